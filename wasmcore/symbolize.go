@@ -150,10 +150,11 @@ func (s *Symbolizer) subprogramAt(off uint64) *subprogram {
 	return nil
 }
 
-// loadDWARF reads subprograms and line tables. debug/dwarf reports
-// malformed input as errors, but it is third-party-grade parsing of
-// untrusted bytes, so a panic is turned into an error too.
-func (s *Symbolizer) loadDWARF(m *Module) (err error) {
+// DWARF returns the module's DWARF, read from its .debug_* custom sections,
+// or nil when it has no .debug_info. debug/dwarf reports malformed input as
+// errors, but it is third-party-grade parsing of untrusted bytes, so a panic
+// is turned into an error too.
+func (m *Module) DWARF() (d *dwarf.Data, err error) {
 	sec := map[string][]byte{}
 	for _, c := range m.Customs {
 		switch c.Name {
@@ -165,24 +166,40 @@ func (s *Symbolizer) loadDWARF(m *Module) (err error) {
 		}
 	}
 	if len(sec[".debug_info"]) == 0 {
-		return nil
+		return nil, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			d, err = nil, fmt.Errorf("wasmcore: DWARF: %v", p)
+		}
+	}()
+	d, err = dwarf.New(sec[".debug_abbrev"], nil, nil, sec[".debug_info"], sec[".debug_line"], nil, sec[".debug_ranges"], sec[".debug_str"])
+	if err != nil {
+		return nil, fmt.Errorf("wasmcore: DWARF: %w", err)
+	}
+	for _, name := range []string{".debug_line_str", ".debug_rnglists", ".debug_str_offsets", ".debug_addr"} {
+		if b := sec[name]; len(b) > 0 {
+			if err := d.AddSection(name, b); err != nil {
+				return nil, fmt.Errorf("wasmcore: DWARF: %s: %w", name, err)
+			}
+		}
+	}
+	return d, nil
+}
+
+// loadDWARF reads subprograms and line tables. debug/dwarf reports
+// malformed input as errors, but it is third-party-grade parsing of
+// untrusted bytes, so a panic is turned into an error too.
+func (s *Symbolizer) loadDWARF(m *Module) (err error) {
+	d, err := m.DWARF()
+	if d == nil || err != nil {
+		return err
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("wasmcore: DWARF: %v", p)
 		}
 	}()
-	d, err := dwarf.New(sec[".debug_abbrev"], nil, nil, sec[".debug_info"], sec[".debug_line"], nil, sec[".debug_ranges"], sec[".debug_str"])
-	if err != nil {
-		return fmt.Errorf("wasmcore: DWARF: %w", err)
-	}
-	for _, name := range []string{".debug_line_str", ".debug_rnglists", ".debug_str_offsets", ".debug_addr"} {
-		if b := sec[name]; len(b) > 0 {
-			if err := d.AddSection(name, b); err != nil {
-				return fmt.Errorf("wasmcore: DWARF: %s: %w", name, err)
-			}
-		}
-	}
 	codeSize := uint64(0)
 	if m.src != nil && m.src.secs[SectionCode].present {
 		codeSize = uint64(m.src.secs[SectionCode].end - m.src.codePayload)

@@ -1,0 +1,154 @@
+package dispatch
+
+import (
+	"encoding/binary"
+	"sort"
+
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// memImage is the initial content of linear memory 0 as far as active data
+// segments with constant offsets describe it. Segments closer than
+// chunkGap bytes are merged into one chunk, the gap zero-filled (memory
+// starts zeroed), so that tables split by a snapshotter at runs of zero
+// bytes read back whole.
+type memImage struct {
+	chunks []memChunk // sorted by base, non-overlapping
+}
+
+type memChunk struct {
+	base uint64
+	data []byte
+}
+
+const chunkGap = 64
+
+// chunkPad is the zero bytes kept after each chunk.
+const chunkPad = 8
+
+// maxImage bounds the bytes an image may hold (segments plus gap filling),
+// so that a hostile module cannot make the analysis allocate without limit.
+const maxImage = 256 << 20
+
+func newMemImage(segs []wasmcore.DataSegment) memImage {
+	type seg struct {
+		idx      int
+		lo, hi   uint64
+		contents []byte
+	}
+	var ss []seg
+	var total uint64
+	for i, d := range segs {
+		if d.Mode != wasmcore.DataActive || d.Memory != 0 || len(d.Init) == 0 {
+			continue
+		}
+		off, ok := d.Offset.I32()
+		if !ok {
+			continue
+		}
+		lo := uint64(uint32(off))
+		total += uint64(len(d.Init))
+		if total > maxImage {
+			break
+		}
+		ss = append(ss, seg{i, lo, lo + uint64(len(d.Init)), d.Init})
+	}
+	if len(ss) == 0 {
+		return memImage{}
+	}
+	order := make([]int, len(ss))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return ss[order[a]].lo < ss[order[b]].lo })
+	// Cluster by address.
+	type cluster struct{ lo, hi uint64 }
+	var cl []cluster
+	clusterOf := make([]int, len(ss))
+	for _, i := range order {
+		s := ss[i]
+		if n := len(cl); n > 0 && s.lo <= cl[n-1].hi+chunkGap+chunkPad {
+			cl[n-1].hi = max(cl[n-1].hi, s.hi)
+		} else {
+			cl = append(cl, cluster{s.lo, s.hi})
+		}
+		clusterOf[i] = len(cl) - 1
+	}
+	var img memImage
+	var size uint64
+	for _, c := range cl {
+		size += c.hi - c.lo
+		if size > maxImage {
+			break
+		}
+		// Zero bytes after the last segment are memory too: keep a few,
+		// so that a record ending in zeros reads back whole.
+		hi := min(c.hi+chunkPad, 1<<32)
+		img.chunks = append(img.chunks, memChunk{base: c.lo, data: make([]byte, hi-c.lo)})
+	}
+	// Later segments overwrite earlier ones, as instantiation does.
+	for i, s := range ss {
+		ci := clusterOf[i]
+		if ci >= len(img.chunks) {
+			continue
+		}
+		ch := img.chunks[ci]
+		copy(ch.data[s.lo-ch.base:], s.contents)
+	}
+	return img
+}
+
+// chunkAt returns the chunk holding addr.
+func (m *memImage) chunkAt(addr uint64) (memChunk, bool) {
+	i := sort.Search(len(m.chunks), func(i int) bool {
+		c := m.chunks[i]
+		return c.base+uint64(len(c.data)) > addr
+	})
+	if i < len(m.chunks) && m.chunks[i].base <= addr {
+		return m.chunks[i], true
+	}
+	return memChunk{}, false
+}
+
+// read returns n bytes at addr; known is false when some of them lie outside
+// every data segment (they read as zero, as in a fresh memory, but nothing
+// says the program did not change them before use).
+func (m *memImage) read(addr uint64, n int) (b []byte, known bool) {
+	c, ok := m.chunkAt(addr)
+	if !ok || addr-c.base+uint64(n) > uint64(len(c.data)) {
+		return make([]byte, n), false
+	}
+	off := addr - c.base
+	return c.data[off : off+uint64(n)], true
+}
+
+// readUint reads a little-endian unsigned integer of width 1, 2, 4 or 8.
+func (m *memImage) readUint(addr uint64, width int) (uint64, bool) {
+	b, ok := m.read(addr, width)
+	switch width {
+	case 1:
+		return uint64(b[0]), ok
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b)), ok
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b)), ok
+	case 8:
+		return binary.LittleEndian.Uint64(b), ok
+	}
+	return 0, false
+}
+
+// cstring reads a NUL-terminated string of at most maxLen bytes at addr.
+func (m *memImage) cstring(addr uint64, maxLen int) (string, bool) {
+	c, ok := m.chunkAt(addr)
+	if !ok {
+		return "", false
+	}
+	data := c.data[addr-c.base:]
+	for i := 0; i < len(data) && i <= maxLen; i++ {
+		if data[i] == 0 {
+			return string(data[:i]), true
+		}
+	}
+	return "", false
+}
