@@ -1,0 +1,231 @@
+package meter
+
+import (
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// globals are the injected accounting globals. The current activation's
+// state (block, op, flags) is in globals; callers' states are on the shadow
+// stack in guest memory.
+type globals struct {
+	count              uint32 // i64: wasmcore's instruction counter
+	block, op, flags   uint32 // i32: the running (function block, opcode) and activation flags
+	last               uint32 // i64: the count when (block, op) was last charged
+	sp, stackEnd       uint32 // i32: next shadow-stack frame, end of the stack's memory
+	hashBase, hashMask uint32 // i32: address → block table
+	native             uint32 // i32: the bucket of activations that never dispatch
+	exported           map[string]uint32
+}
+
+func newGlobals(m *wasmcore.Module) *globals {
+	g := &globals{exported: map[string]uint32{}}
+	add := func(name string, t wasmcore.ValType) uint32 {
+		init := wasmcore.ConstI32(0)
+		if t == wasmcore.ValI64 {
+			init = wasmcore.ConstI64(0)
+		}
+		idx := m.AddGlobal(wasmcore.Global{Type: wasmcore.GlobalType{Type: t, Mutable: true}, Init: init})
+		m.Exports = append(m.Exports, wasmcore.Export{Name: name, Kind: wasmcore.ExternGlobal, Index: idx})
+		g.exported[name] = idx
+		return idx
+	}
+	g.block = add(exportBlock, wasmcore.ValI32)
+	g.op = add(exportOp, wasmcore.ValI32)
+	g.flags = add(exportFlags, wasmcore.ValI32)
+	g.last = add(exportLast, wasmcore.ValI64)
+	g.sp = add(exportSP, wasmcore.ValI32)
+	g.stackEnd = add(exportStackEnd, wasmcore.ValI32)
+	g.hashBase = add(exportHashBase, wasmcore.ValI32)
+	g.hashMask = add(exportHashMask, wasmcore.ValI32)
+	g.native = add(exportNative, wasmcore.ValI32)
+	return g
+}
+
+// Instruction shorthands for the injected functions.
+type ops []wasmcore.Instr
+
+func i32c(v int32) wasmcore.Instr  { return wasmcore.Instr{Op: wasmcore.OpI32Const, I32: v} }
+func i64c(v int64) wasmcore.Instr  { return wasmcore.Instr{Op: wasmcore.OpI64Const, I64: v} }
+func lget(i uint32) wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: i} }
+func lset(i uint32) wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpLocalSet, Index: i} }
+func ltee(i uint32) wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpLocalTee, Index: i} }
+func gget(i uint32) wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpGlobalGet, Index: i} }
+func gset(i uint32) wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpGlobalSet, Index: i} }
+func call(f uint32) wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpCall, Index: f} }
+func op(o wasmcore.Opcode) wasmcore.Instr {
+	return wasmcore.Instr{Op: o}
+}
+func load32(off uint64) wasmcore.Instr {
+	return wasmcore.Instr{Op: wasmcore.OpI32Load, Mem: wasmcore.MemArg{Align: 2, Offset: off}}
+}
+func store32(off uint64) wasmcore.Instr {
+	return wasmcore.Instr{Op: wasmcore.OpI32Store, Mem: wasmcore.MemArg{Align: 2, Offset: off}}
+}
+func load64(off uint64) wasmcore.Instr {
+	return wasmcore.Instr{Op: wasmcore.OpI64Load, Mem: wasmcore.MemArg{Align: 3, Offset: off}}
+}
+func store64(off uint64) wasmcore.Instr {
+	return wasmcore.Instr{Op: wasmcore.OpI64Store, Mem: wasmcore.MemArg{Align: 3, Offset: off}}
+}
+func ifThen() wasmcore.Instr {
+	return wasmcore.Instr{Op: wasmcore.OpIf, Block: wasmcore.BlockEmpty}
+}
+func ifI64() wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpIf, Block: wasmcore.BlockI64} }
+func end() wasmcore.Instr   { return op(wasmcore.OpEnd) }
+
+// returnUnlessStarted returns from the injected function while the host has
+// not set up the accounting state (block 0): code that runs before Start,
+// such as a start section, is not charged, and nothing is written at
+// address 0.
+func (g *globals) returnUnlessStarted() ops {
+	return ops{gget(g.block), op(wasmcore.OpI32Eqz), ifThen(), op(wasmcore.OpReturn), end()}
+}
+
+// addSlot adds value (pushed by push) to the u64 at block+slot*16+field, with
+// the slot address in local p.
+func addToSlot(blockAndSlot ops, field uint64, p uint32, push ops) ops {
+	out := append(ops{}, blockAndSlot...)
+	out = append(out, i32c(4), op(wasmcore.OpI32Shl), op(wasmcore.OpI32Add), ltee(p), lget(p), load64(blockHeader+field))
+	out = append(out, push...)
+	return append(out, op(wasmcore.OpI64Add), store64(blockHeader+field))
+}
+
+// sinceLast pushes count - last.
+func (g *globals) sinceLast() ops {
+	return ops{gget(g.count), gget(g.last), op(wasmcore.OpI64Sub)}
+}
+
+// closeBody: charge what ran since the last charge to (block, op).
+//
+//	(local $p i32)
+func (g *globals) closeBody() []byte {
+	const p = 0
+	out := g.returnUnlessStarted()
+	out = append(out, addToSlot(ops{gget(g.block), gget(g.op)}, slotInstrs, p, g.sinceLast())...)
+	out = append(out, gget(g.count), gset(g.last), end())
+	return code(out...)
+}
+
+// enterBody: the dispatch function was entered. Charge the caller, push its
+// state with this activation's start count and function object, and run as
+// the native bucket's call setup until the first dispatch says which
+// function this is.
+//
+//	(param $fobj i64) (local $f i32)
+func (g *globals) enterBody(fClose, fGrow uint32) []byte {
+	const fobj, f = 0, 1
+	out := ops{call(fClose)}
+	out = append(out, g.returnUnlessStarted()...)
+	out = append(out,
+		// a full stack: the host moves it to a larger region, or leaves it
+		// full, and then deeper activations charge the native bucket
+		gget(g.sp), gget(g.stackEnd), op(wasmcore.OpI32GeU), ifThen(), call(fGrow), end(),
+		gget(g.sp), ltee(f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifThen(),
+		lget(f), gget(g.block), store32(frameBlock),
+		lget(f), gget(g.op), store32(frameOp),
+		lget(f), gget(g.flags), store32(frameFlags),
+		lget(f), gget(g.count), store64(frameEntry),
+		lget(f), lget(fobj), store64(frameFuncObj),
+		end(),
+		lget(f), i32c(frameSize), op(wasmcore.OpI32Add), gset(g.sp),
+		gget(g.native), gset(g.block),
+		i32c(CallSetup), gset(g.op),
+		i32c(flagFresh), gset(g.flags),
+		end(),
+	)
+	return code(out...)
+}
+
+// exitBody: the dispatch function returns. Charge it, settle its function's
+// inclusive cost if it was the outermost activation of that function, and
+// pop the caller's state (the native bucket if the stack overflowed).
+//
+//	(local $f i32) (local $b i32)
+func (g *globals) exitBody(fClose uint32) []byte {
+	const f, b = 0, 1
+	out := ops{call(fClose)}
+	out = append(out, g.returnUnlessStarted()...)
+	out = append(out,
+		gget(g.sp), i32c(frameSize), op(wasmcore.OpI32Sub), ltee(f), gset(g.sp),
+		gget(g.flags), i32c(flagIdentified), op(wasmcore.OpI32And), ifThen(),
+		// active--
+		gget(g.block), ltee(b), lget(b), load32(blockActive), i32c(1), op(wasmcore.OpI32Sub), store32(blockActive),
+		gget(g.flags), i32c(flagOuter), op(wasmcore.OpI32And), op(wasmcore.OpI32Eqz), op(wasmcore.OpI32Eqz),
+		lget(f), gget(g.stackEnd), op(wasmcore.OpI32LtU), op(wasmcore.OpI32And),
+		ifThen(),
+		// total += count - frame.entry
+		lget(b), lget(b), load64(blockTotal), gget(g.count), lget(f), load64(frameEntry), op(wasmcore.OpI64Sub), op(wasmcore.OpI64Add), store64(blockTotal),
+		end(),
+		end(),
+		lget(f), gget(g.stackEnd), op(wasmcore.OpI32LtU),
+		wasmcore.Instr{Op: wasmcore.OpIf, Block: wasmcore.BlockEmpty},
+		lget(f), load32(frameBlock), gset(g.block),
+		lget(f), load32(frameOp), gset(g.op),
+		lget(f), load32(frameFlags), gset(g.flags),
+		op(wasmcore.OpElse),
+		gget(g.native), gset(g.block),
+		i32c(CallSetup), gset(g.op),
+		i32c(0), gset(g.flags),
+		end(),
+		end(),
+	)
+	return code(out...)
+}
+
+// dispatchBody: an opcode is dispatched. On an activation's first dispatch
+// its bytecode address names its function: look up (or have the host
+// create) the function's block and count a call. Then charge what ran since
+// the last charge to the previous (block, op), and count one execution of
+// the new opcode.
+//
+//	(param $addr i32) (param $opcode i32) (local $b i32) (local $p i32) (local $f i32)
+func (g *globals) dispatchBody(fLookup uint32) []byte {
+	const addr, opcode, b, p, f = 0, 1, 2, 3, 4
+	out := g.returnUnlessStarted()
+	out = append(out,
+		gget(g.flags), i32c(flagFresh), op(wasmcore.OpI32And), ifThen(),
+		lget(addr),
+		// the function object saved by enter, if the frame fit on the stack
+		gget(g.sp), i32c(frameSize), op(wasmcore.OpI32Sub), ltee(f), gget(g.stackEnd), op(wasmcore.OpI32LtU),
+		ifI64(), lget(f), load64(frameFuncObj), op(wasmcore.OpElse), i64c(0), end(),
+		call(fLookup), ltee(b), gset(g.block),
+		// calls++
+		lget(b), lget(b), load64(blockCalls), i64c(1), op(wasmcore.OpI64Add), store64(blockCalls),
+		// flags = identified | (active == 0 ? outer : 0); active++
+		lget(b), load32(blockActive), op(wasmcore.OpI32Eqz), i32c(2), op(wasmcore.OpI32Shl), i32c(flagIdentified), op(wasmcore.OpI32Or), gset(g.flags),
+		lget(b), lget(b), load32(blockActive), i32c(1), op(wasmcore.OpI32Add), store32(blockActive),
+		end(),
+	)
+	out = append(out, addToSlot(ops{gget(g.block), gget(g.op)}, slotInstrs, p, g.sinceLast())...)
+	out = append(out, gget(g.count), gset(g.last))
+	out = append(out, addToSlot(ops{gget(g.block), lget(opcode)}, slotExecs, p, ops{i64c(1)})...)
+	out = append(out, lget(opcode), gset(g.op), end())
+	return code(out...)
+}
+
+// lookupBody finds the block of a bytecode address in the open-addressing
+// table the host maintains; on a miss the host creates the function,
+// enters it in the table and returns its block.
+//
+//	(param $addr i32) (param $fobj i64) (result i32) (local $h i32) (local $e i32) (local $k i32)
+func (g *globals) lookupBody(fHost uint32) []byte {
+	const addr, fobj, h, e, k = 0, 1, 2, 3, 4
+	out := ops{
+		lget(addr), i32c(-1640531535), op(wasmcore.OpI32Mul), ltee(h), lget(h), i32c(15), op(wasmcore.OpI32ShrU), op(wasmcore.OpI32Xor),
+		gget(g.hashMask), op(wasmcore.OpI32And), lset(h),
+		wasmcore.Instr{Op: wasmcore.OpLoop, Block: wasmcore.BlockEmpty},
+		gget(g.hashBase), lget(h), i32c(3), op(wasmcore.OpI32Shl), op(wasmcore.OpI32Add), ltee(e),
+		load32(0), ltee(k), lget(addr), op(wasmcore.OpI32Eq), ifThen(),
+		lget(e), load32(4), op(wasmcore.OpReturn),
+		end(),
+		lget(k), op(wasmcore.OpI32Eqz), ifThen(),
+		lget(addr), lget(fobj), call(fHost), op(wasmcore.OpReturn),
+		end(),
+		lget(h), i32c(1), op(wasmcore.OpI32Add), gget(g.hashMask), op(wasmcore.OpI32And), lset(h),
+		wasmcore.Instr{Op: wasmcore.OpBr, Index: 0},
+		end(),
+		op(wasmcore.OpUnreachable),
+		end(),
+	}
+	return code(out...)
+}

@@ -1,0 +1,329 @@
+package meter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Sizes of what the host reserves in guest memory at Start.
+const (
+	initialStackFrames = 2048    // doubles when full, up to maxStackFrames
+	maxStackFrames     = 1 << 20 // deeper activations charge the native bucket
+	initialHashSlots   = 1 << 10 // doubles past half full
+	arenaBlocks        = 8       // function blocks per arena chunk
+)
+
+// Meter is the host side of instrumented runs: it links the imports the
+// rewrite added, reserves and initialises the accounting memory, answers
+// the module's questions about new bytecode addresses, and reads the
+// counters back. It serves one run at a time (Start begins the next, in the
+// same runtime); it is not safe for concurrent use, as a guest is
+// single-threaded.
+type Meter struct {
+	plan *Plan
+	mod  api.Module // the instrumented instance, once started
+
+	arenaNext, arenaEnd uint32
+	stackBase, stackCap uint32 // the shadow stack's region and its size in frames
+	hashBase, hashMask  uint32
+	hashUsed            uint32
+
+	outside, native uint32      // bucket blocks
+	funcs           []*function // in order of first sight
+	byBlock         map[uint32]*function
+	byStart         map[uint32]*function // bytecode buffer start → function
+	byAddr          map[uint32]uint32    // every address entered in the hash table → block
+
+	err error // the first host-side failure; the module then runs on, uncharged
+}
+
+// function is one JS function the host has seen.
+type function struct {
+	block    uint32
+	start    uint32 // bytecode buffer: its address identifies the function
+	length   uint32 // 0 when unknown
+	bytecode uint32 // the engine's function-bytecode object, 0 when unknown
+	entries  []uint32
+}
+
+// New returns the host side for a module rewritten by Instrument.
+func New(plan *Plan) *Meter {
+	return &Meter{plan: plan}
+}
+
+// Link instantiates the host module the rewritten module imports; it fits
+// runner.Options.Link.
+func (mt *Meter) Link(ctx context.Context, rt wazero.Runtime) ([]string, error) {
+	_, err := rt.NewHostModuleBuilder(HostModule).
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(mt.newFunction), []api.ValueType{api.ValueTypeI32, api.ValueTypeI64}, []api.ValueType{api.ValueTypeI32}).
+		Export(HostNewFunction).
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(mt.growStack), nil, nil).
+		Export(HostGrowStack).
+		Instantiate(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("meter: linking %s: %w", HostModule, err)
+	}
+	return []string{HostModule}, nil
+}
+
+// Start prepares the accounting state of mod if it is the instrumented
+// module (other instances are left alone); it fits runner.Options.Instantiated.
+func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
+	if mod.ExportedGlobal(exportBlock) == nil {
+		return nil
+	}
+	*mt = Meter{plan: mt.plan, mod: mod, byBlock: map[uint32]*function{}, byStart: map[uint32]*function{}, byAddr: map[uint32]uint32{}}
+	stack, err := mt.reserve(initialStackFrames * frameSize)
+	if err != nil {
+		return err
+	}
+	mt.stackBase, mt.stackCap = stack, initialStackFrames
+	if err := mt.newHashTable(initialHashSlots); err != nil {
+		return err
+	}
+	if mt.outside, err = mt.newBlock(); err != nil {
+		return err
+	}
+	if mt.native, err = mt.newBlock(); err != nil {
+		return err
+	}
+	set := func(name string, v uint64) {
+		mod.ExportedGlobal(name).(api.MutableGlobal).Set(v)
+	}
+	set(exportSP, uint64(stack))
+	set(exportStackEnd, uint64(stack+initialStackFrames*frameSize))
+	set(exportNative, uint64(mt.native))
+	set(exportOp, CallSetup)
+	set(exportFlags, 0)
+	set(exportLast, mod.ExportedGlobal(mt.plan.Counter).Get())
+	set(exportBlock, uint64(mt.outside)) // last: a non-zero block turns the accounting on
+	return nil
+}
+
+// reserve grows the guest's memory by whole pages for n bytes and returns
+// their address. The guest's allocator takes the pages after them as usual.
+func (mt *Meter) reserve(n uint32) (uint32, error) {
+	mem := mt.mod.Memory()
+	if mem == nil {
+		return 0, errors.New("meter: the instrumented module has no memory")
+	}
+	pages := (n + pageSize - 1) / pageSize
+	prev, ok := mem.Grow(pages)
+	if !ok {
+		return 0, fmt.Errorf("meter: cannot grow the guest's memory by %d pages for the counters (its maximum is reached)", pages)
+	}
+	return prev * pageSize, nil
+}
+
+func (mt *Meter) newBlock() (uint32, error) {
+	if mt.arenaEnd-mt.arenaNext < BlockSize {
+		base, err := mt.reserve(arenaBlocks * BlockSize)
+		if err != nil {
+			return 0, err
+		}
+		mt.arenaNext, mt.arenaEnd = base, base+arenaBlocks*BlockSize
+	}
+	b := mt.arenaNext
+	mt.arenaNext += BlockSize
+	return b, nil
+}
+
+// newHashTable replaces the address table with an empty one of slots
+// entries (a power of two) and enters every known address into it.
+func (mt *Meter) newHashTable(slots uint32) error {
+	base, err := mt.reserve(slots * hashEntrySize)
+	if err != nil {
+		return err
+	}
+	mt.hashBase, mt.hashMask, mt.hashUsed = base, slots-1, 0
+	for addr, block := range mt.byAddr {
+		mt.hashInsert(addr, block)
+	}
+	mt.mod.ExportedGlobal(exportHashBase).(api.MutableGlobal).Set(uint64(base))
+	mt.mod.ExportedGlobal(exportHashMask).(api.MutableGlobal).Set(uint64(slots - 1))
+	return nil
+}
+
+// hashInsert mirrors the module's lookup: h = mix(addr) & mask, linear probing.
+func (mt *Meter) hashInsert(addr, block uint32) {
+	mem := mt.mod.Memory()
+	x := addr * 0x9E3779B1
+	h := (x ^ x>>15) & mt.hashMask
+	for {
+		e := mt.hashBase + h*hashEntrySize
+		k, _ := mem.ReadUint32Le(e)
+		if k == 0 || k == addr {
+			mem.WriteUint32Le(e, addr)
+			mem.WriteUint32Le(e+4, block)
+			if k == 0 {
+				mt.hashUsed++
+			}
+			return
+		}
+		h = (h + 1) & mt.hashMask
+	}
+}
+
+// newFunction is the import the module calls for a bytecode address it has
+// not seen: (addr i32, function object i64) -> block i32.
+func (mt *Meter) newFunction(ctx context.Context, mod api.Module, stack []uint64) {
+	addr, funcObj := uint32(stack[0]), stack[1]
+	block, err := mt.blockFor(addr, funcObj)
+	if err != nil {
+		// Keep the guest running: charge the native bucket, remember why.
+		if mt.err == nil {
+			mt.err = err
+		}
+		block = mt.native
+	}
+	stack[0] = uint64(block)
+}
+
+func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
+	start, length, bytecode := mt.resolve(funcObj)
+	if length == 0 || addr < start || addr-start >= length {
+		// No buffer known, or this address is not in it: the address itself
+		// names the function.
+		start, length, bytecode = addr, 0, 0
+	}
+	f := mt.byStart[start]
+	if f == nil {
+		block, err := mt.newBlock()
+		if err != nil {
+			return 0, err
+		}
+		f = &function{block: block, start: start, length: length, bytecode: bytecode}
+		mt.funcs = append(mt.funcs, f)
+		mt.byStart[start] = f
+		mt.byBlock[block] = f
+	}
+	if addr != start {
+		f.entries = append(f.entries, addr)
+	}
+	mt.byAddr[addr] = f.block
+	if (mt.hashUsed+1)*2 > mt.hashMask+1 {
+		if err := mt.newHashTable((mt.hashMask + 1) * 2); err != nil {
+			return 0, err
+		}
+	}
+	mt.hashInsert(addr, f.block)
+	return f.block, nil
+}
+
+// growStack is the import the module calls when the shadow stack is full:
+// the frames move to a region twice the size. Past maxStackFrames, or if the
+// memory cannot grow, the stack stays full and deeper activations are
+// charged to the native bucket.
+func (mt *Meter) growStack(ctx context.Context, mod api.Module, _ []uint64) {
+	if mt.stackCap >= maxStackFrames {
+		return
+	}
+	newCap := mt.stackCap * 2
+	base, err := mt.reserve(newCap * frameSize)
+	if err != nil {
+		if mt.err == nil {
+			mt.err = err
+		}
+		return
+	}
+	mem := mt.mod.Memory()
+	used := mt.stackCap * frameSize
+	frames, ok := mem.Read(mt.stackBase, used)
+	if !ok || !mem.Write(base, frames) {
+		return
+	}
+	mt.stackBase, mt.stackCap = base, newCap
+	mt.mod.ExportedGlobal(exportSP).(api.MutableGlobal).Set(uint64(base + used))
+	mt.mod.ExportedGlobal(exportStackEnd).(api.MutableGlobal).Set(uint64(base + newCap*frameSize))
+}
+
+// maxBytecodeLength bounds a bytecode length read from guest memory.
+const maxBytecodeLength = 1 << 26
+
+// resolve follows the dispatch analysis's pointer chain from the function
+// object to its bytecode buffer (QuickJS: obj->u.func.function_bytecode,
+// then b->byte_code_buf, with b->byte_code_len right after it). It returns
+// zeros when the chain is unknown or leads outside memory.
+func (mt *Meter) resolve(funcObj uint64) (start, length, bytecode uint32) {
+	bp := mt.plan.BytecodePointer
+	if bp == nil || len(bp.Path) == 0 || funcObj == 0 {
+		return 0, 0, 0
+	}
+	mem := mt.mod.Memory()
+	p := uint32(funcObj)
+	for i, off := range bp.Path {
+		if i == len(bp.Path)-1 {
+			bytecode = p
+		}
+		v, ok := mem.ReadUint32Le(p + uint32(off))
+		if !ok || v == 0 {
+			return 0, 0, 0
+		}
+		p = v
+	}
+	last := uint32(bp.Path[len(bp.Path)-1])
+	n, ok := mem.ReadUint32Le(bytecode + last + 4)
+	if !ok || n == 0 || n > maxBytecodeLength {
+		return 0, 0, 0
+	}
+	return p, n, bytecode
+}
+
+// Collect reads the counters after the guest ended (normally, by exit or by
+// trap). What ran since the last charge is charged to the (function,
+// opcode) that was running.
+func (mt *Meter) Collect() (*Results, error) {
+	if mt.mod == nil {
+		return nil, errors.New("meter: the instrumented module never started")
+	}
+	mem := mt.mod.Memory()
+	get := func(name string) uint64 { return mt.mod.ExportedGlobal(name).Get() }
+	total := get(mt.plan.Counter)
+	curBlock, curOp := uint32(get(exportBlock)), uint32(get(exportOp))
+	pending := total - get(exportLast)
+
+	read := func(block uint32) (ops []OpcodeCost, self uint64) {
+		for op := uint32(0); op < OpcodeSlots; op++ {
+			slot := block + blockHeader + op*slotSize
+			execs, _ := mem.ReadUint64Le(slot + slotExecs)
+			instrs, _ := mem.ReadUint64Le(slot + slotInstrs)
+			if block == curBlock && op == curOp {
+				instrs += pending
+			}
+			if execs != 0 || instrs != 0 {
+				ops = append(ops, OpcodeCost{Opcode: int(op), Executions: execs, Instructions: instrs})
+				self += instrs
+			}
+		}
+		return ops, self
+	}
+	res := &Results{TotalInstructions: total}
+	for _, f := range mt.funcs {
+		ops, self := read(f.block)
+		calls, _ := mem.ReadUint64Le(f.block + blockCalls)
+		inclusive, _ := mem.ReadUint64Le(f.block + blockTotal)
+		entries := append([]uint32(nil), f.entries...)
+		sort.Slice(entries, func(i, j int) bool { return entries[i] < entries[j] })
+		res.Functions = append(res.Functions, FunctionCost{
+			Address: f.start, Length: f.length, Bytecode: f.bytecode, Resumptions: entries,
+			Calls: calls, SelfInstructions: self, TotalInstructions: inclusive, Opcodes: ops,
+		})
+	}
+	_, outside := read(mt.outside)
+	_, native := read(mt.native)
+	res.Buckets = []BucketCost{
+		{Name: BucketOutside, Instructions: outside},
+		{Name: BucketNative, Instructions: native},
+	}
+	if err := res.Check(); err != nil {
+		return res, err
+	}
+	return res, mt.err
+}

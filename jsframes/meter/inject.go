@@ -1,0 +1,207 @@
+package meter
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// HostModule and HostNewFunction name the one import the rewrite adds: the
+// host is called once per bytecode address the module has not seen before.
+const (
+	HostModule      = "jsprof"
+	HostNewFunction = "new_function"
+	HostGrowStack   = "grow_stack"
+)
+
+// Export names of the injected globals the host reads and sets.
+const (
+	exportBlock    = "jsprof.block"
+	exportOp       = "jsprof.op"
+	exportFlags    = "jsprof.flags"
+	exportLast     = "jsprof.last"
+	exportSP       = "jsprof.sp"
+	exportStackEnd = "jsprof.stack_end"
+	exportHashBase = "jsprof.hash_base"
+	exportHashMask = "jsprof.hash_mask"
+	exportNative   = "jsprof.native"
+)
+
+// Options configures Instrument.
+type Options struct {
+	// PerInstruction selects wasmcore's slow per-instruction counting (tests).
+	PerInstruction bool
+}
+
+// Plan is what Instrument did, for the host side.
+type Plan struct {
+	// DispatchFunc is the dispatch function's index in the rewritten module.
+	DispatchFunc uint32
+	// BytecodePointer is how the host finds a function's bytecode buffer
+	// from the function object the dispatch function was called with; nil
+	// when the analysis did not see it.
+	BytecodePointer *dispatch.BytecodePointer
+	// Counter is the instruction counter's export name.
+	Counter string
+}
+
+// Instrument rewrites m, in place, to count instructions and charge them to
+// (JS function, opcode) pairs at d's dispatch.
+func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, error) {
+	if d == nil {
+		return nil, errors.New("meter: no dispatch to instrument")
+	}
+	if len(m.Memories) == 0 && !importsMemory(m) {
+		return nil, errors.New("meter: the module has no memory for the counters")
+	}
+	fn := m.Function(d.FunctionIndex)
+	if fn == nil {
+		return nil, fmt.Errorf("meter: dispatch function %d is not a defined function", d.FunctionIndex)
+	}
+	ft, err := m.FuncTypeOf(d.FunctionIndex)
+	if err != nil {
+		return nil, fmt.Errorf("meter: dispatch function %d: %w", d.FunctionIndex, err)
+	}
+	bodyOffset := func(fileOffset uint32) (uint32, error) {
+		if fileOffset < fn.BodyOffset || fileOffset >= fn.BodyOffset+uint32(len(fn.Body)) {
+			return 0, fmt.Errorf("meter: offset %#x is outside dispatch function %d", fileOffset, d.FunctionIndex)
+		}
+		return fileOffset - fn.BodyOffset, nil
+	}
+
+	g := newGlobals(m)
+
+	// Indices the injected functions will have, before the host import is
+	// added: the import shifts them, and the hooks' calls with them, by one.
+	next := m.NumFuncs()
+	fEnter, fExit, fDispatch := next, next+1, next+2
+
+	// Two locals of the dispatch function capture the opcode's address and
+	// value at its byte load.
+	nLocals := uint32(len(ft.Params))
+	for _, l := range fn.Locals {
+		nLocals += l.Count
+	}
+	localAddr, localOp := nLocals, nLocals+1
+	fn.Locals = append(fn.Locals, wasmcore.Local{Count: 2, Type: wasmcore.ValI32})
+
+	body, err := wasmcore.DecodeInstructions(fn.Body)
+	if err != nil {
+		return nil, fmt.Errorf("meter: dispatch function %d: %w", d.FunctionIndex, err)
+	}
+	at := map[uint32]int{}
+	for i, in := range body {
+		at[in.Offset] = i
+	}
+	hooks := wasmcore.Hooks{Before: map[uint32][]byte{}}
+	before := func(off uint32, code []byte) {
+		hooks.Before[off] = append(hooks.Before[off], code...)
+	}
+	for _, load := range d.Selector.ByteLoads {
+		off, err := bodyOffset(load)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := at[off]
+		if !ok || body[i].Op != wasmcore.OpI32Load8U || i+1 >= len(body) {
+			return nil, fmt.Errorf("meter: no i32.load8_u at offset %#x of dispatch function %d", load, d.FunctionIndex)
+		}
+		// Before the load its address is on the stack; after it, the opcode.
+		before(off, code(wasmcore.Instr{Op: wasmcore.OpLocalTee, Index: localAddr}))
+		after := code(wasmcore.Instr{Op: wasmcore.OpLocalTee, Index: localOp})
+		if memOffset := body[i].Mem.Offset; memOffset != 0 {
+			after = append(after, code(
+				wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: localAddr},
+				wasmcore.Instr{Op: wasmcore.OpI32Const, I32: int32(memOffset)},
+				wasmcore.Instr{Op: wasmcore.OpI32Add},
+				wasmcore.Instr{Op: wasmcore.OpLocalSet, Index: localAddr},
+			)...)
+		}
+		before(body[i+1].Offset, after)
+	}
+	for _, bt := range append([]uint32{d.BrTableOffset}, d.OtherBrTables...) {
+		off, err := bodyOffset(bt)
+		if err != nil {
+			return nil, err
+		}
+		if i, ok := at[off]; !ok || body[i].Op != wasmcore.OpBrTable {
+			return nil, fmt.Errorf("meter: no br_table at offset %#x of dispatch function %d", bt, d.FunctionIndex)
+		}
+		before(off, code(
+			wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: localAddr},
+			wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: localOp},
+			wasmcore.Instr{Op: wasmcore.OpCall, Index: fDispatch},
+		))
+	}
+	hooks.Entry = append(funcObjArg(d.BytecodePointer, ft), code(wasmcore.Instr{Op: wasmcore.OpCall, Index: fEnter})...)
+	hooks.Exit = code(wasmcore.Instr{Op: wasmcore.OpCall, Index: fExit})
+
+	ctr, err := m.CountInstructions(wasmcore.CountOptions{
+		PerInstruction: opts.PerInstruction,
+		Hooks:          map[uint32]wasmcore.Hooks{d.FunctionIndex: hooks},
+	})
+	if err != nil {
+		return nil, err
+	}
+	g.count = ctr.Global
+
+	hostType := m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}})
+	fHost := m.AddImportFunc(HostModule, HostNewFunction, hostType)
+	fGrow := m.AddImportFunc(HostModule, HostGrowStack, m.AddType(wasmcore.FuncType{}))
+	fEnter, fExit, fDispatch = fEnter+2, fExit+2, fDispatch+2
+	fClose, fLookup := fDispatch+1, fDispatch+2
+
+	void := m.AddType(wasmcore.FuncType{})
+	add := func(want uint32, f wasmcore.Function) {
+		if got := m.AddFunction(f); got != want {
+			panic(fmt.Sprintf("meter: injected function got index %d, want %d", got, want))
+		}
+	}
+	add(fEnter, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI64}}), Locals: i32Locals(1), Body: g.enterBody(fClose, fGrow)})
+	add(fExit, wasmcore.Function{Type: void, Locals: i32Locals(2), Body: g.exitBody(fClose)})
+	add(fDispatch, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI32}}), Locals: i32Locals(3), Body: g.dispatchBody(fLookup)})
+	add(fClose, wasmcore.Function{Type: void, Locals: i32Locals(1), Body: g.closeBody()})
+	add(fLookup, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}}), Locals: i32Locals(3), Body: g.lookupBody(fHost)})
+
+	return &Plan{DispatchFunc: d.FunctionIndex + 2, BytecodePointer: d.BytecodePointer, Counter: ctr.Export}, nil
+}
+
+func importsMemory(m *wasmcore.Module) bool {
+	for _, imp := range m.Imports {
+		if imp.Kind == wasmcore.ExternMemory {
+			return true
+		}
+	}
+	return false
+}
+
+// funcObjArg pushes the function object the dispatch function was called
+// with, as an i64, or 0 when it is not known which parameter holds it.
+func funcObjArg(bp *dispatch.BytecodePointer, ft wasmcore.FuncType) []byte {
+	if bp == nil || bp.Param < 0 || bp.Param >= len(ft.Params) {
+		return code(wasmcore.Instr{Op: wasmcore.OpI64Const, I64: 0})
+	}
+	get := wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: uint32(bp.Param)}
+	switch ft.Params[bp.Param] {
+	case wasmcore.ValI64:
+		return code(get)
+	case wasmcore.ValI32:
+		return code(get, wasmcore.Instr{Op: wasmcore.OpI64ExtendI32U})
+	}
+	return code(wasmcore.Instr{Op: wasmcore.OpI64Const, I64: 0})
+}
+
+func i32Locals(n uint32) []wasmcore.Local {
+	return []wasmcore.Local{{Count: n, Type: wasmcore.ValI32}}
+}
+
+// code encodes instructions.
+func code(ins ...wasmcore.Instr) []byte {
+	var b []byte
+	for _, in := range ins {
+		b = wasmcore.AppendInstr(b, in)
+	}
+	return b
+}

@@ -1,0 +1,105 @@
+package meter
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Buckets: instructions that ran outside any JS function's opcodes.
+const (
+	// BucketOutside: no interpreter activation was running — engine start-up,
+	// parsing and compiling, GC and host glue between JS calls.
+	BucketOutside = "(outside JS)"
+	// BucketNative: an interpreter activation that never dispatched an
+	// opcode — a native (C) function called through the interpreter's entry,
+	// with everything it ran that was not JS; and activations past the
+	// shadow stack's depth.
+	BucketNative = "(native functions)"
+)
+
+// Results is the exact cost of one run.
+type Results struct {
+	// TotalInstructions is every Wasm instruction the run executed
+	// (docs/instruction-counting.md). It equals the sum of every function's
+	// self instructions and every bucket.
+	TotalInstructions uint64
+	Functions         []FunctionCost
+	Buckets           []BucketCost
+}
+
+// FunctionCost is the cost of one JS function, identified by its bytecode
+// buffer.
+type FunctionCost struct {
+	Address  uint32 // address of byte 0 of the bytecode buffer
+	Length   uint32 // bytecode length, 0 when unknown
+	Bytecode uint32 // address of the engine's function-bytecode object, 0 when unknown
+	// Resumptions are addresses inside the buffer where activations began
+	// (generators and async functions resuming).
+	Resumptions []uint32
+	// Calls counts activations that reached their first opcode.
+	Calls uint64
+	// SelfInstructions ran in this function's opcodes (and what they called
+	// that was not another JS function); TotalInstructions also counts the
+	// JS functions it called, recursion counted once.
+	SelfInstructions  uint64
+	TotalInstructions uint64
+	Opcodes           []OpcodeCost // by opcode value, only those with a cost
+}
+
+// OpcodeCost is one opcode's executions and instructions. Opcode CallSetup
+// is the pseudo-opcode for the interpreter's work before the first opcode.
+type OpcodeCost struct {
+	Opcode       int
+	Executions   uint64
+	Instructions uint64
+}
+
+// BucketCost is a named bucket of instructions outside JS opcodes.
+type BucketCost struct {
+	Name         string
+	Instructions uint64
+}
+
+// OpcodeTotals sums the opcodes across functions, by opcode value.
+func (r *Results) OpcodeTotals() []OpcodeCost {
+	by := map[int]*OpcodeCost{}
+	for _, f := range r.Functions {
+		for _, o := range f.Opcodes {
+			t := by[o.Opcode]
+			if t == nil {
+				t = &OpcodeCost{Opcode: o.Opcode}
+				by[o.Opcode] = t
+			}
+			t.Executions += o.Executions
+			t.Instructions += o.Instructions
+		}
+	}
+	out := make([]OpcodeCost, 0, len(by))
+	for _, t := range by {
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Opcode < out[j].Opcode })
+	return out
+}
+
+// Check verifies that the parts add up to the total.
+func (r *Results) Check() error {
+	var sum uint64
+	for _, f := range r.Functions {
+		var self uint64
+		for _, o := range f.Opcodes {
+			self += o.Instructions
+		}
+		if self != f.SelfInstructions {
+			return fmt.Errorf("meter: function at %#x: opcodes sum to %d, self is %d", f.Address, self, f.SelfInstructions)
+		}
+		sum += self
+	}
+	for _, b := range r.Buckets {
+		sum += b.Instructions
+	}
+	if sum != r.TotalInstructions {
+		return fmt.Errorf("meter: functions and buckets sum to %d instructions, the counter says %d", sum, r.TotalInstructions)
+	}
+	return nil
+}
