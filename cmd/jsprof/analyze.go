@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+const analyzeSynopsis = `jsprof analyze [--json] module.wasm
+
+Finds the QuickJS-style interpreter in a module: the dispatch function and its
+br_table, how opcode bytes reach it, and which engine release it is; and tells
+the module's Javy shape (static, dynamic, plugin, older Javy, none). A module
+without an interpreter is no error: the report says why none was found.
+The JSON schema is in docs/analyze.md.`
+
+func cmdAnalyze(ctx context.Context, args []string, io stdio) int {
+	fs := newFlagSet("analyze", analyzeSynopsis, io)
+	asJSON := fs.Bool("json", false, "write one JSON object instead of the readable report")
+	if code, done := parseFlags(fs, args, io); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(io.err, "jsprof: analyze: want one module, have %d\n", fs.NArg())
+		fs.Usage()
+		return exitUsage
+	}
+	path := fs.Arg(0)
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		return fail(io, exitFailure, err)
+	}
+	m, err := wasmcore.Decode(wasm)
+	if err != nil {
+		return fail(io, exitFailure, fmt.Errorf("%s: %w", path, err))
+	}
+	report, err := dispatch.Analyze(ctx, m)
+	if err != nil {
+		return fail(io, exitFailure, fmt.Errorf("%s: %w", path, err))
+	}
+	if *asJSON {
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(report); err != nil {
+			return fail(io, exitFailure, err)
+		}
+		return 0
+	}
+	if err := report.WriteText(io.out); err != nil {
+		return fail(io, exitFailure, err)
+	}
+	return 0
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+
+	"github.com/jsprof/jsprof/cmd/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/cmd/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// buildStatic builds a fixture JS program into a static Javy module.
+func buildStatic(tb testing.TB, engine, program string) []byte {
+	tb.Helper()
+	ctx := context.Background()
+	wasm := fixtures.EngineBytes(tb, engine)
+	m, err := wasmcore.Decode(wasm)
+	require.NoError(tb, err)
+	plugin, err := javy.Inspect(m)
+	require.NoError(tb, err)
+	src, err := os.ReadFile(fixtures.Path("js", program+".js"))
+	require.NoError(tb, err)
+	bc, err := javy.Compile(ctx, plugin, wasm, src, fixtures.CompilationCache(tb))
+	require.NoError(tb, err)
+	out, err := javy.BuildStatic(ctx, wasm, plugin, bc, fixtures.CompilationCache(tb))
+	require.NoError(tb, err)
+	return out
+}
+
+// guest is a compiled module that can be run many times in one session.
+type guest struct {
+	sess     *runner.Session
+	compiled wazero.CompiledModule
+	meter    *meter.Meter // nil for the plain module
+	runs     int
+}
+
+func (g *guest) run(tb testing.TB) (memBytes uint32, res *meter.Results) {
+	ctx := context.Background()
+	g.runs++
+	cfg, err := runner.ModuleConfig(runner.Options{Name: "bench", Deterministic: true})
+	require.NoError(tb, err)
+	mod, err := g.sess.Instantiate(ctx, g.compiled, cfg, fmt.Sprint("guest-", g.runs))
+	require.NoError(tb, err)
+	defer mod.Close(ctx)
+	mt := g.meter
+	if mt != nil {
+		require.NoError(tb, mt.Start(ctx, mod))
+	}
+	if _, err := mod.ExportedFunction("_start").Call(ctx); err != nil && !strings.Contains(err.Error(), "exit_code(0)") {
+		tb.Fatal(err)
+	}
+	if mt != nil {
+		res, err = mt.Collect()
+		require.NoError(tb, err)
+	}
+	return mod.Memory().Size(), res
+}
+
+// newGuests compiles the plain and the instrumented module into one session.
+func newGuests(tb testing.TB, wasm []byte) (plain, exact *guest) {
+	ctx := context.Background()
+	sess, err := runner.NewSession(ctx, nil, fixtures.CompilationCache(tb))
+	require.NoError(tb, err)
+	tb.Cleanup(func() { sess.Close(ctx) })
+	instrumented, _, prof, err := instrument(ctx, "bench", wasm, nil, meter.Options{})
+	require.NoError(tb, err)
+	linked, err := prof.meter.Link(ctx, sess.Runtime())
+	require.NoError(tb, err)
+	sess.Provide(linked...)
+	pc, err := sess.Compile(ctx, "plain", wasm)
+	require.NoError(tb, err)
+	ec, err := sess.Compile(ctx, "exact", instrumented)
+	require.NoError(tb, err)
+	return &guest{sess: sess, compiled: pc}, &guest{sess: sess, compiled: ec, meter: prof.meter}
+}
+
+// BenchmarkExactOverhead runs each fixture program, built with the newer
+// Javy plugin, plain and in exact mode in the same process, alternating,
+// and reports the ratios exact ÷ plain of wall time (instantiation and the
+// guest's run; both modules are compiled beforehand) and of the guest's
+// linear memory at exit (the counters live in it).
+func BenchmarkExactOverhead(b *testing.B) {
+	programs, err := filepath.Glob(fixtures.Path("js", "*.js"))
+	require.NoError(b, err)
+	for _, p := range programs {
+		name := strings.TrimSuffix(filepath.Base(p), ".js")
+		b.Run(name, func(b *testing.B) {
+			plain, exact := newGuests(b, buildStatic(b, "javy-plugin-1.7.0", name))
+			var tPlain, tExact time.Duration
+			var mPlain, mExact uint32
+			var instr uint64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				mPlain, _ = plain.run(b)
+				t1 := time.Now()
+				var res *meter.Results
+				mExact, res = exact.run(b)
+				tPlain, tExact = tPlain+t1.Sub(t0), tExact+time.Since(t1)
+				instr = res.TotalInstructions
+			}
+			b.ReportMetric(float64(tPlain.Microseconds())/float64(b.N)/1000, "plain-ms")
+			b.ReportMetric(float64(tExact.Microseconds())/float64(b.N)/1000, "exact-ms")
+			b.ReportMetric(float64(tExact)/float64(tPlain), "time-ratio")
+			b.ReportMetric(float64(mExact)/float64(mPlain), "mem-ratio")
+			b.ReportMetric(float64(instr)/1e6, "Minstr")
+		})
+	}
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/jsprof/jsprof/cmd/jsprof/internal/javy"
+)
+
+const buildSynopsis = `jsprof build --plugin PLUGIN.wasm [--dynamic] index.js -o index.wasm
+
+Builds the module 'javy build' builds with that plugin, without the Javy CLI.
+Static (the default): the plugin initialized and snapshotted, with the
+program's bytecode embedded; it runs on its own. Dynamic: a small module that
+imports the plugin; run it with 'jsprof run --plugin PLUGIN.wasm'.`
+
+func cmdBuild(ctx context.Context, args []string, io stdio) int {
+	fs := newFlagSet("build", buildSynopsis, io)
+	pluginPath := fs.String("plugin", "", "the Javy `plugin.wasm` (required)")
+	dynamic := fs.Bool("dynamic", false, "build a dynamic module that imports the plugin")
+	output := fs.String("o", "index.wasm", "write the module to `file`")
+	openCache := cacheFlag(fs)
+	// Accept flags after the JS file too: jsprof build index.js -o out.wasm.
+	var positional []string
+	for {
+		if code, done := parseFlags(fs, args, io); done {
+			return code
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(positional) != 1 {
+		fmt.Fprintf(io.err, "jsprof: build: want one JS file, have %d\n", len(positional))
+		fs.Usage()
+		return exitUsage
+	}
+	if *pluginPath == "" {
+		return fail(io, exitUsage, errors.New("build: --plugin is required"))
+	}
+	src, err := os.ReadFile(positional[0])
+	if err != nil {
+		return fail(io, exitFailure, err)
+	}
+	plugin, err := loadPlugin(*pluginPath)
+	if err != nil {
+		return fail(io, exitFailure, err)
+	}
+	cache, err := openCache()
+	if err != nil {
+		return fail(io, exitFailure, err)
+	}
+	bytecode, err := javy.Compile(ctx, plugin.info, plugin.wasm, src, cache)
+	if err != nil {
+		var compileErr *javy.CompileError
+		if errors.As(err, &compileErr) {
+			return fail(io, exitFailure, fmt.Errorf("%s: %w", positional[0], err))
+		}
+		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, err))
+	}
+	var out []byte
+	if *dynamic {
+		out, err = javy.BuildDynamic(plugin.module, plugin.info, bytecode)
+	} else {
+		out, err = javy.BuildStatic(ctx, plugin.wasm, plugin.info, bytecode, cache)
+	}
+	if err != nil {
+		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))
+	}
+	if err := os.WriteFile(*output, out, 0o644); err != nil {
+		return fail(io, exitFailure, err)
+	}
+	return 0
+}

@@ -1,0 +1,13 @@
+// Package javy produces the modules that `javy build` produces, from any Javy
+// plugin and without the Javy CLI: dynamic modules that import the plugin,
+// and static modules that carry a pre-initialized snapshot of the plugin
+// (what Wizer does for Javy) with the program's bytecode embedded.
+//
+// It knows the plugin ABIs seen in published plugins (FIELD-NOTES §1): the
+// newer one (initialize-runtime, cabi_realloc, compile-src, invoke with a
+// has-name flag), the older one (initialize_runtime, canonical_abi_realloc,
+// compile_src, invoke with a nullable name) and the oldest provider
+// (javy_quickjs_provider_v2: no initialize export, eval_bytecode).
+//
+// It edits modules only through wasmcore and runs them only through runner.
+package javy

@@ -1,0 +1,13 @@
+// Package runner runs WebAssembly command modules under wazero the way
+// `wasmtime run` does: WASI preview 1 with the user's stdio, only the
+// arguments, environment variables and directories the user grants, the
+// guest's exit code returned, and a Javy plugin preloaded under its import
+// namespace for dynamic Javy modules.
+//
+// Every import that neither WASI nor a preloaded plugin provides is linked to
+// a stub that fails, naming the import, only if the guest calls it: Javy
+// plugins import host functions (env.*) that most programs never use.
+//
+// The runner knows nothing of JS or of profiling; the profiler hands it an
+// already instrumented module and a context carrying its listeners.
+package runner

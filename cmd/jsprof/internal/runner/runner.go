@@ -1,0 +1,359 @@
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// ExitTrap is the exit code reported for a guest that trapped, as wasmtime
+// reports it on Unix (128 + SIGABRT).
+const ExitTrap = 134
+
+// Mount grants the guest one host directory.
+type Mount struct {
+	Host  string // directory on the host
+	Guest string // path the guest sees it at
+}
+
+// ParseMount parses the --dir syntax HOST[:GUEST]; GUEST defaults to HOST.
+func ParseMount(s string) (Mount, error) {
+	if s == "" {
+		return Mount{}, errors.New("empty --dir")
+	}
+	host, guest, found := strings.Cut(s, ":")
+	if !found {
+		guest = host
+	}
+	if host == "" || guest == "" {
+		return Mount{}, fmt.Errorf("--dir %q: want HOST[:GUEST]", s)
+	}
+	return Mount{Host: host, Guest: guest}, nil
+}
+
+// Plugin is a provider module preloaded for dynamic Javy modules, like
+// `wasmtime run --preload NAMESPACE=plugin.wasm`.
+type Plugin struct {
+	Name      string // file name, for messages
+	Wasm      []byte
+	Namespace string // the module name the dynamic module imports it as
+}
+
+// Options configures one run.
+type Options struct {
+	Name   string   // program name: argv[0] and messages
+	Args   []string // guest arguments after argv[0]
+	Env    []string // "KEY=VALUE" entries; nothing of the host's is inherited
+	Dirs   []Mount
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Plugin *Plugin
+
+	// Cache, when set, keeps compiled modules across runs.
+	Cache wazero.CompilationCache
+	// Config, when set, replaces the default compiler runtime config (the
+	// cache is applied to it).
+	Config wazero.RuntimeConfig
+	// Deterministic replaces the host clocks and random source with wazero's
+	// fixed ones, so two runs of the same input execute the same instructions.
+	Deterministic bool
+	// Link, when set, instantiates host modules of the caller's own (a
+	// profiler's) before anything else; the module names it returns are then
+	// provided rather than stubbed.
+	Link func(ctx context.Context, rt wazero.Runtime) ([]string, error)
+	// Instantiated, when set, is called with each instance — the plugin,
+	// then the main module — before anything of it runs but its start
+	// section.
+	Instantiated func(ctx context.Context, mod api.Module) error
+}
+
+// Result is how a guest ended.
+type Result struct {
+	// ExitCode is the guest's exit code: 0 when the entry point returned,
+	// the proc_exit code, or ExitTrap.
+	ExitCode uint32
+	// Trap is the trap (or host-call failure) that ended the guest, nil
+	// otherwise.
+	Trap error
+	// Entry is the export that was run.
+	Entry string
+}
+
+// UnresolvedImportError is raised when the guest calls an import that the
+// runner linked to a stub.
+type UnresolvedImportError struct {
+	Module, Name string
+}
+
+func (e *UnresolvedImportError) Error() string {
+	return fmt.Sprintf("the guest called import %s.%s, which jsprof does not provide", e.Module, e.Name)
+}
+
+// entryPoints are tried in order: WASI commands, then older Javy modules.
+var entryPoints = [...]string{"_start", "shopify_main"}
+
+// Session is one wazero runtime with WASI instantiated, into which modules
+// are linked with stubs for whatever they import that nothing provides.
+type Session struct {
+	rt       wazero.Runtime
+	provided map[string]bool
+}
+
+// NewSession starts a runtime. cfg may be nil (the compiler); cache may be
+// nil.
+func NewSession(ctx context.Context, cfg wazero.RuntimeConfig, cache wazero.CompilationCache) (*Session, error) {
+	if cfg == nil {
+		cfg = wazero.NewRuntimeConfigCompiler()
+	}
+	if cache != nil {
+		cfg = cfg.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg.WithCloseOnContextDone(true))
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("instantiating WASI: %w", err)
+	}
+	return &Session{rt: rt, provided: map[string]bool{wasi_snapshot_preview1.ModuleName: true}}, nil
+}
+
+// Close releases the runtime and every module in it.
+func (s *Session) Close(ctx context.Context) error { return s.rt.Close(ctx) }
+
+// Provide records module names that the caller instantiated in Runtime()
+// itself, so that they are linked rather than stubbed.
+func (s *Session) Provide(names ...string) {
+	for _, n := range names {
+		s.provided[n] = true
+	}
+}
+
+// Runtime is the underlying wazero runtime.
+func (s *Session) Runtime() wazero.Runtime { return s.rt }
+
+// Compile compiles a module; name is used in errors.
+func (s *Session) Compile(ctx context.Context, name string, wasm []byte) (wazero.CompiledModule, error) {
+	compiled, err := s.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return compiled, nil
+}
+
+// Instantiate links stubs for the module's unprovided imports and
+// instantiates it under cfg's name, which later modules can then import.
+// Its start section runs; exported entry points such as _start do not.
+func (s *Session) Instantiate(ctx context.Context, compiled wazero.CompiledModule, cfg wazero.ModuleConfig, name string) (api.Module, error) {
+	if err := s.linkStubs(ctx, compiled); err != nil {
+		return nil, err
+	}
+	mod, err := s.rt.InstantiateModule(ctx, compiled, cfg.WithName(name).WithStartFunctions())
+	if err != nil {
+		return nil, err
+	}
+	s.provided[name] = true
+	return mod, nil
+}
+
+// ModuleConfig is the WASI configuration of opts: stdio, arguments,
+// environment and directories, and nothing of the host's beyond them.
+func ModuleConfig(opts Options) (wazero.ModuleConfig, error) {
+	cfg := wazero.NewModuleConfig().
+		WithStdin(orEmpty(opts.Stdin)).
+		WithStdout(orDiscard(opts.Stdout)).
+		WithStderr(orDiscard(opts.Stderr)).
+		WithArgs(append([]string{opts.Name}, opts.Args...)...)
+	if !opts.Deterministic {
+		cfg = cfg.WithSysWalltime().WithSysNanotime().WithSysNanosleep().WithRandSource(rand.Reader)
+	}
+	for _, kv := range opts.Env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--env %q: want KEY=VALUE", kv)
+		}
+		cfg = cfg.WithEnv(k, v)
+	}
+	if len(opts.Dirs) > 0 {
+		fs := wazero.NewFSConfig()
+		for _, d := range opts.Dirs {
+			fs = fs.WithDirMount(d.Host, d.Guest)
+		}
+		cfg = cfg.WithFSConfig(fs)
+	}
+	return cfg, nil
+}
+
+// InitializePlugin calls a Javy plugin's runtime initialization export if it
+// still has one; `javy init-plugin` would have run it and removed it.
+func InitializePlugin(ctx context.Context, plugin api.Module) error {
+	for _, name := range []string{"initialize-runtime", "initialize_runtime"} {
+		if fn := plugin.ExportedFunction(name); fn != nil {
+			if _, err := fn.Call(ctx); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// Run compiles, links and runs a command module. Errors before the guest
+// starts (invalid module, missing entry point, unlinkable import) are
+// returned as err; how the guest ended, trap included, is in Result.
+func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
+	s, err := NewSession(ctx, opts.Config, opts.Cache)
+	if err != nil {
+		return Result{}, err
+	}
+	defer s.Close(ctx)
+	if opts.Link != nil {
+		names, err := opts.Link(ctx, s.rt)
+		if err != nil {
+			return Result{}, err
+		}
+		s.Provide(names...)
+	}
+	compiled, err := s.Compile(ctx, opts.Name, wasm)
+	if err != nil {
+		return Result{}, err
+	}
+	entry, err := findEntry(compiled)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", opts.Name, err)
+	}
+	modCfg, err := ModuleConfig(opts)
+	if err != nil {
+		return Result{}, err
+	}
+	if opts.Plugin != nil {
+		pluginCompiled, err := s.Compile(ctx, "plugin "+opts.Plugin.Name, opts.Plugin.Wasm)
+		if err != nil {
+			return Result{}, err
+		}
+		plugin, err := s.Instantiate(ctx, pluginCompiled, modCfg, opts.Plugin.Namespace)
+		if err != nil {
+			return Result{}, fmt.Errorf("plugin %s: %w", opts.Plugin.Name, err)
+		}
+		if opts.Instantiated != nil {
+			if err := opts.Instantiated(ctx, plugin); err != nil {
+				return Result{}, err
+			}
+		}
+		if err := InitializePlugin(ctx, plugin); err != nil {
+			return Result{}, fmt.Errorf("plugin %s: %w", opts.Plugin.Name, err)
+		}
+	}
+	mod, err := s.Instantiate(ctx, compiled, modCfg, opts.Name)
+	if err != nil {
+		if code, ok := exitCode(err); ok { // proc_exit from a start section
+			return Result{ExitCode: code, Entry: "start"}, nil
+		}
+		return Result{}, fmt.Errorf("%s: %w", opts.Name, err)
+	}
+	if opts.Instantiated != nil {
+		if err := opts.Instantiated(ctx, mod); err != nil {
+			return Result{}, err
+		}
+	}
+	res := Result{Entry: entry}
+	if _, err := mod.ExportedFunction(entry).Call(ctx); err != nil {
+		if code, ok := exitCode(err); ok {
+			res.ExitCode = code
+		} else {
+			res.ExitCode = ExitTrap
+			res.Trap = err
+		}
+	}
+	return res, nil
+}
+
+func findEntry(m wazero.CompiledModule) (string, error) {
+	exports := m.ExportedFunctions()
+	for _, name := range entryPoints {
+		if fn, ok := exports[name]; ok {
+			if len(fn.ParamTypes()) != 0 {
+				return "", fmt.Errorf("entry point %s takes %d parameters, want none", name, len(fn.ParamTypes()))
+			}
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("no _start or shopify_main export: not a command module (for a dynamic Javy module, is it a plugin? pass the module that imports it)")
+}
+
+// linkStubs instantiates, for every module name the module imports that is
+// not provided, a host module whose functions fail naming the import.
+func (s *Session) linkStubs(ctx context.Context, m wazero.CompiledModule) error {
+	type fn struct {
+		name            string
+		params, results []api.ValueType
+	}
+	stubs := map[string]map[string]fn{}
+	{
+		for _, def := range m.ImportedFunctions() {
+			module, name, _ := def.Import()
+			if s.provided[module] {
+				continue
+			}
+			if stubs[module] == nil {
+				stubs[module] = map[string]fn{}
+			}
+			stubs[module][name] = fn{name, def.ParamTypes(), def.ResultTypes()}
+		}
+		for _, def := range m.ImportedMemories() {
+			module, name, _ := def.Import()
+			if !s.provided[module] {
+				return fmt.Errorf("the module imports memory %s.%s, which jsprof does not provide (a dynamic Javy module needs --plugin)", module, name)
+			}
+		}
+	}
+	modules := make([]string, 0, len(stubs))
+	for m := range stubs {
+		modules = append(modules, m)
+	}
+	sort.Strings(modules)
+	for _, module := range modules {
+		b := s.rt.NewHostModuleBuilder(module)
+		for _, f := range stubs[module] {
+			failure := &UnresolvedImportError{Module: module, Name: f.name}
+			b.NewFunctionBuilder().
+				WithGoModuleFunction(api.GoModuleFunc(func(context.Context, api.Module, []uint64) { panic(failure) }), f.params, f.results).
+				Export(f.name)
+		}
+		if _, err := b.Instantiate(ctx); err != nil {
+			return fmt.Errorf("linking stubs for %s: %w", module, err)
+		}
+		s.provided[module] = true
+	}
+	return nil
+}
+
+func exitCode(err error) (uint32, bool) {
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), true
+	}
+	return 0, false
+}
+
+func orEmpty(r io.Reader) io.Reader {
+	if r == nil {
+		return strings.NewReader("")
+	}
+	return r
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}

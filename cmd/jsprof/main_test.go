@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/jsframes"
+)
+
+// invocation is one in-process run of jsprof.
+type invocation struct {
+	code           int
+	stdout, stderr string
+}
+
+// jsprof runs Main with args, the shared compilation cache and stdin.
+func jsprof(t *testing.T, stdin string, args ...string) invocation {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if len(args) > 0 && (args[0] == "build" || args[0] == "run") {
+		args = append([]string{args[0], "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero")}, args[1:]...)
+	}
+	code := Main(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errOut})
+	return invocation{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+var javyPlugins = []string{"javy-plugin-1.7.0", "javy-plugin-1.1.0"}
+
+// jsPrograms lists fixtures/js/*.js with their expected output.
+func jsPrograms(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(fixtures.Path("js", "*.js"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no JS fixtures")
+	out := map[string]string{}
+	for _, f := range files {
+		want, err := os.ReadFile(strings.TrimSuffix(f, ".js") + ".expected")
+		require.NoError(t, err)
+		out[f] = string(want)
+	}
+	return out
+}
+
+func TestBuildAndRunFixturePrograms(t *testing.T) {
+	programs := jsPrograms(t)
+	for _, plugin := range javyPlugins {
+		pluginPath := fixtures.EnginePath(t, plugin)
+		for src, want := range programs {
+			for _, dynamic := range []bool{false, true} {
+				kind := "static"
+				if dynamic {
+					kind = "dynamic"
+				}
+				t.Run(plugin+"/"+filepath.Base(src)+"/"+kind, func(t *testing.T) {
+					t.Parallel()
+					out := filepath.Join(t.TempDir(), "index.wasm")
+					args := []string{"build", "--plugin", pluginPath, src, "-o", out}
+					if dynamic {
+						args = append(args, "--dynamic")
+					}
+					built := jsprof(t, "", args...)
+					require.Equal(t, 0, built.code, "build: %s", built.stderr)
+					run := []string{"run", out}
+					if dynamic {
+						run = []string{"run", "--plugin", pluginPath, out}
+					}
+					ran := jsprof(t, "", run...)
+					assert.Equal(t, 0, ran.code, "stderr: %s", ran.stderr)
+					assert.Equal(t, want, ran.stdout)
+				})
+			}
+		}
+	}
+}
+
+func TestBuildReportsCompileErrors(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "broken.js")
+	require.NoError(t, os.WriteFile(src, []byte("function f( {\n"), 0o644))
+	for _, plugin := range javyPlugins {
+		t.Run(plugin, func(t *testing.T) {
+			got := jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, plugin), src, "-o", filepath.Join(t.TempDir(), "x.wasm"))
+			assert.Equal(t, exitFailure, got.code)
+			assert.Contains(t, got.stderr, "broken.js: ")
+			assert.Contains(t, got.stderr, "invalid property name")
+			assert.NotContains(t, got.stderr, "panicked")
+			assert.Equal(t, 1, strings.Count(got.stderr, "\n"), "one line: %q", got.stderr)
+		})
+	}
+}
+
+func TestRunExitCodesAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	truncated := filepath.Join(dir, "truncated.wasm")
+	plugin, err := os.ReadFile(fixtures.EnginePath(t, "javy-plugin-1.7.0"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(truncated, plugin[:len(plugin)/2], 0o644))
+	garbage := filepath.Join(dir, "garbage.wasm")
+	require.NoError(t, os.WriteFile(garbage, []byte("this is not wasm at all"), 0o644))
+	dynamic := filepath.Join(dir, "dynamic.wasm")
+	fib := fixtures.Path("js", "fib.js")
+	require.Equal(t, 0, jsprof(t, "", "build", "--dynamic", "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), fib, "-o", dynamic).code)
+
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		inStderr string
+	}{
+		{"exit code passes through", []string{"testdata/exit3.wasm"}, 3, ""},
+		{"trap", []string{"run", "testdata/trap.wasm"}, 134, "guest trapped: wasm error: unreachable"},
+		{"unresolved import names it", []string{"testdata/unresolved.wasm"}, 134, "env.missing_host_function, which jsprof does not provide"},
+		{"no _start", []string{"testdata/reactor.wasm"}, exitFailure, "no _start or shopify_main export"},
+		{"truncated module", []string{truncated}, exitFailure, "truncated.wasm"},
+		{"not wasm", []string{garbage}, exitFailure, "garbage.wasm"},
+		{"missing module", []string{filepath.Join(dir, "nope.wasm")}, exitFailure, "no such file"},
+		{"missing plugin", []string{"run", "--plugin", filepath.Join(dir, "nope.wasm"), dynamic}, exitFailure, "plugin"},
+		{"dynamic without plugin", []string{dynamic}, exitFailure, "needs --plugin"},
+		{"plugin is not a plugin", []string{"run", "--plugin", "testdata/trap.wasm", dynamic}, exitFailure, "not a Javy plugin"},
+		{"bad --env", []string{"run", "--env", "NOEQUALS", "testdata/exit3.wasm"}, exitFailure, "KEY=VALUE"},
+		{"bad --dir", []string{"run", "--dir", filepath.Join(dir, "nodir"), "testdata/exit3.wasm"}, exitUsage, "not a directory"},
+		{"build without plugin", []string{"build", fib}, exitUsage, "--plugin is required"},
+		{"build with missing plugin", []string{"build", "--plugin", filepath.Join(dir, "nope.wasm"), fib}, exitFailure, "no such file"},
+		{"no arguments", nil, exitUsage, "usage: jsprof"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := jsprof(t, "", tt.args...)
+			assert.Equal(t, tt.code, got.code, "stderr: %s", got.stderr)
+			assert.Contains(t, got.stderr, tt.inStderr)
+			if tt.code != 0 && tt.code != 3 && tt.name != "no arguments" {
+				assert.Equal(t, 1, strings.Count(got.stderr, "\n"), "one-line error: %q", got.stderr)
+				assert.True(t, strings.HasPrefix(got.stderr, "jsprof: "), "%q", got.stderr)
+			}
+		})
+	}
+}
+
+func TestHelpForEveryCommand(t *testing.T) {
+	for _, c := range commands() {
+		t.Run(c.name, func(t *testing.T) {
+			got := jsprof(t, "", c.name, "--help")
+			assert.Equal(t, 0, got.code)
+			assert.Contains(t, got.stdout, "usage: jsprof")
+		})
+	}
+	got := jsprof(t, "", "--help")
+	assert.Equal(t, 0, got.code)
+	for _, c := range commands() {
+		assert.Contains(t, got.stdout, c.name)
+	}
+}
+
+func TestRunGrantsOnlyWhatIsGiven(t *testing.T) {
+	t.Setenv("JSPROF_HOST_SECRET", "do-not-leak")
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("granted file\n"), 0o644))
+
+	t.Run("nothing granted", func(t *testing.T) {
+		got := jsprof(t, "", "run", "testdata/wasiecho.wasm", "@/data/hello.txt")
+		require.Equal(t, 0, got.code, got.stderr)
+		assert.Equal(t, "arg[0]=wasiecho.wasm\narg[1]=@/data/hello.txt\nstdin=\nopen /data/hello.txt: failed\n", got.stdout)
+		assert.NotContains(t, got.stdout, "do-not-leak")
+	})
+	t.Run("env, dir, args and stdin granted", func(t *testing.T) {
+		got := jsprof(t, "piped input", "run", "--env", "GREETING=hi", "--env", "EMPTY=", "--dir", dir+":/data",
+			"testdata/wasiecho.wasm", "--", "@/data/hello.txt", "plain")
+		require.Equal(t, 0, got.code, got.stderr)
+		assert.Equal(t, "arg[0]=wasiecho.wasm\narg[1]=@/data/hello.txt\narg[2]=plain\nenv GREETING=hi\nenv EMPTY=\n"+
+			"stdin=piped input\nfile /data/hello.txt: granted file\n", got.stdout)
+	})
+	t.Run("guest exit code", func(t *testing.T) {
+		got := jsprof(t, "", "testdata/wasiecho.wasm", "fail")
+		assert.Equal(t, 42, got.code)
+	})
+}
+
+func TestAnalyze(t *testing.T) {
+	tests := []struct {
+		name     string
+		module   string
+		dispatch bool
+		family   string
+		kind     string
+	}{
+		{"javy plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), true, "quickjs-ng", "plugin"},
+		{"plain C program", fixtures.Path("plain", "plain-O2.wasm"), false, "unknown", "none"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := jsprof(t, "", "analyze", "--json", tt.module)
+			require.Equal(t, 0, got.code, got.stderr)
+			var report struct {
+				Dispatch *struct {
+					FunctionIndex uint32 `json:"function_index"`
+					OpcodeCount   int    `json:"opcode_count"`
+				} `json:"dispatch"`
+				Reason string `json:"reason"`
+				Engine struct {
+					Family string `json:"family"`
+				} `json:"engine"`
+				Javy struct {
+					Kind string `json:"kind"`
+				} `json:"javy"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(got.stdout), &report))
+			assert.Equal(t, tt.dispatch, report.Dispatch != nil, report.Reason)
+			assert.NotEmpty(t, report.Reason)
+			assert.Equal(t, tt.family, report.Engine.Family)
+			assert.Equal(t, tt.kind, report.Javy.Kind)
+
+			text := jsprof(t, "", "analyze", tt.module)
+			assert.Equal(t, 0, text.code)
+			if tt.dispatch {
+				assert.Contains(t, text.stdout, "dispatch: function 338")
+			}
+		})
+	}
+	got := jsprof(t, "", "analyze", "testdata/nope.wasm")
+	assert.Equal(t, exitFailure, got.code)
+	assert.Contains(t, got.stderr, "nope.wasm")
+}
+
+// TestRunReport: exact mode on both Javy plugins, static and dynamic.
+func TestRunReport(t *testing.T) {
+	for _, plugin := range javyPlugins {
+		for _, dynamic := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/dynamic=%v", plugin, dynamic), func(t *testing.T) {
+				dir := t.TempDir()
+				module := filepath.Join(dir, "fib.wasm")
+				args := []string{"build", "--plugin", fixtures.EnginePath(t, plugin), fixtures.Path("js", "fib.js"), "-o", module}
+				if dynamic {
+					args = append(args, "--dynamic")
+				}
+				require.Equal(t, 0, jsprof(t, "", args...).code)
+				runArgs := func(report string) []string {
+					run := []string{"run", "--report", "--report-json", report}
+					if dynamic {
+						run = append(run, "--plugin", fixtures.EnginePath(t, plugin))
+					}
+					return append(run, module)
+				}
+				report := filepath.Join(dir, "cost.json")
+				got := jsprof(t, "", runArgs(report)...)
+				require.Equal(t, 0, got.code, got.stderr)
+				assert.Equal(t, "fib(20) = 6765\n", got.stdout, "the report stays out of the guest's stdout")
+				assert.Contains(t, got.stderr, "call1")
+
+				var cost jsframes.CostReport
+				b, err := os.ReadFile(report)
+				require.NoError(t, err)
+				require.NoError(t, json.Unmarshal(b, &cost))
+				var fib *jsframes.FunctionCost
+				var sum uint64
+				for i, f := range cost.Functions {
+					if f.Calls == 21891 {
+						fib = &cost.Functions[i]
+					}
+					sum += f.SelfWasmInstructions
+				}
+				require.NotNil(t, fib, "a function called exactly 21891 times: fib(20)")
+				assert.Greater(t, fib.SelfWasmInstructions, cost.TotalWasmInstructions/2)
+				for _, b := range cost.Buckets {
+					sum += b.WasmInstructions
+				}
+				assert.Equal(t, cost.TotalWasmInstructions, sum, "functions and buckets add up to the total")
+
+				again := filepath.Join(dir, "again.json")
+				require.Equal(t, 0, jsprof(t, "", runArgs(again)...).code)
+				b2, err := os.ReadFile(again)
+				require.NoError(t, err)
+				assert.Equal(t, string(b), string(b2), "identical across runs")
+			})
+		}
+	}
+}

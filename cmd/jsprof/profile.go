@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/jsframes"
+	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// profiling is an exact-mode run in preparation: the module that holds the
+// interpreter (the main module, or the plugin of a dynamic module) is
+// rewritten, and the meter's host side waits to be linked.
+type profiling struct {
+	analysis *dispatch.Report
+	meter    *meter.Meter
+}
+
+// instrument finds the interpreter in the main module or, failing that, in
+// the plugin, and rewrites that one. It returns the bytes to run in place
+// of main and plugin (unchanged where no interpreter is).
+func instrument(ctx context.Context, name string, main []byte, plugin []byte, opts meter.Options) (newMain, newPlugin []byte, p *profiling, err error) {
+	try := func(what string, wasm []byte) ([]byte, *profiling, string, error) {
+		m, err := wasmcore.Decode(wasm)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s: %w", what, err)
+		}
+		report, err := dispatch.Analyze(ctx, m)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s: %w", what, err)
+		}
+		if report.Dispatch == nil {
+			return nil, nil, report.Reason, nil
+		}
+		plan, err := meter.Instrument(m, report.Dispatch, opts)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s: %w", what, err)
+		}
+		out, err := m.Encode()
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s: %w", what, err)
+		}
+		return out, &profiling{analysis: report, meter: meter.New(plan)}, "", nil
+	}
+	out, p, reason, err := try(name, main)
+	if err != nil || p != nil {
+		return out, plugin, p, err
+	}
+	if plugin != nil {
+		out, p, pluginReason, err := try("plugin", plugin)
+		if err != nil || p != nil {
+			return main, out, p, err
+		}
+		reason += "; in the plugin: " + pluginReason
+	}
+	return nil, nil, nil, fmt.Errorf("%s: no JS interpreter found to profile: %s", name, reason)
+}
+
+// report names the meter's results with what the analysis knows.
+func (p *profiling) report(res *meter.Results) *jsframes.CostReport {
+	e := p.analysis.Engine
+	info := jsframes.EngineInfo{Family: e.Family, Releases: e.Releases}
+	if len(e.OpcodeNames) > 0 {
+		info.OpcodeNamesSource = e.OpcodeNamesSource
+	}
+	return jsframes.NewCostReport(res, info, jsframes.OpcodeNamer(e.OpcodeNames), nil)
+}
+
+// writeFileAtomic writes via a temporary file in the same directory and a
+// rename, so an interrupted jsprof never leaves half a report.
+func writeFileAtomic(path string, write func(f *os.File) error) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".jsprof-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,2 @@
+;; A command that traps.
+(module (func (export "_start") unreachable))
