@@ -44,6 +44,8 @@ type FunctionCost struct {
 	File                  string       `json:"file"` // "" until the function is matched to its source
 	Line                  int          `json:"line"`
 	Address               uint32       `json:"bytecode_address"`
+	Length                uint32       `json:"bytecode_length"` // 0 when unknown
+	Resumptions           int          `json:"resumptions,omitempty"`
 	Calls                 uint64       `json:"calls"`
 	SelfWasmInstructions  uint64       `json:"self_wasm_instructions"`
 	TotalWasmInstructions uint64       `json:"total_wasm_instructions"`
@@ -104,7 +106,7 @@ func NewCostReport(res *meter.Results, engine EngineInfo, ops OpcodeNamer, name 
 	for _, f := range res.Functions {
 		n, file, line := name(f)
 		r.Functions = append(r.Functions, FunctionCost{
-			Name: n, File: file, Line: line, Address: f.Address, Calls: f.Calls,
+			Name: n, File: file, Line: line, Address: f.Address, Length: f.Length, Resumptions: len(f.Resumptions), Calls: f.Calls,
 			SelfWasmInstructions: f.SelfInstructions, TotalWasmInstructions: f.TotalInstructions,
 			Opcodes: convert(f.Opcodes),
 		})

@@ -283,3 +283,29 @@ func TestRunReport(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReportResolvesGenerators: generators and async functions resume
+// mid-buffer with their saved state, not a function object; every one must
+// still be charged to its own bytecode buffer, with its length known.
+func TestRunReportResolvesGenerators(t *testing.T) {
+	for _, plugin := range javyPlugins {
+		t.Run(plugin, func(t *testing.T) {
+			dir := t.TempDir()
+			module := filepath.Join(dir, "generators.wasm")
+			require.Equal(t, 0, jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, plugin), fixtures.Path("js", "generators.js"), "-o", module).code)
+			report := filepath.Join(dir, "cost.json")
+			got := jsprof(t, "", "run", "--report-json", report, module)
+			require.Equal(t, 0, got.code, got.stderr)
+			var cost jsframes.CostReport
+			b, err := os.ReadFile(report)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(b, &cost))
+			resumed := 0
+			for _, f := range cost.Functions {
+				assert.NotZero(t, f.Length, "%s: bytecode length unknown", f.Name)
+				resumed += f.Resumptions
+			}
+			assert.Greater(t, resumed, 5, "generators resumed at several points")
+		})
+	}
+}

@@ -5,12 +5,13 @@ import (
 )
 
 // globals are the injected accounting globals. The current activation's
-// state (block, op, flags) is in globals; callers' states are on the shadow
-// stack in guest memory.
+// state (block, slot, flags, and the block's base and limit) is in globals;
+// callers' states are on the shadow stack in guest memory.
 type globals struct {
 	count              uint32 // i64: wasmcore's instruction counter
-	block, op, flags   uint32 // i32: the running (function block, opcode) and activation flags
-	last               uint32 // i64: the count when (block, op) was last charged
+	block, slot, flags uint32 // i32: the running (function block, slot) and activation flags
+	base, limit        uint32 // i32: the running block's bytecode address and pc slot count
+	last               uint32 // i64: the count when (block, slot) was last charged
 	sp, stackEnd       uint32 // i32: next shadow-stack frame, end of the stack's memory
 	hashBase, hashMask uint32 // i32: address → block table
 	native             uint32 // i32: the bucket of activations that never dispatch
@@ -30,7 +31,9 @@ func newGlobals(m *wasmcore.Module) *globals {
 		return idx
 	}
 	g.block = add(exportBlock, wasmcore.ValI32)
-	g.op = add(exportOp, wasmcore.ValI32)
+	g.slot = add(exportSlot, wasmcore.ValI32)
+	g.base = add(exportBase, wasmcore.ValI32)
+	g.limit = add(exportLimit, wasmcore.ValI32)
 	g.flags = add(exportFlags, wasmcore.ValI32)
 	g.last = add(exportLast, wasmcore.ValI64)
 	g.sp = add(exportSP, wasmcore.ValI32)
@@ -95,13 +98,13 @@ func (g *globals) sinceLast() ops {
 	return ops{gget(g.count), gget(g.last), op(wasmcore.OpI64Sub)}
 }
 
-// closeBody: charge what ran since the last charge to (block, op).
+// closeBody: charge what ran since the last charge to (block, slot).
 //
 //	(local $p i32)
 func (g *globals) closeBody() []byte {
 	const p = 0
 	out := g.returnUnlessStarted()
-	out = append(out, addToSlot(ops{gget(g.block), gget(g.op)}, slotInstrs, p, g.sinceLast())...)
+	out = append(out, addToSlot(ops{gget(g.block), gget(g.slot)}, slotInstrs, p, g.sinceLast())...)
 	out = append(out, gget(g.count), gset(g.last), end())
 	return code(out...)
 }
@@ -122,14 +125,16 @@ func (g *globals) enterBody(fClose, fGrow uint32) []byte {
 		gget(g.sp), gget(g.stackEnd), op(wasmcore.OpI32GeU), ifThen(), call(fGrow), end(),
 		gget(g.sp), ltee(f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifThen(),
 		lget(f), gget(g.block), store32(frameBlock),
-		lget(f), gget(g.op), store32(frameOp),
+		lget(f), gget(g.slot), store32(frameSlot),
 		lget(f), gget(g.flags), store32(frameFlags),
 		lget(f), gget(g.count), store64(frameEntry),
 		lget(f), lget(fobj), store64(frameFuncObj),
 		end(),
 		lget(f), i32c(frameSize), op(wasmcore.OpI32Add), gset(g.sp),
 		gget(g.native), gset(g.block),
-		i32c(CallSetup), gset(g.op),
+		i32c(0), gset(g.slot),
+		i32c(0), gset(g.base),
+		i32c(0), gset(g.limit),
 		i32c(flagFresh), gset(g.flags),
 		end(),
 	)
@@ -160,13 +165,15 @@ func (g *globals) exitBody(fClose uint32) []byte {
 		lget(f), gget(g.stackEnd), op(wasmcore.OpI32LtU),
 		wasmcore.Instr{Op: wasmcore.OpIf, Block: wasmcore.BlockEmpty},
 		lget(f), load32(frameBlock), gset(g.block),
-		lget(f), load32(frameOp), gset(g.op),
+		lget(f), load32(frameSlot), gset(g.slot),
 		lget(f), load32(frameFlags), gset(g.flags),
 		op(wasmcore.OpElse),
 		gget(g.native), gset(g.block),
-		i32c(CallSetup), gset(g.op),
+		i32c(0), gset(g.slot),
 		i32c(0), gset(g.flags),
 		end(),
+		gget(g.block), ltee(b), load32(blockBase), gset(g.base),
+		lget(b), load32(blockLimit), gset(g.limit),
 		end(),
 	)
 	return code(out...)
@@ -174,13 +181,13 @@ func (g *globals) exitBody(fClose uint32) []byte {
 
 // dispatchBody: an opcode is dispatched. On an activation's first dispatch
 // its bytecode address names its function: look up (or have the host
-// create) the function's block and count a call. Then charge what ran since
-// the last charge to the previous (block, op), and count one execution of
-// the new opcode.
+// create) the function's block, count a call, and charge what ran so far to
+// its call-setup slot. Then charge what ran since the last charge to the
+// running slot, and count one execution at the new pc.
 //
-//	(param $addr i32) (param $opcode i32) (local $b i32) (local $p i32) (local $f i32)
+//	(param $addr i32) (param $opcode i32) (local $b i32) (local $p i32) (local $f i32) (local $i i32)
 func (g *globals) dispatchBody(fLookup uint32) []byte {
-	const addr, opcode, b, p, f = 0, 1, 2, 3, 4
+	const addr, opcode, b, p, f, i = 0, 1, 2, 3, 4, 5
 	out := g.returnUnlessStarted()
 	out = append(out,
 		gget(g.flags), i32c(flagFresh), op(wasmcore.OpI32And), ifThen(),
@@ -189,17 +196,29 @@ func (g *globals) dispatchBody(fLookup uint32) []byte {
 		gget(g.sp), i32c(frameSize), op(wasmcore.OpI32Sub), ltee(f), gget(g.stackEnd), op(wasmcore.OpI32LtU),
 		ifI64(), lget(f), load64(frameFuncObj), op(wasmcore.OpElse), i64c(0), end(),
 		call(fLookup), ltee(b), gset(g.block),
-		// calls++
-		lget(b), lget(b), load64(blockCalls), i64c(1), op(wasmcore.OpI64Add), store64(blockCalls),
+		// calls++, unless this is a generator or async function resuming
+		// mid-buffer: a call starts at byte 0 (or is unknown: base 0)
+		lget(b), lget(b), load64(blockCalls),
+		lget(addr), lget(b), load32(blockBase), op(wasmcore.OpI32Eq), lget(b), load32(blockBase), op(wasmcore.OpI32Eqz), op(wasmcore.OpI32Or),
+		op(wasmcore.OpI64ExtendI32U), op(wasmcore.OpI64Add), store64(blockCalls),
 		// flags = identified | (active == 0 ? outer : 0); active++
 		lget(b), load32(blockActive), op(wasmcore.OpI32Eqz), i32c(2), op(wasmcore.OpI32Shl), i32c(flagIdentified), op(wasmcore.OpI32Or), gset(g.flags),
 		lget(b), lget(b), load32(blockActive), i32c(1), op(wasmcore.OpI32Add), store32(blockActive),
+		// base, limit; the running slot is the call setup
+		lget(b), load32(blockBase), gset(g.base),
+		lget(b), load32(blockLimit), ltee(i), gset(g.limit),
+		lget(i), gset(g.slot),
 		end(),
 	)
-	out = append(out, addToSlot(ops{gget(g.block), gget(g.op)}, slotInstrs, p, g.sinceLast())...)
+	out = append(out, addToSlot(ops{gget(g.block), gget(g.slot)}, slotInstrs, p, g.sinceLast())...)
 	out = append(out, gget(g.count), gset(g.last))
-	out = append(out, addToSlot(ops{gget(g.block), lget(opcode)}, slotExecs, p, ops{i64c(1)})...)
-	out = append(out, lget(opcode), gset(g.op), end())
+	// i = base == 0 ? opcode : addr - base; i = i < limit ? i : limit
+	out = append(out,
+		lget(opcode), lget(addr), gget(g.base), op(wasmcore.OpI32Sub), gget(g.base), op(wasmcore.OpI32Eqz), op(wasmcore.OpSelect), ltee(i),
+		gget(g.limit), lget(i), gget(g.limit), op(wasmcore.OpI32LtU), op(wasmcore.OpSelect), ltee(i), gset(g.slot),
+	)
+	out = append(out, addToSlot(ops{gget(g.block), lget(i)}, slotExecs, p, ops{i64c(1)})...)
+	out = append(out, end())
 	return code(out...)
 }
 

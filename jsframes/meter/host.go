@@ -15,7 +15,7 @@ const (
 	initialStackFrames = 2048    // doubles when full, up to maxStackFrames
 	maxStackFrames     = 1 << 20 // deeper activations charge the native bucket
 	initialHashSlots   = 1 << 10 // doubles past half full
-	arenaBlocks        = 8       // function blocks per arena chunk
+	arenaChunk         = pageSize
 )
 
 // Meter is the host side of instrumented runs: it links the imports the
@@ -48,6 +48,7 @@ type function struct {
 	start    uint32 // bytecode buffer: its address identifies the function
 	length   uint32 // 0 when unknown
 	bytecode uint32 // the engine's function-bytecode object, 0 when unknown
+	code     []byte // the buffer as first seen (it may be freed before the run ends)
 	entries  []uint32
 }
 
@@ -88,10 +89,10 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	if err := mt.newHashTable(initialHashSlots); err != nil {
 		return err
 	}
-	if mt.outside, err = mt.newBlock(); err != nil {
+	if mt.outside, err = mt.newBlock(0, 0); err != nil {
 		return err
 	}
-	if mt.native, err = mt.newBlock(); err != nil {
+	if mt.native, err = mt.newBlock(0, 0); err != nil {
 		return err
 	}
 	set := func(name string, v uint64) {
@@ -100,7 +101,9 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	set(exportSP, uint64(stack))
 	set(exportStackEnd, uint64(stack+initialStackFrames*frameSize))
 	set(exportNative, uint64(mt.native))
-	set(exportOp, CallSetup)
+	set(exportSlot, 0)
+	set(exportBase, 0)
+	set(exportLimit, 0)
 	set(exportFlags, 0)
 	set(exportLast, mod.ExportedGlobal(mt.plan.Counter).Get())
 	set(exportBlock, uint64(mt.outside)) // last: a non-zero block turns the accounting on
@@ -122,16 +125,23 @@ func (mt *Meter) reserve(n uint32) (uint32, error) {
 	return prev * pageSize, nil
 }
 
-func (mt *Meter) newBlock() (uint32, error) {
-	if mt.arenaEnd-mt.arenaNext < BlockSize {
-		base, err := mt.reserve(arenaBlocks * BlockSize)
+// newBlock allocates a zeroed block with limit pc slots for the bytecode at
+// base (base 0: slots by opcode value).
+func (mt *Meter) newBlock(base, limit uint32) (uint32, error) {
+	size := (blockSize(limit) + 7) &^ 7
+	if mt.arenaEnd-mt.arenaNext < size {
+		chunk := max(size, arenaChunk)
+		start, err := mt.reserve(chunk)
 		if err != nil {
 			return 0, err
 		}
-		mt.arenaNext, mt.arenaEnd = base, base+arenaBlocks*BlockSize
+		mt.arenaNext, mt.arenaEnd = start, start+chunk
 	}
 	b := mt.arenaNext
-	mt.arenaNext += BlockSize
+	mt.arenaNext += size
+	mem := mt.mod.Memory()
+	mem.WriteUint32Le(b+blockBase, base)
+	mem.WriteUint32Le(b+blockLimit, limit)
 	return b, nil
 }
 
@@ -187,19 +197,31 @@ func (mt *Meter) newFunction(ctx context.Context, mod api.Module, stack []uint64
 }
 
 func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
-	start, length, bytecode := mt.resolve(funcObj)
-	if length == 0 || addr < start || addr-start >= length {
-		// No buffer known, or this address is not in it: the address itself
-		// names the function.
-		start, length, bytecode = addr, 0, 0
+	start, length, bytecode := mt.resolve(funcObj, addr)
+	if length == 0 {
+		if f := mt.containing(addr); f != nil {
+			start, length, bytecode = f.start, f.length, f.bytecode
+		} else {
+			// No buffer known: the address itself names the function.
+			start, length, bytecode = addr, 0, 0
+		}
 	}
 	f := mt.byStart[start]
 	if f == nil {
-		block, err := mt.newBlock()
+		base, limit := start, length
+		if length == 0 {
+			base, limit = 0, byOpcodeSlots
+		}
+		block, err := mt.newBlock(base, limit)
 		if err != nil {
 			return 0, err
 		}
 		f = &function{block: block, start: start, length: length, bytecode: bytecode}
+		if length > 0 {
+			if code, ok := mt.mod.Memory().Read(start, length); ok {
+				f.code = append([]byte(nil), code...)
+			}
+		}
 		mt.funcs = append(mt.funcs, f)
 		mt.byStart[start] = f
 		mt.byBlock[block] = f
@@ -245,40 +267,99 @@ func (mt *Meter) growStack(ctx context.Context, mod api.Module, _ []uint64) {
 }
 
 // maxBytecodeLength bounds a bytecode length read from guest memory.
-const maxBytecodeLength = 1 << 26
+const maxBytecodeLength = 1 << 24
 
-// resolve follows the dispatch analysis's pointer chain from the function
-// object to its bytecode buffer (QuickJS: obj->u.func.function_bytecode,
-// then b->byte_code_buf, with b->byte_code_len right after it). It returns
-// zeros when the chain is unknown or leads outside memory.
-func (mt *Meter) resolve(funcObj uint64) (start, length, bytecode uint32) {
+// resumeStateWords is how many 32-bit words of a generator's saved state
+// are searched for its function object.
+const resumeStateWords = 48
+
+// resolve finds the bytecode buffer that contains addr, from the value the
+// interpreter was called with. For a call it is the function object, and
+// the dispatch analysis's pointer chain leads to the buffer (QuickJS:
+// obj->u.func.function_bytecode->byte_code_buf, byte_code_len right after
+// it). For a generator or async function resuming, QuickJS passes its saved
+// state instead, which holds the function object: the words of the state
+// are tried as function objects. Either way the object must pass the class
+// check the interpreter itself makes, and the buffer must contain addr. It
+// returns zeros when nothing qualifies.
+func (mt *Meter) resolve(funcObj uint64, addr uint32) (start, length, bytecode uint32) {
 	bp := mt.plan.BytecodePointer
-	if bp == nil || len(bp.Path) == 0 || funcObj == 0 {
+	if bp == nil || len(bp.Path) == 0 {
 		return 0, 0, 0
 	}
+	if start, length, bytecode = mt.follow(uint32(funcObj), addr, true); length != 0 {
+		return start, length, bytecode
+	}
 	mem := mt.mod.Memory()
-	p := uint32(funcObj)
+	for k := uint32(0); k < resumeStateWords; k++ {
+		obj, ok := mem.ReadUint32Le(uint32(funcObj) + 4*k)
+		if !ok {
+			break
+		}
+		if start, length, bytecode = mt.follow(obj, addr, false); length != 0 {
+			return start, length, bytecode
+		}
+	}
+	return 0, 0, 0
+}
+
+// maxInlineOffset bounds how far after its function-bytecode object QuickJS
+// places the bytecode buffer: in the same allocation, after the object's
+// tables.
+const maxInlineOffset = 1 << 16
+
+// follow applies the pointer chain to obj; see resolve. A called function
+// object must have the class the interpreter checks for; a generator's
+// function object has another class (generator, async function), so for
+// those the buffer must instead lie just after its function-bytecode
+// object, as QuickJS allocates them.
+func (mt *Meter) follow(obj, addr uint32, call bool) (start, length, bytecode uint32) {
+	bp := mt.plan.BytecodePointer
+	mem := mt.mod.Memory()
+	if obj < 8 {
+		return 0, 0, 0
+	}
+	quickjs := bp.ClassIDOffset != nil && bp.ClassID != nil
+	if quickjs && call {
+		id, ok := mem.ReadUint16Le(obj + uint32(*bp.ClassIDOffset))
+		if !ok || int64(id) != *bp.ClassID {
+			return 0, 0, 0
+		}
+	}
+	p := obj
 	for i, off := range bp.Path {
 		if i == len(bp.Path)-1 {
 			bytecode = p
 		}
 		v, ok := mem.ReadUint32Le(p + uint32(off))
-		if !ok || v == 0 {
+		if !ok || v < 8 {
 			return 0, 0, 0
 		}
 		p = v
 	}
-	last := uint32(bp.Path[len(bp.Path)-1])
-	n, ok := mem.ReadUint32Le(bytecode + last + 4)
-	if !ok || n == 0 || n > maxBytecodeLength {
+	n, ok := mem.ReadUint32Le(bytecode + uint32(bp.Path[len(bp.Path)-1]) + 4)
+	if !ok || n == 0 || n > maxBytecodeLength || addr < p || addr-p >= n {
+		return 0, 0, 0
+	}
+	if quickjs && !call && (p <= bytecode || p-bytecode > maxInlineOffset) {
 		return 0, 0, 0
 	}
 	return p, n, bytecode
 }
 
+// containing returns the known function whose buffer contains addr.
+func (mt *Meter) containing(addr uint32) *function {
+	for _, f := range mt.funcs {
+		if f.length > 0 && addr >= f.start && addr-f.start < f.length {
+			return f
+		}
+	}
+	return nil
+}
+
 // Collect reads the counters after the guest ended (normally, by exit or by
-// trap). What ran since the last charge is charged to the (function,
-// opcode) that was running.
+// trap). What ran since the last charge is charged to the (function, slot)
+// that was running.
 func (mt *Meter) Collect() (*Results, error) {
 	if mt.mod == nil {
 		return nil, errors.New("meter: the instrumented module never started")
@@ -286,41 +367,74 @@ func (mt *Meter) Collect() (*Results, error) {
 	mem := mt.mod.Memory()
 	get := func(name string) uint64 { return mt.mod.ExportedGlobal(name).Get() }
 	total := get(mt.plan.Counter)
-	curBlock, curOp := uint32(get(exportBlock)), uint32(get(exportOp))
+	curBlock, curSlot := uint32(get(exportBlock)), uint32(get(exportSlot))
 	pending := total - get(exportLast)
 
-	read := func(block uint32) (ops []OpcodeCost, self uint64) {
-		for op := uint32(0); op < OpcodeSlots; op++ {
-			slot := block + blockHeader + op*slotSize
-			execs, _ := mem.ReadUint64Le(slot + slotExecs)
-			instrs, _ := mem.ReadUint64Le(slot + slotInstrs)
-			if block == curBlock && op == curOp {
-				instrs += pending
-			}
-			if execs != 0 || instrs != 0 {
-				ops = append(ops, OpcodeCost{Opcode: int(op), Executions: execs, Instructions: instrs})
-				self += instrs
+	// slots returns the (executions, instructions) of each slot of a block,
+	// the call setup last.
+	slots := func(block uint32) [][2]uint64 {
+		limit, _ := mem.ReadUint32Le(block + blockLimit)
+		out := make([][2]uint64, limit+1)
+		for i := range out {
+			slot := block + blockHeader + uint32(i)*slotSize
+			out[i][0], _ = mem.ReadUint64Le(slot + slotExecs)
+			out[i][1], _ = mem.ReadUint64Le(slot + slotInstrs)
+			if block == curBlock && uint32(i) == curSlot {
+				out[i][1] += pending
 			}
 		}
-		return ops, self
+		return out
 	}
 	res := &Results{TotalInstructions: total}
 	for _, f := range mt.funcs {
-		ops, self := read(f.block)
-		calls, _ := mem.ReadUint64Le(f.block + blockCalls)
-		inclusive, _ := mem.ReadUint64Le(f.block + blockTotal)
-		entries := append([]uint32(nil), f.entries...)
-		sort.Slice(entries, func(i, j int) bool { return entries[i] < entries[j] })
-		res.Functions = append(res.Functions, FunctionCost{
-			Address: f.start, Length: f.length, Bytecode: f.bytecode, Resumptions: entries,
-			Calls: calls, SelfInstructions: self, TotalInstructions: inclusive, Opcodes: ops,
-		})
+		fc := FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code}
+		fc.Resumptions = append([]uint32(nil), f.entries...)
+		sort.Slice(fc.Resumptions, func(i, j int) bool { return fc.Resumptions[i] < fc.Resumptions[j] })
+		fc.Calls, _ = mem.ReadUint64Le(f.block + blockCalls)
+		fc.TotalInstructions, _ = mem.ReadUint64Le(f.block + blockTotal)
+		s := slots(f.block)
+		setup := s[len(s)-1]
+		fc.CallSetupInstructions = setup[1]
+		byOp := map[int]*OpcodeCost{}
+		for i, c := range s[:len(s)-1] {
+			if c == [2]uint64{} {
+				continue
+			}
+			opcode := i
+			if f.length > 0 {
+				opcode = -1
+				if i < len(f.code) {
+					opcode = int(f.code[i])
+				}
+				fc.PCs = append(fc.PCs, PCCost{PC: uint32(i), Opcode: opcode, Executions: c[0], Instructions: c[1]})
+			}
+			o := byOp[opcode]
+			if o == nil {
+				o = &OpcodeCost{Opcode: opcode}
+				byOp[opcode] = o
+			}
+			o.Executions += c[0]
+			o.Instructions += c[1]
+		}
+		if setup[1] != 0 {
+			byOp[CallSetup] = &OpcodeCost{Opcode: CallSetup, Instructions: setup[1]}
+		}
+		for _, o := range byOp {
+			fc.Opcodes = append(fc.Opcodes, *o)
+			fc.SelfInstructions += o.Instructions
+		}
+		sort.Slice(fc.Opcodes, func(i, j int) bool { return fc.Opcodes[i].Opcode < fc.Opcodes[j].Opcode })
+		res.Functions = append(res.Functions, fc)
 	}
-	_, outside := read(mt.outside)
-	_, native := read(mt.native)
+	sum := func(block uint32) (n uint64) {
+		for _, c := range slots(block) {
+			n += c[1]
+		}
+		return n
+	}
 	res.Buckets = []BucketCost{
-		{Name: BucketOutside, Instructions: outside},
-		{Name: BucketNative, Instructions: native},
+		{Name: BucketOutside, Instructions: sum(mt.outside)},
+		{Name: BucketNative, Instructions: sum(mt.native)},
 	}
 	if err := res.Check(); err != nil {
 		return res, err

@@ -19,7 +19,9 @@ const (
 // Export names of the injected globals the host reads and sets.
 const (
 	exportBlock    = "jsprof.block"
-	exportOp       = "jsprof.op"
+	exportSlot     = "jsprof.slot"
+	exportBase     = "jsprof.base"
+	exportLimit    = "jsprof.limit"
 	exportFlags    = "jsprof.flags"
 	exportLast     = "jsprof.last"
 	exportSP       = "jsprof.sp"
@@ -161,7 +163,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	}
 	add(fEnter, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI64}}), Locals: i32Locals(1), Body: g.enterBody(fClose, fGrow)})
 	add(fExit, wasmcore.Function{Type: void, Locals: i32Locals(2), Body: g.exitBody(fClose)})
-	add(fDispatch, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI32}}), Locals: i32Locals(3), Body: g.dispatchBody(fLookup)})
+	add(fDispatch, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI32}}), Locals: i32Locals(4), Body: g.dispatchBody(fLookup)})
 	add(fClose, wasmcore.Function{Type: void, Locals: i32Locals(1), Body: g.closeBody()})
 	add(fLookup, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}}), Locals: i32Locals(3), Body: g.lookupBody(fHost)})
 

@@ -2,31 +2,37 @@ package meter
 
 // Layout of the accounting state in guest memory. All of it lives in pages
 // the host adds to the guest's memory before the guest runs.
+//
+// A function block has one counter slot per byte of the function's
+// bytecode, indexed by the pc (the dispatched opcode's offset in the
+// buffer), and one more, at index limit, for the call setup: what the
+// interpreter does between being entered and its first dispatch. A slot per
+// pc gives exact per-line cost through the function's pc-to-line table, and
+// per-opcode cost through the byte at that pc. When a function's buffer
+// length is not known, its block is indexed by opcode value instead
+// (limit 256, base 0).
 const (
-	// OpcodeSlots is the number of counters per function: one per opcode
-	// byte value, then CallSetup.
-	OpcodeSlots = 257
-	// CallSetup is the pseudo-opcode charged with what the interpreter does
-	// between being entered and its first dispatch (frame setup, argument
-	// copying); in the buckets, all that is charged to them.
-	CallSetup = 256
+	blockCalls  = 0  // u64: activations that reached a dispatch
+	blockTotal  = 8  // u64: inclusive instructions, outermost activations only
+	blockActive = 16 // u32: activations on the shadow stack right now
+	blockLimit  = 20 // u32: number of pc slots; slot limit is the call setup
+	blockBase   = 24 // u32: address of byte 0 of the bytecode; 0: slots by opcode
+	blockHeader = 32 // header size; slots follow
+	slotExecs   = 0  // u64 within a slot
+	slotInstrs  = 8  // u64 within a slot
+	slotSize    = 16 // bytes per slot
 
-	// A function block: a header, then OpcodeSlots counters.
-	blockCalls    = 0  // u64: activations that reached a dispatch
-	blockTotal    = 8  // u64: inclusive instructions, outermost activations only
-	blockActive   = 16 // u32: activations on the shadow stack right now
-	blockHeader   = 32 // header size; counters follow
-	slotExecs     = 0  // u64 within a slot
-	slotInstrs    = 8  // u64 within a slot
-	slotSize      = 16 // bytes per counter slot
-	BlockSize     = blockHeader + OpcodeSlots*slotSize
-	frameBlock    = 0  // u32: the caller's block
-	frameOp       = 4  // u32: the caller's current opcode
-	frameFlags    = 8  // u32: the caller's flags
-	frameEntry    = 16 // u64: the instruction count when this activation began
-	frameFuncObj  = 24 // u64: the function object the activation was called with
-	frameSize     = 32 // bytes per shadow-stack frame
-	hashEntrySize = 8  // u32 address, u32 block
+	// byOpcodeSlots is the limit of a block indexed by opcode value.
+	byOpcodeSlots = 256
+
+	frameBlock   = 0  // u32: the caller's block
+	frameSlot    = 4  // u32: the caller's current slot
+	frameFlags   = 8  // u32: the caller's flags
+	frameEntry   = 16 // u64: the instruction count when this activation began
+	frameFuncObj = 24 // u64: the function object the activation was called with
+	frameSize    = 32 // bytes per shadow-stack frame
+
+	hashEntrySize = 8 // u32 address, u32 block
 
 	// Activation flags.
 	flagFresh      = 1 // entered, no dispatch yet: the next dispatch identifies the function
@@ -35,3 +41,6 @@ const (
 
 	pageSize = 65536
 )
+
+// blockSize is the size of a block with limit pc slots and the call setup.
+func blockSize(limit uint32) uint32 { return blockHeader + (limit+1)*slotSize }

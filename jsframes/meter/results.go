@@ -5,6 +5,11 @@ import (
 	"sort"
 )
 
+// CallSetup is the pseudo-opcode, in FunctionCost.Opcodes, of what the
+// interpreter does between being entered and its first dispatch (frame
+// setup, argument copying).
+const CallSetup = 256
+
 // Buckets: instructions that ran outside any JS function's opcodes.
 const (
 	// BucketOutside: no interpreter activation was running — engine start-up,
@@ -36,14 +41,30 @@ type FunctionCost struct {
 	// Resumptions are addresses inside the buffer where activations began
 	// (generators and async functions resuming).
 	Resumptions []uint32
-	// Calls counts activations that reached their first opcode.
+	// Calls counts activations that began at byte 0 of the buffer and
+	// reached it (a generator resuming mid-buffer is no new call).
 	Calls uint64
 	// SelfInstructions ran in this function's opcodes (and what they called
 	// that was not another JS function); TotalInstructions also counts the
 	// JS functions it called, recursion counted once.
 	SelfInstructions  uint64
 	TotalInstructions uint64
-	Opcodes           []OpcodeCost // by opcode value, only those with a cost
+	// CallSetupInstructions ran between entering the interpreter and the
+	// first opcode (also in Opcodes as CallSetup).
+	CallSetupInstructions uint64
+	// Code is the bytecode buffer as first seen (nil when its length is
+	// unknown); PCs is the cost by pc within it (nil then too).
+	Code    []byte
+	PCs     []PCCost
+	Opcodes []OpcodeCost // by opcode value, only those with a cost
+}
+
+// PCCost is the cost of the opcode at one pc of a function.
+type PCCost struct {
+	PC           uint32 // offset in the bytecode buffer
+	Opcode       int    // the byte at PC as first seen; -1 if past the buffer
+	Executions   uint64
+	Instructions uint64
 }
 
 // OpcodeCost is one opcode's executions and instructions. Opcode CallSetup
