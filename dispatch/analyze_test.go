@@ -503,7 +503,6 @@ func TestJSONSchema(t *testing.T) {
 	assert.Contains(t, obj, "reason")
 }
 
-
 func TestAnalyzeCancelled(t *testing.T) {
 	m := decodeFile(t, fixtures.Path("plain", "plain-O2.wasm"))
 	ctx, cancel := context.WithCancel(context.Background())
