@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/jsprof/jsprof/cmd/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/javy"
 )
 
 const buildSynopsis = `jsprof build --plugin PLUGIN.wasm [--dynamic] index.js -o index.wasm

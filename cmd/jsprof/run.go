@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/jsprof/jsprof/cmd/jsprof/internal/javy"
-	"github.com/jsprof/jsprof/cmd/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/wasmcore"
 )

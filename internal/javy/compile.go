@@ -12,7 +12,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/jsprof/jsprof/cmd/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/internal/runner"
 )
 
 // CompileError is a JS compile error reported by the plugin.
