@@ -9,6 +9,7 @@ require (
 )
 
 require (
+	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.46.0 // indirect
 )

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/google/pprof/profile"
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/jsframes"
@@ -28,7 +31,11 @@ func jsprof(t *testing.T, stdin string, args ...string) invocation {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	if len(args) > 0 && (args[0] == "build" || args[0] == "run") {
-		args = append([]string{args[0], "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero")}, args[1:]...)
+		extra := []string{"--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero")}
+		if args[0] == "run" && !slices.Contains(args, "-o") {
+			extra = append(extra, "-o", filepath.Join(t.TempDir(), "jsprof.pb.gz"))
+		}
+		args = append(append([]string{args[0]}, extra...), args[1:]...)
 	}
 	code := Main(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errOut})
 	return invocation{code: code, stdout: out.String(), stderr: errOut.String()}
@@ -116,17 +123,19 @@ func TestRunExitCodesAndErrors(t *testing.T) {
 		code     int
 		inStderr string
 	}{
-		{"exit code passes through", []string{"testdata/exit3.wasm"}, 3, ""},
-		{"trap", []string{"run", "testdata/trap.wasm"}, 134, "guest trapped: wasm error: unreachable"},
-		{"unresolved import names it", []string{"testdata/unresolved.wasm"}, 134, "env.missing_host_function, which jsprof does not provide"},
-		{"no _start", []string{"testdata/reactor.wasm"}, exitFailure, "no _start or shopify_main export"},
+		{"exit code passes through", []string{"run", "--mode", "off", "testdata/exit3.wasm"}, 3, ""},
+		{"trap", []string{"run", "--mode", "off", "testdata/trap.wasm"}, 134, "guest trapped: wasm error: unreachable"},
+		{"unresolved import names it", []string{"run", "--mode", "off", "testdata/unresolved.wasm"}, 134, "env.missing_host_function, which jsprof does not provide"},
+		{"no _start", []string{"run", "--mode", "off", "testdata/reactor.wasm"}, exitFailure, "no _start or shopify_main export"},
+		{"no interpreter, report asked", []string{"run", "--report", "testdata/exit3.wasm"}, exitFailure, "no JS interpreter found"},
+		{"bad --mode", []string{"run", "--mode", "fast", "testdata/exit3.wasm"}, exitUsage, "want exact or off"},
 		{"truncated module", []string{truncated}, exitFailure, "truncated.wasm"},
 		{"not wasm", []string{garbage}, exitFailure, "garbage.wasm"},
 		{"missing module", []string{filepath.Join(dir, "nope.wasm")}, exitFailure, "no such file"},
 		{"missing plugin", []string{"run", "--plugin", filepath.Join(dir, "nope.wasm"), dynamic}, exitFailure, "plugin"},
-		{"dynamic without plugin", []string{dynamic}, exitFailure, "needs --plugin"},
+		{"dynamic without plugin", []string{"run", "--mode", "off", dynamic}, exitFailure, "needs --plugin"},
 		{"plugin is not a plugin", []string{"run", "--plugin", "testdata/trap.wasm", dynamic}, exitFailure, "not a Javy plugin"},
-		{"bad --env", []string{"run", "--env", "NOEQUALS", "testdata/exit3.wasm"}, exitFailure, "KEY=VALUE"},
+		{"bad --env", []string{"run", "--mode", "off", "--env", "NOEQUALS", "testdata/exit3.wasm"}, exitFailure, "KEY=VALUE"},
 		{"bad --dir", []string{"run", "--dir", filepath.Join(dir, "nodir"), "testdata/exit3.wasm"}, exitUsage, "not a directory"},
 		{"build without plugin", []string{"build", fib}, exitUsage, "--plugin is required"},
 		{"build with missing plugin", []string{"build", "--plugin", filepath.Join(dir, "nope.wasm"), fib}, exitFailure, "no such file"},
@@ -179,7 +188,7 @@ func TestRunGrantsOnlyWhatIsGiven(t *testing.T) {
 			"stdin=piped input\nfile /data/hello.txt: granted file\n", got.stdout)
 	})
 	t.Run("guest exit code", func(t *testing.T) {
-		got := jsprof(t, "", "testdata/wasiecho.wasm", "fail")
+		got := jsprof(t, "", "run", "--mode", "off", "testdata/wasiecho.wasm", "fail")
 		assert.Equal(t, 42, got.code)
 	})
 }
@@ -242,8 +251,9 @@ func TestRunReport(t *testing.T) {
 					args = append(args, "--dynamic")
 				}
 				require.Equal(t, 0, jsprof(t, "", args...).code)
+				pprofPath := filepath.Join(dir, "fib.pb.gz")
 				runArgs := func(report string) []string {
-					run := []string{"run", "--report", "--report-json", report}
+					run := []string{"run", "-o", pprofPath, "--report", "--report-json", report}
 					if dynamic {
 						run = append(run, "--plugin", fixtures.EnginePath(t, plugin))
 					}
@@ -273,6 +283,22 @@ func TestRunReport(t *testing.T) {
 					sum += b.WasmInstructions
 				}
 				assert.Equal(t, cost.TotalWasmInstructions, sum, "functions and buckets add up to the total")
+
+				// The profile carries the same exact figures.
+				pf, err := os.Open(pprofPath)
+				require.NoError(t, err)
+				prof, err := profile.Parse(pf)
+				pf.Close()
+				require.NoError(t, err)
+				require.NoError(t, prof.CheckValid())
+				var instr, calls int64
+				for _, s := range prof.Sample {
+					instr += s.Value[jsframes.ValueInstructions]
+					calls += s.Value[jsframes.ValueCalls]
+				}
+				assert.Equal(t, int64(cost.TotalWasmInstructions), instr)
+				assert.Contains(t, prof.Comments, fmt.Sprintf("jsprof.total_wasm_instructions=%d", cost.TotalWasmInstructions))
+				assert.GreaterOrEqual(t, calls, int64(21891))
 
 				again := filepath.Join(dir, "again.json")
 				require.Equal(t, 0, jsprof(t, "", runArgs(again)...).code)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes"
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -16,8 +17,34 @@ import (
 // interpreter (the main module, or the plugin of a dynamic module) is
 // rewritten, and the meter's host side waits to be linked.
 type profiling struct {
+	name     string // the profiled module's file name
+	main     []byte // the main module to run (instrumented unless the plugin is)
 	analysis *dispatch.Report
 	meter    *meter.Meter
+}
+
+// noInterpreterError says that neither module holds a JS interpreter.
+type noInterpreterError struct{ msg string }
+
+func (e *noInterpreterError) Error() string { return e.msg }
+
+// prepareProfiling instruments whichever of the module and the plugin holds
+// the interpreter and hooks the meter into opts.
+func prepareProfiling(ctx context.Context, opts *runner.Options, wasm []byte) (*profiling, error) {
+	var plugin []byte
+	if opts.Plugin != nil {
+		plugin = opts.Plugin.Wasm
+	}
+	main, plugin, p, err := instrument(ctx, opts.Name, wasm, plugin, meter.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Plugin != nil {
+		opts.Plugin.Wasm = plugin
+	}
+	p.name, p.main = opts.Name, main
+	opts.Link, opts.Instantiated = p.meter.Link, p.meter.Start
+	return p, nil
 }
 
 // instrument finds the interpreter in the main module or, failing that, in
@@ -57,17 +84,31 @@ func instrument(ctx context.Context, name string, main []byte, plugin []byte, op
 		}
 		reason += "; in the plugin: " + pluginReason
 	}
-	return nil, nil, nil, fmt.Errorf("%s: no JS interpreter found to profile: %s", name, reason)
+	return nil, nil, nil, &noInterpreterError{fmt.Sprintf("%s: no JS interpreter found to profile: %s", name, reason)}
 }
 
 // report names the meter's results with what the analysis knows.
 func (p *profiling) report(res *meter.Results) *jsframes.CostReport {
+	id := p.identity()
+	return jsframes.NewCostReport(res, p.engineInfo(), p.opcodeNames(), id.Function)
+}
+
+func (p *profiling) engineInfo() jsframes.EngineInfo {
 	e := p.analysis.Engine
 	info := jsframes.EngineInfo{Family: e.Family, Releases: e.Releases}
 	if len(e.OpcodeNames) > 0 {
 		info.OpcodeNamesSource = e.OpcodeNamesSource
 	}
-	return jsframes.NewCostReport(res, info, jsframes.OpcodeNamer(e.OpcodeNames), nil)
+	return info
+}
+
+func (p *profiling) opcodeNames() jsframes.OpcodeNamer {
+	return jsframes.OpcodeNamer(p.analysis.Engine.OpcodeNames)
+}
+
+// identity names the measured functions.
+func (p *profiling) identity() jsframes.Identity {
+	return jsframes.AddressIdentity{}
 }
 
 // writeFileAtomic writes via a temporary file in the same directory and a

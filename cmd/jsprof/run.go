@@ -6,31 +6,57 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
 const runSynopsis = `jsprof [run] [flags] module.wasm [--] [guest args...]
 
-Runs a WebAssembly command module under wazero, as 'wasmtime run' would: a
+Runs a WebAssembly command module under wazero, as 'wasmtime run' would — a
 static Javy module, a dynamic one (with --plugin), an older Javy module
-(_start or shopify_main) or any WASI program. The guest gets jsprof's stdin,
-stdout and stderr, and no host directory, environment variable or argument
-unless given with --dir, --env or after the module. jsprof exits with the
-guest's exit code; 134 if the guest trapped.`
+(_start or shopify_main) or any WASI program — and profiles the JavaScript
+it runs: by default exact per-opcode and per-line cost, written as a pprof
+profile to jsprof.pb.gz (go tool pprof jsprof.pb.gz; jsprof report
+jsprof.pb.gz).
+
+The guest gets jsprof's stdin, stdout and stderr, and no host directory,
+environment variable or argument unless given with --dir, --env or after
+the module. jsprof exits with the guest's exit code; 134 if the guest
+trapped. The profile is written however the guest ended.`
+
+// Profiling modes.
+const (
+	modeExact = "exact"
+	modeOff   = "off"
+)
+
+type runFlags struct {
+	env, dirs  listFlag
+	pluginPath string
+	mode       string
+	output     string
+	collapsed  string
+	report     bool
+	reportJSON string
+	top        int
+}
 
 func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs := newFlagSet("run", runSynopsis, io)
-	var env, dirs listFlag
-	fs.Var(&env, "env", "set a guest environment variable `KEY=VALUE` (repeatable)")
-	fs.Var(&dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
-	pluginPath := fs.String("plugin", "", "Javy `plugin.wasm` that a dynamic module imports")
-	report := fs.Bool("report", false, "measure exact per-opcode cost and print the table on stderr when the guest ends")
-	reportJSON := fs.String("report-json", "", "measure exact per-opcode cost and write it as JSON to `file`")
-	top := fs.Int("top", 20, "rows of each table of --report (0: all)")
+	var f runFlags
+	fs.Var(&f.env, "env", "set a guest environment variable `KEY=VALUE` (repeatable)")
+	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
+	fs.StringVar(&f.pluginPath, "plugin", "", "Javy `plugin.wasm` that a dynamic module imports")
+	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line) or off (just run)")
+	fs.StringVar(&f.output, "o", "jsprof.pb.gz", "write the pprof profile to `file`")
+	fs.StringVar(&f.collapsed, "collapsed", "", "also write the stacks in collapsed format (flamegraph.pl, speedscope) to `file`")
+	fs.BoolVar(&f.report, "report", false, "print the per-opcode and per-function cost table on stderr when the guest ends")
+	fs.StringVar(&f.reportJSON, "report-json", "", "write the cost report as JSON to `file`")
+	fs.IntVar(&f.top, "top", 20, "rows of each table of --report (0: all)")
 	openCache := cacheFlag(fs)
 	if code, done := parseFlags(fs, args, io); done {
 		return code
@@ -41,6 +67,14 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		fs.Usage()
 		return exitUsage
 	}
+	switch f.mode {
+	case modeExact, modeOff:
+	default:
+		return fail(io, exitUsage, fmt.Errorf("--mode %q: want exact or off", f.mode))
+	}
+	if f.mode == modeOff && (f.report || f.reportJSON != "" || f.collapsed != "") {
+		return fail(io, exitUsage, errors.New("--report, --report-json and --collapsed need a profiling --mode"))
+	}
 	modulePath, guestArgs := rest[0], rest[1:]
 	if len(guestArgs) > 0 && guestArgs[0] == "--" {
 		guestArgs = guestArgs[1:]
@@ -48,12 +82,12 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	opts := runner.Options{
 		Name:   filepath.Base(modulePath),
 		Args:   guestArgs,
-		Env:    env,
+		Env:    f.env,
 		Stdin:  io.in,
 		Stdout: io.out,
 		Stderr: io.err,
 	}
-	for _, d := range dirs {
+	for _, d := range f.dirs {
 		m, err := runner.ParseMount(d)
 		if err != nil {
 			return fail(io, exitUsage, err)
@@ -67,67 +101,117 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	if *pluginPath != "" {
-		p, err := loadPlugin(*pluginPath)
+	if f.pluginPath != "" {
+		p, err := loadPlugin(f.pluginPath)
 		if err != nil {
 			return fail(io, exitFailure, err)
 		}
-		opts.Plugin = &runner.Plugin{Name: *pluginPath, Wasm: p.wasm, Namespace: p.info.Namespace}
+		opts.Plugin = &runner.Plugin{Name: f.pluginPath, Wasm: p.wasm, Namespace: p.info.Namespace}
 	}
 	if opts.Cache, err = openCache(); err != nil {
 		return fail(io, exitFailure, err)
 	}
+
 	var prof *profiling
-	if *report || *reportJSON != "" {
-		var plugin []byte
-		if opts.Plugin != nil {
-			plugin = opts.Plugin.Wasm
+	if f.mode != modeOff {
+		if prof, err = prepareProfiling(ctx, &opts, wasm); err != nil {
+			var none *noInterpreterError
+			if !errors.As(err, &none) || f.report || f.reportJSON != "" {
+				return fail(io, exitFailure, err)
+			}
+			// A plain WASI program: run it, and say why there is no profile.
+			fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", oneLine(err.Error()))
+			prof = nil
+		} else {
+			wasm = prof.main
 		}
-		wasm, plugin, prof, err = instrument(ctx, opts.Name, wasm, plugin, meter.Options{})
-		if err != nil {
-			return fail(io, exitFailure, err)
-		}
-		if opts.Plugin != nil {
-			opts.Plugin.Wasm = plugin
-		}
-		opts.Link, opts.Instantiated = prof.meter.Link, prof.meter.Start
 	}
+	start := time.Now()
 	res, err := runner.Run(ctx, wasm, opts)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
 	if prof != nil {
-		// The guest has ended, however it ended: its cost is written first.
-		results, err := prof.meter.Collect()
-		if results == nil {
-			return fail(io, exitFailure, fmt.Errorf("collecting the measurements: %w", err))
+		// The guest has ended, however it ended: what was measured is
+		// written before anything else is said.
+		if err := prof.write(res, f, start, io); err != nil {
+			return fail(io, exitFailure, err)
 		}
-		if err != nil {
-			fmt.Fprintf(io.err, "jsprof: warning: %s\n", oneLine(err.Error()))
+	}
+	return exitStatus(ctx, res, io)
+}
+
+// exitStatus reports how the guest ended and returns jsprof's exit code.
+func exitStatus(ctx context.Context, res runner.Result, io stdio) int {
+	if res.Trap == nil {
+		return int(res.ExitCode)
+	}
+	var unresolved *runner.UnresolvedImportError
+	if errors.As(res.Trap, &unresolved) {
+		return fail(io, int(res.ExitCode), unresolved)
+	}
+	if ctx.Err() != nil {
+		return fail(io, int(res.ExitCode), fmt.Errorf("interrupted: %w", ctx.Err()))
+	}
+	return fail(io, int(res.ExitCode), fmt.Errorf("guest trapped: %w", res.Trap))
+}
+
+// write collects the measurements and writes every output asked for.
+func (p *profiling) write(res runner.Result, f runFlags, start time.Time, io stdio) error {
+	results, err := p.meter.Collect()
+	if results == nil {
+		return fmt.Errorf("collecting the measurements: %w", err)
+	}
+	if err != nil {
+		fmt.Fprintf(io.err, "jsprof: warning: %s\n", oneLine(err.Error()))
+	}
+	meta := p.meta(res, start)
+	prof, err := jsframes.ExactProfile(results, meta, p.opcodeNames(), p.identity())
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(f.output, func(w *os.File) error { return prof.Write(w) }); err != nil {
+		return err
+	}
+	if f.collapsed != "" {
+		if err := writeFileAtomic(f.collapsed, func(w *os.File) error {
+			return jsframes.WriteCollapsed(w, prof, jsframes.ValueInstructions)
+		}); err != nil {
+			return err
 		}
-		cost := prof.report(results)
-		if *reportJSON != "" {
-			if err := writeFileAtomic(*reportJSON, func(f *os.File) error { return cost.WriteJSON(f) }); err != nil {
-				return fail(io, exitFailure, err)
+	}
+	if f.report || f.reportJSON != "" {
+		cost := p.report(results)
+		if f.reportJSON != "" {
+			if err := writeFileAtomic(f.reportJSON, func(w *os.File) error { return cost.WriteJSON(w) }); err != nil {
+				return err
 			}
 		}
-		if *report {
-			if err := cost.WriteTable(io.err, *top); err != nil {
-				return fail(io, exitFailure, err)
+		if f.report {
+			if err := cost.WriteTable(io.err, f.top); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// meta describes the run for the profile's comments.
+func (p *profiling) meta(res runner.Result, start time.Time) jsframes.ProfileMeta {
+	m := jsframes.ProfileMeta{
+		Engine:   p.engineInfo(),
+		Module:   p.name,
+		ExitCode: res.ExitCode,
+		Start:    start,
+		Duration: time.Since(start),
+	}
+	for _, u := range p.analysis.Engine.UncertainOpcodes {
+		m.UncertainOpcodes = append(m.UncertainOpcodes, u.Opcode)
 	}
 	if res.Trap != nil {
-		var unresolved *runner.UnresolvedImportError
-		if errors.As(res.Trap, &unresolved) {
-			return fail(io, int(res.ExitCode), unresolved)
-		}
-		if ctx.Err() != nil {
-			return fail(io, int(res.ExitCode), fmt.Errorf("interrupted: %w", ctx.Err()))
-		}
-		return fail(io, int(res.ExitCode), fmt.Errorf("guest trapped: %w", res.Trap))
+		m.Trap = oneLine(res.Trap.Error())
 	}
-	return int(res.ExitCode)
+	return m
 }
 
 // readModule reads and decodes a module so that a malformed file is reported
