@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 
+	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/wasmcore"
 )
