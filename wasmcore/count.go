@@ -58,6 +58,9 @@ type CountOptions struct {
 	PerInstruction bool
 	// Hooks by function index.
 	Hooks map[uint32]Hooks
+	// AfterCharge, when set, runs after every charge (uncounted, stack
+	// neutral): a sampler's check of the counter against its next sample.
+	AfterCharge []byte
 }
 
 // InstructionCounterExport is the export name of the injected counter.
@@ -93,7 +96,7 @@ func (m *Module) CountInstructions(opts CountOptions) (Counter, error) {
 			}
 			wrap = m.blockTypeOf(ft.Results)
 		}
-		body, err := countBody(m.Functions[i].Body, ctr.Global, opts.PerInstruction, hooks, wrap)
+		body, err := countBody(m.Functions[i].Body, ctr.Global, opts, hooks, wrap)
 		if err != nil {
 			return Counter{}, fmt.Errorf("wasmcore: counting instructions: function %d: %w", idx, err)
 		}
@@ -114,7 +117,8 @@ func (m *Module) blockTypeOf(results []ValType) int64 {
 }
 
 // countBody inserts the segment charges and hooks into one body.
-func countBody(body []byte, counter uint32, perInstruction bool, hooks Hooks, wrap int64) ([]byte, error) {
+func countBody(body []byte, counter uint32, opts CountOptions, hooks Hooks, wrap int64) ([]byte, error) {
+	perInstruction := opts.PerInstruction
 	var charges, inserts, replaces []BodyEdit
 	charge := func(at uint32, n int64) {
 		if n == 0 {
@@ -125,6 +129,7 @@ func countBody(body []byte, counter uint32, perInstruction bool, hooks Hooks, wr
 		code = AppendInstr(code, Instr{Op: OpI64Const, I64: n})
 		code = AppendInstr(code, Instr{Op: OpI64Add})
 		code = AppendInstr(code, Instr{Op: OpGlobalSet, Index: counter})
+		code = append(code, opts.AfterCharge...)
 		charges = append(charges, BodyEdit{At: at, Insert: code})
 	}
 	wrapped := hooks.Exit != nil

@@ -23,6 +23,7 @@ type Symbolizer struct {
 	funcs []funcRange // defined functions of the decoded binary, by start
 
 	dwarfNames map[uint32]string // function index -> DWARF subprogram name
+	exports    map[uint32]string // function index -> export name, and module.name for imports
 	subs       []subprogram      // DWARF subprograms, by low
 	rows       []lineRow         // line table, by addr
 	files      []string
@@ -65,7 +66,20 @@ func NewSymbolizer(m *Module) (*Symbolizer, error) {
 	if m == nil {
 		return nil, errors.New("wasmcore: NewSymbolizer: nil module")
 	}
-	s := &Symbolizer{nImp: m.NumImportedFuncs(), dwarfNames: map[uint32]string{}}
+	s := &Symbolizer{nImp: m.NumImportedFuncs(), dwarfNames: map[uint32]string{}, exports: map[uint32]string{}}
+	// Stripped modules still name their imports and exports.
+	var imp uint32
+	for _, im := range m.Imports {
+		if im.Kind == ExternFunc {
+			s.exports[imp] = im.Module + "." + im.Name
+			imp++
+		}
+	}
+	for _, e := range m.Exports {
+		if _, dup := s.exports[e.Index]; e.Kind == ExternFunc && !dup {
+			s.exports[e.Index] = e.Name
+		}
+	}
 	if m.Names != nil {
 		s.names = make(map[uint32]string, len(m.Names.Funcs))
 		for k, v := range m.Names.Funcs {
@@ -98,13 +112,16 @@ func (s *Symbolizer) HasDWARF() bool { return s.hasDWARF }
 func (s *Symbolizer) DWARFError() error { return s.dwarfErr }
 
 // FuncName returns the name of a function (imports first): from the name
-// section, else from the DWARF subprogram at the function's code, else
-// "wasm-function[N]".
+// section, else from the DWARF subprogram at the function's code, else its
+// export name (module.name for an import), else "wasm-function[N]".
 func (s *Symbolizer) FuncName(funcIndex uint32) string {
 	if n := s.names[funcIndex]; n != "" {
 		return n
 	}
 	if n := s.dwarfNames[funcIndex]; n != "" {
+		return n
+	}
+	if n := s.exports[funcIndex]; n != "" {
 		return n
 	}
 	return "wasm-function[" + strconv.FormatUint(uint64(funcIndex), 10) + "]"

@@ -40,7 +40,7 @@ func TestSymbolizerNames(t *testing.T) {
 		assert.Equal(t, want, s.FuncName(uint32(i)))
 	}
 
-	// Without either, the wasm-function[N] fallback.
+	// Without either, export names, then the wasm-function[N] fallback.
 	var customs []CustomSection
 	for _, c := range m.Customs {
 		if !strings.HasPrefix(c.Name, ".debug") {
@@ -51,7 +51,8 @@ func TestSymbolizerNames(t *testing.T) {
 	s, err = NewSymbolizer(m)
 	require.NoError(t, err)
 	assert.False(t, s.HasDWARF())
-	assert.Equal(t, "wasm-function[1]", s.FuncName(1))
+	assert.Equal(t, "run", s.FuncName(1), "exported as run")
+	assert.Equal(t, "wasm-function[2]", s.FuncName(2))
 }
 
 func TestSymbolizerLookup(t *testing.T) {

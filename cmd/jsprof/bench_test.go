@@ -11,10 +11,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/jsframes"
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -67,20 +69,29 @@ func (g *guest) run(tb testing.TB) (memBytes uint32, res *meter.Results) {
 	return mod.Memory().Size(), res
 }
 
-// newGuests compiles the plain and the instrumented module into one session.
-func newGuests(tb testing.TB, wasm []byte) (plain, exact *guest) {
+// newGuests compiles the plain and the instrumented module (opts) into one
+// session.
+func newGuests(tb testing.TB, wasm []byte, opts meter.Options) (plain, profiled *guest) {
 	ctx := context.Background()
 	sess, err := runner.NewSession(ctx, nil, fixtures.CompilationCache(tb))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { sess.Close(ctx) })
-	instrumented, _, prof, err := instrument(ctx, "bench", wasm, nil, meter.Options{})
+	instrumented, _, prof, err := instrument(ctx, "bench", wasm, nil, opts)
 	require.NoError(tb, err)
 	linked, err := prof.meter.Link(ctx, sess.Runtime())
 	require.NoError(tb, err)
 	sess.Provide(linked...)
 	pc, err := sess.Compile(ctx, "plain", wasm)
 	require.NoError(tb, err)
-	ec, err := sess.Compile(ctx, "exact", instrumented)
+	if opts.Sample {
+		// The sampler's own work, stacks and all, is part of the cost.
+		sym, err := wasmcore.NewSymbolizer(prof.module)
+		require.NoError(tb, err)
+		sampler := jsframes.NewSampler(jsframes.ProfileMeta{}, prof.analysis.Dispatch.FunctionIndex, sym, prof.opcodeNames(), prof.identity())
+		prof.meter.SetSampling(100_000, sampler.Add)
+		ctx = experimental.WithFunctionListenerFactory(ctx, prof.meter.ListenerFactory())
+	}
+	ec, err := sess.Compile(ctx, "profiled", instrumented)
 	require.NoError(tb, err)
 	return &guest{sess: sess, compiled: pc}, &guest{sess: sess, compiled: ec, meter: prof.meter}
 }
@@ -90,13 +101,19 @@ func newGuests(tb testing.TB, wasm []byte) (plain, exact *guest) {
 // and reports the ratios exact ÷ plain of wall time (instantiation and the
 // guest's run; both modules are compiled beforehand) and of the guest's
 // linear memory at exit (the counters live in it).
-func BenchmarkExactOverhead(b *testing.B) {
+func BenchmarkExactOverhead(b *testing.B) { benchmarkOverhead(b, meter.Options{}) }
+
+// BenchmarkSampleOverhead is BenchmarkExactOverhead for --mode sample
+// (a sample every 100,000 instructions, the default).
+func BenchmarkSampleOverhead(b *testing.B) { benchmarkOverhead(b, meter.Options{Sample: true}) }
+
+func benchmarkOverhead(b *testing.B, opts meter.Options) {
 	programs, err := filepath.Glob(fixtures.Path("js", "*.js"))
 	require.NoError(b, err)
 	for _, p := range programs {
 		name := strings.TrimSuffix(filepath.Base(p), ".js")
 		b.Run(name, func(b *testing.B) {
-			plain, exact := newGuests(b, buildStatic(b, "javy-plugin-1.7.0", name))
+			plain, exact := newGuests(b, buildStatic(b, "javy-plugin-1.7.0", name), opts)
 			var tPlain, tExact time.Duration
 			var mPlain, mExact uint32
 			var instr uint64
@@ -111,7 +128,7 @@ func BenchmarkExactOverhead(b *testing.B) {
 				instr = res.TotalInstructions
 			}
 			b.ReportMetric(float64(tPlain.Microseconds())/float64(b.N)/1000, "plain-ms")
-			b.ReportMetric(float64(tExact.Microseconds())/float64(b.N)/1000, "exact-ms")
+			b.ReportMetric(float64(tExact.Microseconds())/float64(b.N)/1000, "profiled-ms")
 			b.ReportMetric(float64(tExact)/float64(tPlain), "time-ratio")
 			b.ReportMetric(float64(mExact)/float64(mPlain), "mem-ratio")
 			b.ReportMetric(float64(instr)/1e6, "Minstr")

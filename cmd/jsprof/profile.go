@@ -3,8 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/internal/runner"
@@ -20,7 +26,10 @@ type profiling struct {
 	name     string // the profiled module's file name
 	main     []byte // the main module to run (instrumented unless the plugin is)
 	analysis *dispatch.Report
+	module   *wasmcore.Module // the module holding the interpreter, as it was
 	meter    *meter.Meter
+	sampler  *jsframes.Sampler // sampling mode only
+	done     chan struct{}     // closed when the guest has ended
 }
 
 // noInterpreterError says that neither module holds a JS interpreter.
@@ -30,21 +39,84 @@ func (e *noInterpreterError) Error() string { return e.msg }
 
 // prepareProfiling instruments whichever of the module and the plugin holds
 // the interpreter and hooks the meter into opts.
-func prepareProfiling(ctx context.Context, opts *runner.Options, wasm []byte) (*profiling, error) {
+func prepareProfiling(ctx context.Context, opts *runner.Options, wasm []byte, f runFlags) (*profiling, error) {
 	var plugin []byte
 	if opts.Plugin != nil {
 		plugin = opts.Plugin.Wasm
 	}
-	main, plugin, p, err := instrument(ctx, opts.Name, wasm, plugin, meter.Options{})
+	main, plugin, p, err := instrument(ctx, opts.Name, wasm, plugin, meter.Options{Sample: f.mode == modeSample})
 	if err != nil {
 		return nil, err
 	}
 	if opts.Plugin != nil {
 		opts.Plugin.Wasm = plugin
 	}
-	p.name, p.main = opts.Name, main
+	p.name, p.main, p.done = opts.Name, main, make(chan struct{})
 	opts.Link, opts.Instantiated = p.meter.Link, p.meter.Start
+	if f.mode == modeSample {
+		sym, err := wasmcore.NewSymbolizer(p.module)
+		if err != nil {
+			return nil, err
+		}
+		meta := p.meta(runner.Result{}, time.Now())
+		meta.SampleEvery = f.every
+		p.sampler = jsframes.NewSampler(meta, p.analysis.Dispatch.FunctionIndex, sym, p.opcodeNames(), p.identity())
+		p.meter.SetSampling(f.every, p.sampler.Add)
+	}
 	return p, nil
+}
+
+// context adds what the run's compilation needs: in sampling mode, the
+// listener on the sample trampoline.
+func (p *profiling) context(ctx context.Context) context.Context {
+	if p.sampler == nil {
+		return ctx
+	}
+	return experimental.WithFunctionListenerFactory(ctx, p.meter.ListenerFactory())
+}
+
+// finished says the guest has ended.
+func (p *profiling) finished() { close(p.done) }
+
+// serve serves the running guest's sampled profile at
+// /debug/pprof/profile?seconds=N, as net/http/pprof serves a CPU profile:
+// the samples of the next N seconds (default 30), or until the guest ends.
+func (p *profiling) serve(addr string, start time.Time) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--pprof-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/profile", func(w http.ResponseWriter, r *http.Request) {
+		seconds := 30
+		if v := r.URL.Query().Get("seconds"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				http.Error(w, "seconds: want a positive integer", http.StatusBadRequest)
+				return
+			}
+			seconds = n
+		}
+		meta := p.meta(runner.Result{}, time.Now())
+		meta.Duration = time.Duration(seconds) * time.Second
+		window := p.sampler.Window(meta)
+		select {
+		case <-time.After(time.Duration(seconds) * time.Second):
+		case <-p.done:
+		case <-r.Context().Done():
+		}
+		prof, err := window()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="profile"`)
+		prof.Write(w)
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return func() { srv.Close() }, nil
 }
 
 // instrument finds the interpreter in the main module or, failing that, in
@@ -71,7 +143,11 @@ func instrument(ctx context.Context, name string, main []byte, plugin []byte, op
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("%s: %w", what, err)
 		}
-		return out, &profiling{analysis: report, meter: meter.New(plan)}, "", nil
+		orig, err := wasmcore.Decode(wasm)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return out, &profiling{analysis: report, module: orig, meter: meter.New(plan)}, "", nil
 	}
 	out, p, reason, err := try(name, main)
 	if err != nil || p != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes"
@@ -30,8 +32,9 @@ trapped. The profile is written however the guest ended.`
 
 // Profiling modes.
 const (
-	modeExact = "exact"
-	modeOff   = "off"
+	modeExact  = "exact"
+	modeSample = "sample"
+	modeOff    = "off"
 )
 
 type runFlags struct {
@@ -43,6 +46,8 @@ type runFlags struct {
 	report     bool
 	reportJSON string
 	top        int
+	every      uint64
+	pprofAddr  string
 }
 
 func cmdRun(ctx context.Context, args []string, io stdio) int {
@@ -51,7 +56,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.Var(&f.env, "env", "set a guest environment variable `KEY=VALUE` (repeatable)")
 	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
 	fs.StringVar(&f.pluginPath, "plugin", "", "Javy `plugin.wasm` that a dynamic module imports")
-	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line) or off (just run)")
+	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
+	fs.Uint64Var(&f.every, "sample-every", 100_000, "with --mode sample, take a sample about every `N` Wasm instructions")
+	fs.StringVar(&f.pprofAddr, "pprof-addr", "", "with --mode sample, serve the running guest's profile at http://`HOST:PORT`/debug/pprof/profile?seconds=N")
 	fs.StringVar(&f.output, "o", "jsprof.pb.gz", "write the pprof profile to `file`")
 	fs.StringVar(&f.collapsed, "collapsed", "", "also write the stacks in collapsed format (flamegraph.pl, speedscope) to `file`")
 	fs.BoolVar(&f.report, "report", false, "print the per-opcode and per-function cost table on stderr when the guest ends")
@@ -68,12 +75,18 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		return exitUsage
 	}
 	switch f.mode {
-	case modeExact, modeOff:
+	case modeExact, modeSample, modeOff:
 	default:
-		return fail(io, exitUsage, fmt.Errorf("--mode %q: want exact or off", f.mode))
+		return fail(io, exitUsage, fmt.Errorf("--mode %q: want exact, sample or off", f.mode))
 	}
 	if f.mode == modeOff && (f.report || f.reportJSON != "" || f.collapsed != "") {
 		return fail(io, exitUsage, errors.New("--report, --report-json and --collapsed need a profiling --mode"))
+	}
+	if f.mode != modeExact && (f.report || f.reportJSON != "") {
+		return fail(io, exitUsage, errors.New("--report and --report-json need --mode exact"))
+	}
+	if f.mode != modeSample && f.pprofAddr != "" {
+		return fail(io, exitUsage, errors.New("--pprof-addr needs --mode sample"))
 	}
 	modulePath, guestArgs := rest[0], rest[1:]
 	if len(guestArgs) > 0 && guestArgs[0] == "--" {
@@ -114,7 +127,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 
 	var prof *profiling
 	if f.mode != modeOff {
-		if prof, err = prepareProfiling(ctx, &opts, wasm); err != nil {
+		if prof, err = prepareProfiling(ctx, &opts, wasm, f); err != nil {
 			var none *noInterpreterError
 			if !errors.As(err, &none) || f.report || f.reportJSON != "" {
 				return fail(io, exitFailure, err)
@@ -127,7 +140,21 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 	}
 	start := time.Now()
-	res, err := runner.Run(ctx, wasm, opts)
+	runCtx := ctx
+	if prof != nil {
+		runCtx = prof.context(ctx)
+		if f.pprofAddr != "" {
+			stop, err := prof.serve(f.pprofAddr, start)
+			if err != nil {
+				return fail(io, exitFailure, err)
+			}
+			defer stop()
+		}
+	}
+	res, err := runner.Run(runCtx, wasm, opts)
+	if prof != nil {
+		prof.finished()
+	}
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
@@ -165,8 +192,12 @@ func (p *profiling) write(res runner.Result, f runFlags, start time.Time, io std
 	if err != nil {
 		fmt.Fprintf(io.err, "jsprof: warning: %s\n", oneLine(err.Error()))
 	}
-	meta := p.meta(res, start)
-	prof, err := jsframes.ExactProfile(results, meta, p.opcodeNames(), p.identity())
+	var prof *profile.Profile
+	if p.sampler != nil {
+		prof, err = p.sampler.Profile(results.TotalInstructions)
+	} else {
+		prof, err = jsframes.ExactProfile(results, p.meta(res, start), p.opcodeNames(), p.identity())
+	}
 	if err != nil {
 		return err
 	}

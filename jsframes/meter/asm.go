@@ -15,21 +15,15 @@ type globals struct {
 	sp, stackEnd       uint32 // i32: next shadow-stack frame, end of the stack's memory
 	hashBase, hashMask uint32 // i32: address → block table
 	native             uint32 // i32: the bucket of activations that never dispatch
+	next               uint32 // i64: the counter value of the next sample (sampling)
+	exact              bool   // charge every opcode; else sampling: slot holds the pc's address
 	exported           map[string]uint32
+	m                  *wasmcore.Module
 }
 
 func newGlobals(m *wasmcore.Module) *globals {
-	g := &globals{exported: map[string]uint32{}}
-	add := func(name string, t wasmcore.ValType) uint32 {
-		init := wasmcore.ConstI32(0)
-		if t == wasmcore.ValI64 {
-			init = wasmcore.ConstI64(0)
-		}
-		idx := m.AddGlobal(wasmcore.Global{Type: wasmcore.GlobalType{Type: t, Mutable: true}, Init: init})
-		m.Exports = append(m.Exports, wasmcore.Export{Name: name, Kind: wasmcore.ExternGlobal, Index: idx})
-		g.exported[name] = idx
-		return idx
-	}
+	g := &globals{exported: map[string]uint32{}, m: m}
+	add := g.add
 	g.block = add(exportBlock, wasmcore.ValI32)
 	g.slot = add(exportSlot, wasmcore.ValI32)
 	g.base = add(exportBase, wasmcore.ValI32)
@@ -42,6 +36,18 @@ func newGlobals(m *wasmcore.Module) *globals {
 	g.hashMask = add(exportHashMask, wasmcore.ValI32)
 	g.native = add(exportNative, wasmcore.ValI32)
 	return g
+}
+
+// add adds an exported mutable global of type t, zero initially.
+func (g *globals) add(name string, t wasmcore.ValType) uint32 {
+	init := wasmcore.ConstI32(0)
+	if t == wasmcore.ValI64 {
+		init = wasmcore.ConstI64(0)
+	}
+	idx := g.m.AddGlobal(wasmcore.Global{Type: wasmcore.GlobalType{Type: t, Mutable: true}, Init: init})
+	g.m.Exports = append(g.m.Exports, wasmcore.Export{Name: name, Kind: wasmcore.ExternGlobal, Index: idx})
+	g.exported[name] = idx
+	return idx
 }
 
 // Instruction shorthands for the injected functions.
@@ -98,6 +104,15 @@ func (g *globals) sinceLast() ops {
 	return ops{gget(g.count), gget(g.last), op(wasmcore.OpI64Sub)}
 }
 
+// closeCall charges the running slot, in exact mode; sampling charges
+// nothing at calls and returns.
+func (g *globals) closeCall(fClose uint32) ops {
+	if !g.exact {
+		return ops{}
+	}
+	return ops{call(fClose)}
+}
+
 // closeBody: charge what ran since the last charge to (block, slot).
 //
 //	(local $p i32)
@@ -117,7 +132,7 @@ func (g *globals) closeBody() []byte {
 //	(param $fobj i64) (local $f i32)
 func (g *globals) enterBody(fClose, fGrow uint32) []byte {
 	const fobj, f = 0, 1
-	out := ops{call(fClose)}
+	out := g.closeCall(fClose)
 	out = append(out, g.returnUnlessStarted()...)
 	out = append(out,
 		// a full stack: the host moves it to a larger region, or leaves it
@@ -148,7 +163,7 @@ func (g *globals) enterBody(fClose, fGrow uint32) []byte {
 //	(local $f i32) (local $b i32)
 func (g *globals) exitBody(fClose uint32) []byte {
 	const f, b = 0, 1
-	out := ops{call(fClose)}
+	out := g.closeCall(fClose)
 	out = append(out, g.returnUnlessStarted()...)
 	out = append(out,
 		gget(g.sp), i32c(frameSize), op(wasmcore.OpI32Sub), ltee(f), gset(g.sp),
@@ -210,6 +225,11 @@ func (g *globals) dispatchBody(fLookup uint32) []byte {
 		lget(i), gset(g.slot),
 		end(),
 	)
+	if !g.exact {
+		// sampling: the running slot is the pc's address
+		out = append(out, lget(addr), gset(g.slot), end())
+		return code(out...)
+	}
 	out = append(out, addToSlot(ops{gget(g.block), gget(g.slot)}, slotInstrs, p, g.sinceLast())...)
 	out = append(out, gget(g.count), gset(g.last))
 	// i = base == 0 ? opcode : addr - base; i = i < limit ? i : limit

@@ -40,6 +40,15 @@ type Meter struct {
 	byAddr          map[uint32]uint32    // every address entered in the hash table → block
 
 	err error // the first host-side failure; the module then runs on, uncharged
+
+	// Sampling (Options.Sample).
+	every      uint64
+	onSample   SampleFunc
+	lastSample uint64
+	lcg        uint64
+	identity   map[*function]*FunctionCost
+	wasmBuf    []WasmFrame
+	actBuf     []Activation
 }
 
 // function is one JS function the host has seen.
@@ -80,7 +89,8 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	if mod.ExportedGlobal(exportBlock) == nil {
 		return nil
 	}
-	*mt = Meter{plan: mt.plan, mod: mod, byBlock: map[uint32]*function{}, byStart: map[uint32]*function{}, byAddr: map[uint32]uint32{}}
+	*mt = Meter{plan: mt.plan, mod: mod, byBlock: map[uint32]*function{}, byStart: map[uint32]*function{}, byAddr: map[uint32]uint32{},
+		every: mt.every, onSample: mt.onSample, identity: map[*function]*FunctionCost{}}
 	stack, err := mt.reserve(initialStackFrames * frameSize)
 	if err != nil {
 		return err
@@ -106,6 +116,10 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	set(exportLimit, 0)
 	set(exportFlags, 0)
 	set(exportLast, mod.ExportedGlobal(mt.plan.Counter).Get())
+	if mt.plan.Sample {
+		mt.lastSample = mod.ExportedGlobal(mt.plan.Counter).Get()
+		mt.nextSample(mt.lastSample)
+	}
 	set(exportBlock, uint64(mt.outside)) // last: a non-zero block turns the accounting on
 	return nil
 }
@@ -436,8 +450,10 @@ func (mt *Meter) Collect() (*Results, error) {
 		{Name: BucketOutside, Instructions: sum(mt.outside)},
 		{Name: BucketNative, Instructions: sum(mt.native)},
 	}
-	if err := res.Check(); err != nil {
-		return res, err
+	if !mt.plan.Sample { // sampling charges no slots
+		if err := res.Check(); err != nil {
+			return res, err
+		}
 	}
 	return res, mt.err
 }

@@ -35,7 +35,20 @@ const (
 type Options struct {
 	// PerInstruction selects wasmcore's slow per-instruction counting (tests).
 	PerInstruction bool
+	// Sample selects sampling: instead of charging every opcode, the module
+	// keeps only the shadow stack and each activation's current pc, and
+	// calls the sample trampoline (export SampleExport) whenever the
+	// counter passes the next sample point the host sets. Results then
+	// carry calls and totals but no per-pc costs.
+	Sample bool
 }
+
+// SampleExport names the injected, empty function the module calls at each
+// sample point; a wazero function listener on it sees the Wasm stack.
+const SampleExport = "jsprof.sample"
+
+// exportNext is the global holding the counter value of the next sample.
+const exportNext = "jsprof.next_sample"
 
 // Plan is what Instrument did, for the host side.
 type Plan struct {
@@ -47,6 +60,28 @@ type Plan struct {
 	BytecodePointer *dispatch.BytecodePointer
 	// Counter is the instruction counter's export name.
 	Counter string
+	// Sample: the module was instrumented for sampling (Options.Sample).
+	Sample bool
+	// ImportedFuncs and Funcs are the original module's function counts:
+	// the rewritten module has two more imports, which shift the indices of
+	// defined functions, and its own functions after them.
+	ImportedFuncs, Funcs uint32
+	// OriginalDispatchFunc is DispatchFunc in the original numbering.
+	OriginalDispatchFunc uint32
+}
+
+// OriginalIndex maps a function index of the rewritten module to the
+// original module's; ok is false for the functions the rewrite added.
+func (p *Plan) OriginalIndex(idx uint32) (orig uint32, ok bool) {
+	switch {
+	case idx < p.ImportedFuncs:
+		return idx, true
+	case idx < p.ImportedFuncs+2:
+		return 0, false
+	case idx-2 < p.Funcs:
+		return idx - 2, true
+	}
+	return 0, false
 }
 
 // Instrument rewrites m, in place, to count instructions and charge them to
@@ -73,12 +108,14 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 		return fileOffset - fn.BodyOffset, nil
 	}
 
+	origImports, origFuncs := m.NumImportedFuncs(), m.NumFuncs()
 	g := newGlobals(m)
+	g.exact = !opts.Sample
 
 	// Indices the injected functions will have, before the host import is
 	// added: the import shifts them, and the hooks' calls with them, by one.
 	next := m.NumFuncs()
-	fEnter, fExit, fDispatch := next, next+1, next+2
+	fEnter, fExit, fDispatch, fSample := next, next+1, next+2, next+5
 
 	// Two locals of the dispatch function capture the opcode's address and
 	// value at its byte load.
@@ -140,20 +177,34 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	hooks.Entry = append(funcObjArg(d.BytecodePointer, ft), code(wasmcore.Instr{Op: wasmcore.OpCall, Index: fEnter})...)
 	hooks.Exit = code(wasmcore.Instr{Op: wasmcore.OpCall, Index: fExit})
 
+	var afterCharge []byte
+	if opts.Sample {
+		// No sample until the host sets the first sample point.
+		g.next = g.add(exportNext, wasmcore.ValI64)
+		g.m.Globals[g.next-g.m.NumImportedGlobals()].Init = wasmcore.ConstI64(-1)
+		// The counter is the global CountInstructions adds next.
+		counter := m.NumImportedGlobals() + uint32(len(m.Globals))
+		afterCharge = code(gget(counter), gget(g.next), op(wasmcore.OpI64GeU), ifThen(), call(fSample), end())
+	}
 	ctr, err := m.CountInstructions(wasmcore.CountOptions{
 		PerInstruction: opts.PerInstruction,
 		Hooks:          map[uint32]wasmcore.Hooks{d.FunctionIndex: hooks},
+		AfterCharge:    afterCharge,
 	})
 	if err != nil {
 		return nil, err
 	}
 	g.count = ctr.Global
+	if opts.Sample && ctr.Global != m.NumImportedGlobals()+uint32(len(m.Globals))-1 {
+		return nil, fmt.Errorf("meter: the counter is global %d, not the one the sample checks read", ctr.Global)
+	}
 
 	hostType := m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}})
 	fHost := m.AddImportFunc(HostModule, HostNewFunction, hostType)
 	fGrow := m.AddImportFunc(HostModule, HostGrowStack, m.AddType(wasmcore.FuncType{}))
 	fEnter, fExit, fDispatch = fEnter+2, fExit+2, fDispatch+2
 	fClose, fLookup := fDispatch+1, fDispatch+2
+	fSample += 2
 
 	void := m.AddType(wasmcore.FuncType{})
 	add := func(want uint32, f wasmcore.Function) {
@@ -167,7 +218,13 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	add(fClose, wasmcore.Function{Type: void, Locals: i32Locals(1), Body: g.closeBody()})
 	add(fLookup, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}}), Locals: i32Locals(3), Body: g.lookupBody(fHost)})
 
-	return &Plan{DispatchFunc: d.FunctionIndex + 2, BytecodePointer: d.BytecodePointer, Counter: ctr.Export}, nil
+	add(fSample, wasmcore.Function{Type: void, Body: code(end())})
+	m.Exports = append(m.Exports, wasmcore.Export{Name: SampleExport, Kind: wasmcore.ExternFunc, Index: fSample})
+
+	return &Plan{
+		DispatchFunc: d.FunctionIndex + 2, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,
+		Sample: opts.Sample, ImportedFuncs: origImports, Funcs: origFuncs, OriginalDispatchFunc: d.FunctionIndex,
+	}, nil
 }
 
 func importsMemory(m *wasmcore.Module) bool {
