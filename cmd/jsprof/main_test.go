@@ -128,7 +128,7 @@ func TestRunExitCodesAndErrors(t *testing.T) {
 		{"unresolved import names it", []string{"run", "--mode", "off", "testdata/unresolved.wasm"}, 134, "env.missing_host_function, which jsprof does not provide"},
 		{"no _start", []string{"run", "--mode", "off", "testdata/reactor.wasm"}, exitFailure, "no _start or shopify_main export"},
 		{"no interpreter, report asked", []string{"run", "--report", "testdata/exit3.wasm"}, exitFailure, "no JS interpreter found"},
-		{"bad --mode", []string{"run", "--mode", "fast", "testdata/exit3.wasm"}, exitUsage, "want exact or off"},
+		{"bad --mode", []string{"run", "--mode", "fast", "testdata/exit3.wasm"}, exitUsage, "want exact, sample or off"},
 		{"truncated module", []string{truncated}, exitFailure, "truncated.wasm"},
 		{"not wasm", []string{garbage}, exitFailure, "garbage.wasm"},
 		{"missing module", []string{filepath.Join(dir, "nope.wasm")}, exitFailure, "no such file"},
