@@ -60,7 +60,9 @@ func WasmFrame(index uint32, name, file string, line int, offset uint64) Frame {
 	return Frame{Kind: KindWasm, Name: name, SystemName: fmt.Sprintf("wasm:%d", index), File: file, Line: int64(line), Address: offset}
 }
 
-// BucketFrame roots the stacks of a bucket: "(outside JS)", "(native functions)".
+// BucketFrame roots the stacks of a bucket: "(outside JS)" (system name
+// bucket:outside), "(native functions)" (bucket:native), "(truncated Wasm
+// stack)" (bucket:truncated).
 func BucketFrame(name string) Frame {
 	sys := "bucket:" + strings.Trim(strings.Fields(name)[0], "()")
 	return Frame{Kind: KindBucket, Name: name, SystemName: sys}

@@ -1,6 +1,7 @@
 package jsframes
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +30,19 @@ type Sampler struct {
 	total   uint64
 }
 
+// TruncatedStack roots a sampled stack whose outer Wasm frames are unknown.
+const TruncatedStack = "(truncated Wasm stack)"
+
+// isEntryPoint tells the exports a host calls: a complete stack starts at
+// one.
+func isEntryPoint(name string) bool {
+	switch name {
+	case "_start", "shopify_main", "_initialize", "initialize-runtime", "initialize_runtime":
+		return true
+	}
+	return false
+}
+
 // NewSampler prepares a sampler; sym names Wasm functions of the original
 // module, dispatch is the interpreter's index in it.
 func NewSampler(meta ProfileMeta, dispatch uint32, sym *wasmcore.Symbolizer, ops OpcodeNamer, id Identity) *Sampler {
@@ -45,7 +59,23 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 	defer s.mu.Unlock()
 	s.total += weight
 	st := s.stack[:0]
+	// wazero's stack walk sometimes stops short of the entry point (it
+	// unwinds by frame pointers). The shadow stack still knows every JS
+	// activation: those the walk missed go at the root, under a frame that
+	// says the Wasm frames between them are unknown.
+	seen := 0
+	for _, w := range wasm {
+		if !w.Injected && w.Index == s.dispatch {
+			seen++
+		}
+	}
 	next := 0
+	if seen < len(js) || len(wasm) == 0 || !isEntryPoint(s.wasmFrame(wasm[0]).Name) {
+		st = append(st, BucketFrame(TruncatedStack))
+		for ; next < len(js)-seen; next++ {
+			st = append(st, s.jsFrames(js[next])...)
+		}
+	}
 	for _, w := range wasm {
 		if w.Injected {
 			continue
@@ -86,8 +116,12 @@ func (s *Sampler) jsFrames(a meter.Activation) []Frame {
 }
 
 func (s *Sampler) wasmFrame(w meter.WasmFrame) Frame {
-	name := s.sym.FuncName(w.Index)
-	return WasmFrame(w.Index, name, "", 0, w.Offset)
+	if w.Module != "" { // a frame of another module: the dynamic module calling its plugin
+		f := WasmFrame(w.Index, w.Name, "", 0, w.Offset)
+		f.SystemName = fmt.Sprintf("wasm:%s:%d", w.Module, w.Index)
+		return f
+	}
+	return WasmFrame(w.Index, s.sym.FuncName(w.Index), "", 0, w.Offset)
 }
 
 // Total is the sum of the samples' weights so far.

@@ -116,7 +116,12 @@ func (p *profiling) serve(addr string, start time.Time) (stop func(), err error)
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
-	return func() { srv.Close() }, nil
+	return func() {
+		// Let requests waiting for the guest's end write their profile.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}, nil
 }
 
 // instrument finds the interpreter in the main module or, failing that, in

@@ -2,6 +2,7 @@ package meter
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/tetratelabs/wazero/api"
@@ -17,6 +18,10 @@ type WasmFrame struct {
 	// Offset is the frame's position in the rewritten module's code (for
 	// the innermost frame the sampled instruction, for the others the call).
 	Offset uint64
+	// Module and Name are set for a frame of another module (a dynamic
+	// module calling into the instrumented plugin): its instance name, and
+	// the function's name as wazero knows it. Index is then that module's.
+	Module, Name string
 }
 
 // Activation is one interpreter activation on the shadow stack at a sample.
@@ -90,12 +95,25 @@ func (mt *Meter) sample(mod api.Module, si experimental.StackIterator) {
 			continue
 		}
 		fn := si.Function()
-		idx := fn.Definition().Index()
+		def := fn.Definition()
+		idx := def.Index()
+		offset := fn.SourceOffsetForPC(si.ProgramCounter())
+		if m := def.ModuleName(); m != mod.Name() {
+			name := def.Name()
+			if names := def.ExportNames(); name == "" && len(names) > 0 {
+				name = names[0]
+			}
+			if name == "" {
+				name = fmt.Sprintf("%s.wasm-function[%d]", m, idx)
+			}
+			mt.wasmBuf = append(mt.wasmBuf, WasmFrame{Index: idx, Offset: offset, Module: m, Name: name})
+			continue
+		}
 		orig, ok := mt.plan.OriginalIndex(idx)
 		if !ok {
 			orig = idx
 		}
-		mt.wasmBuf = append(mt.wasmBuf, WasmFrame{Index: orig, Injected: !ok, Offset: fn.SourceOffsetForPC(si.ProgramCounter())})
+		mt.wasmBuf = append(mt.wasmBuf, WasmFrame{Index: orig, Injected: !ok, Offset: offset})
 	}
 	slices.Reverse(mt.wasmBuf)
 	mt.onSample(weight, mt.wasmBuf, mt.activations())

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/jsframes"
+)
+
+func readProfile(t *testing.T, path string) *profile.Profile {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	p, err := profile.Parse(f)
+	require.NoError(t, err)
+	require.NoError(t, p.CheckValid())
+	return p
+}
+
+func sampleTotal(p *profile.Profile) (sum int64) {
+	for _, s := range p.Sample {
+		sum += s.Value[jsframes.ValueInstructions]
+	}
+	return sum
+}
+
+// kinds lists a sample's frame kinds root first: "js", "op", "wasm", "bucket".
+func kinds(s *profile.Sample) []string {
+	var out []string
+	for i := len(s.Location) - 1; i >= 0; i-- {
+		sys := s.Location[i].Line[0].Function.SystemName
+		out = append(out, sys[:strings.IndexByte(sys, ':')])
+	}
+	return out
+}
+
+// TestSampleMode: sampled totals are within 2% of the exact total, and the
+// stacks are layered: Wasm frames, then JS frames above opcode frames above
+// the Wasm functions their handlers ran.
+func TestSampleMode(t *testing.T) {
+	for _, plugin := range javyPlugins {
+		for _, program := range []string{"fib", "sort", "json", "classes"} {
+			t.Run(plugin+"/"+program, func(t *testing.T) {
+				dir := t.TempDir()
+				module := filepath.Join(dir, program+".wasm")
+				require.Equal(t, 0, jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, plugin), fixtures.Path("js", program+".js"), "-o", module).code)
+				exact, sampled := filepath.Join(dir, "exact.pb.gz"), filepath.Join(dir, "sample.pb.gz")
+				require.Equal(t, 0, jsprof(t, "", "run", "-o", exact, module).code)
+				got := jsprof(t, "", "run", "--mode", "sample", "--sample-every", "20000", "-o", sampled, module)
+				require.Equal(t, 0, got.code, got.stderr)
+
+				ep, sp := readProfile(t, exact), readProfile(t, sampled)
+				want := sampleTotal(ep)
+				assert.InEpsilon(t, want, sampleTotal(sp), 0.02, "sampled total within 2%% of the exact %d", want)
+				assert.Contains(t, sp.Comments, "jsprof.mode=sample")
+				assert.Equal(t, int64(20000), sp.Period)
+
+				layered, atStart := 0, 0
+				for _, s := range sp.Sample {
+					k := strings.Join(kinds(s), ",")
+					root := s.Location[len(s.Location)-1].Line[0].Function
+					switch {
+					case root.Name == "_start":
+						atStart++
+					case root.Name == jsframes.TruncatedStack:
+						require.True(t, strings.HasPrefix(k, "bucket,"), "a truncated stack: %s", k)
+					default:
+						t.Fatalf("a stack starts at %s, neither _start nor a truncation mark", root.Name)
+					}
+					if strings.Contains(k, "wasm,js,op,wasm") {
+						layered++
+					}
+				}
+				assert.Greater(t, atStart, len(sp.Sample)*9/10, "most stacks reach the entry point")
+				if program != "fib" { // fib's handlers are all inline in the interpreter
+					assert.Positive(t, layered, "some samples are in an opcode handler's Wasm helpers")
+				}
+			})
+		}
+	}
+}
+
+// TestPprofEndpoint fetches a running guest's profile over loopback.
+func TestPprofEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	module := filepath.Join(dir, "busy.wasm")
+	require.Equal(t, 0, jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), "testdata/busy.js", "-o", module).code)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+
+	done := make(chan invocation, 1)
+	go func() {
+		done <- jsprof(t, "", "run", "--mode", "sample", "--pprof-addr", addr, "-o", filepath.Join(dir, "busy.pb.gz"), module)
+	}()
+	var resp *http.Response
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err = http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=30", addr))
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	p, err := profile.Parse(resp.Body)
+	require.NoError(t, err)
+	assert.NotEmpty(t, p.Sample, "samples of the running guest")
+	assert.Contains(t, p.Comments, "jsprof.mode=sample")
+
+	select {
+	case got := <-done:
+		assert.Equal(t, 0, got.code, got.stderr)
+		assert.Equal(t, "fib(27) = 196418\n", got.stdout)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the guest did not end")
+	}
+	_ = context.Background
+}
