@@ -1,7 +1,6 @@
 package jsframes
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,11 +115,6 @@ func (s *Sampler) jsFrames(a meter.Activation) []Frame {
 }
 
 func (s *Sampler) wasmFrame(w meter.WasmFrame) Frame {
-	if w.Module != "" { // a frame of another module: the dynamic module calling its plugin
-		f := WasmFrame(w.Index, w.Name, "", 0, w.Offset)
-		f.SystemName = fmt.Sprintf("wasm:%s:%d", w.Module, w.Index)
-		return f
-	}
 	return WasmFrame(w.Index, s.sym.FuncName(w.Index), "", 0, w.Offset)
 }
 

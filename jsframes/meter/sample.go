@@ -2,7 +2,6 @@ package meter
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/tetratelabs/wazero/api"
@@ -18,10 +17,6 @@ type WasmFrame struct {
 	// Offset is the frame's position in the rewritten module's code (for
 	// the innermost frame the sampled instruction, for the others the call).
 	Offset uint64
-	// Module and Name are set for a frame of another module (a dynamic
-	// module calling into the instrumented plugin): its instance name, and
-	// the function's name as wazero knows it. Index is then that module's.
-	Module, Name string
 }
 
 // Activation is one interpreter activation on the shadow stack at a sample.
@@ -94,21 +89,12 @@ func (mt *Meter) sample(mod api.Module, si experimental.StackIterator) {
 			first = false
 			continue
 		}
+		// Frames of another module (a dynamic module's _start calling
+		// its plugin) cannot be told apart here: wazero's definitions carry
+		// no instance; the stack walk stops at the module boundary anyway.
 		fn := si.Function()
-		def := fn.Definition()
-		idx := def.Index()
+		idx := fn.Definition().Index()
 		offset := fn.SourceOffsetForPC(si.ProgramCounter())
-		if m := def.ModuleName(); m != mod.Name() {
-			name := def.Name()
-			if names := def.ExportNames(); name == "" && len(names) > 0 {
-				name = names[0]
-			}
-			if name == "" {
-				name = fmt.Sprintf("%s.wasm-function[%d]", m, idx)
-			}
-			mt.wasmBuf = append(mt.wasmBuf, WasmFrame{Index: idx, Offset: offset, Module: m, Name: name})
-			continue
-		}
 		orig, ok := mt.plan.OriginalIndex(idx)
 		if !ok {
 			orig = idx
