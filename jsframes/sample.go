@@ -1,8 +1,6 @@
 package jsframes
 
 import (
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/google/pprof/profile"
@@ -125,16 +123,21 @@ func (s *Sampler) Total() uint64 {
 	return s.total
 }
 
-// Profile returns the profile of every sample so far, with meta's total
-// set to totalInstructions.
-func (s *Sampler) Profile(totalInstructions uint64) (*profile.Profile, error) {
+// Profile returns the profile of every sample so far, described by meta
+// (its mode set to sample).
+func (s *Sampler) Profile(meta ProfileMeta) (*profile.Profile, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.main.Profile()
 	if err != nil {
 		return nil, err
 	}
-	return setTotal(p.Copy(), totalInstructions), nil
+	p = p.Copy()
+	meta.Mode = "sample"
+	meta.SampleEvery = uint64(p.Period)
+	p.Comments = meta.comments()
+	p.TimeNanos, p.DurationNanos = meta.Start.UnixNano(), meta.Duration.Nanoseconds()
+	return p, nil
 }
 
 // Window starts collecting the samples from now on into a profile of their
@@ -151,14 +154,4 @@ func (s *Sampler) Window(meta ProfileMeta) (stop func() (*profile.Profile, error
 		s.mu.Unlock()
 		return b.Profile()
 	}
-}
-
-func setTotal(p *profile.Profile, total uint64) *profile.Profile {
-	const key = "jsprof.total_wasm_instructions="
-	for i, c := range p.Comments {
-		if strings.HasPrefix(c, key) {
-			p.Comments[i] = key + strconv.FormatUint(total, 10)
-		}
-	}
-	return p
 }

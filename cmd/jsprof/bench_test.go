@@ -101,7 +101,7 @@ func newGuests(tb testing.TB, wasm []byte, opts meter.Options) (plain, profiled 
 // and reports the ratios exact ÷ plain of wall time (instantiation and the
 // guest's run; both modules are compiled beforehand) and of the guest's
 // linear memory at exit (the counters live in it).
-func BenchmarkExactOverhead(b *testing.B) { benchmarkOverhead(b, meter.Options{}) }
+func BenchmarkExactOverhead(b *testing.B) { benchmarkOverhead(b, meter.Options{Checkpoints: true}) }
 
 // BenchmarkSampleOverhead is BenchmarkExactOverhead for --mode sample
 // (a sample every 100,000 instructions, the default).

@@ -16,11 +16,31 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT and SIGTERM cancel the context with the signal as the cause:
+	// wazero then stops the guest, and jsprof writes what it measured and
+	// exits with 128 + the signal's number.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if sig, ok := <-signals; ok {
+			cancel(interrupted{sig.(syscall.Signal)})
+		}
+	}()
 	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
-	stop()
+	signal.Stop(signals)
+	cancel(nil)
 	os.Exit(code)
 }
+
+// interrupted is the cause of a context cancelled by a signal.
+type interrupted struct{ sig syscall.Signal }
+
+func (i interrupted) Error() string { return "interrupted by " + i.sig.String() }
+
+// exitLimit is the exit code of a guest stopped by --timeout or
+// --max-instructions, as timeout(1) exits.
+const exitLimit = 124
 
 // stdio is the user's terminal, or a test's buffers.
 type stdio struct {
@@ -45,6 +65,9 @@ func commands() []command {
 		{"run", "run a module (the default command)", cmdRun},
 		{"build", "build a Javy module from JS with a Javy plugin", cmdBuild},
 		{"analyze", "find the JS interpreter in a module and identify the engine", cmdAnalyze},
+		{"report", "print a profile's cost per opcode, JS function or line", cmdReport},
+		{"diff", "compare two profiles of the same JS, opcodes aligned by name", cmdDiff},
+		{"compare", "build the same JS with two Javy plugins, profile both and diff", cmdCompare},
 	}
 }
 

@@ -30,6 +30,9 @@ type profiling struct {
 	meter    *meter.Meter
 	sampler  *jsframes.Sampler // sampling mode only
 	done     chan struct{}     // closed when the guest has ended
+	// checkpoints: the module stops at host checkpoints (samples, a limit),
+	// which a listener handles.
+	checkpoints bool
 }
 
 // noInterpreterError says that neither module holds a JS interpreter.
@@ -44,7 +47,7 @@ func prepareProfiling(ctx context.Context, opts *runner.Options, wasm []byte, f 
 	if opts.Plugin != nil {
 		plugin = opts.Plugin.Wasm
 	}
-	main, plugin, p, err := instrument(ctx, opts.Name, wasm, plugin, meter.Options{Sample: f.mode == modeSample})
+	main, plugin, p, err := instrument(ctx, opts.Name, wasm, plugin, meter.Options{Sample: f.mode == modeSample, Checkpoints: true})
 	if err != nil {
 		return nil, err
 	}
@@ -53,6 +56,11 @@ func prepareProfiling(ctx context.Context, opts *runner.Options, wasm []byte, f 
 	}
 	p.name, p.main, p.done = opts.Name, main, make(chan struct{})
 	opts.Link, opts.Instantiated = p.meter.Link, p.meter.Start
+	// The meter stops the guest itself, at checkpoints, on a limit, a
+	// timeout or an interrupt, so that its counters stay readable.
+	p.checkpoints = true
+	opts.KeepOnContextDone = true
+	p.meter.SetLimit(f.maxInstr)
 	if f.mode == modeSample {
 		sym, err := wasmcore.NewSymbolizer(p.module)
 		if err != nil {
@@ -66,10 +74,10 @@ func prepareProfiling(ctx context.Context, opts *runner.Options, wasm []byte, f 
 	return p, nil
 }
 
-// context adds what the run's compilation needs: in sampling mode, the
+// context adds what the run's compilation needs: with checkpoints, the
 // listener on the sample trampoline.
 func (p *profiling) context(ctx context.Context) context.Context {
-	if p.sampler == nil {
+	if !p.checkpoints {
 		return ctx
 	}
 	return experimental.WithFunctionListenerFactory(ctx, p.meter.ListenerFactory())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -13,6 +14,7 @@ import (
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes"
+	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -48,6 +50,8 @@ type runFlags struct {
 	top        int
 	every      uint64
 	pprofAddr  string
+	maxInstr   uint64
+	timeout    time.Duration
 }
 
 func cmdRun(ctx context.Context, args []string, io stdio) int {
@@ -64,6 +68,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.BoolVar(&f.report, "report", false, "print the per-opcode and per-function cost table on stderr when the guest ends")
 	fs.StringVar(&f.reportJSON, "report-json", "", "write the cost report as JSON to `file`")
 	fs.IntVar(&f.top, "top", 20, "rows of each table of --report (0: all)")
+	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
 	openCache := cacheFlag(fs)
 	if code, done := parseFlags(fs, args, io); done {
 		return code
@@ -87,6 +93,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	}
 	if f.mode != modeSample && f.pprofAddr != "" {
 		return fail(io, exitUsage, errors.New("--pprof-addr needs --mode sample"))
+	}
+	if f.mode == modeOff && f.maxInstr > 0 {
+		return fail(io, exitUsage, errors.New("--max-instructions counts instructions: it needs a profiling --mode"))
 	}
 	modulePath, guestArgs := rest[0], rest[1:]
 	if len(guestArgs) > 0 && guestArgs[0] == "--" {
@@ -139,10 +148,18 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			wasm = prof.main
 		}
 	}
+	if f.maxInstr > 0 && prof == nil {
+		return fail(io, exitFailure, errors.New("--max-instructions needs a module with a JS interpreter to instrument"))
+	}
 	start := time.Now()
 	runCtx := ctx
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("stopped after --timeout %v", f.timeout))
+		defer cancel()
+	}
 	if prof != nil {
-		runCtx = prof.context(ctx)
+		runCtx = prof.context(runCtx)
 		if f.pprofAddr != "" {
 			stop, err := prof.serve(f.pprofAddr, start)
 			if err != nil {
@@ -165,20 +182,29 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			return fail(io, exitFailure, err)
 		}
 	}
-	return exitStatus(ctx, res, io)
+	return exitStatus(res, io)
 }
 
-// exitStatus reports how the guest ended and returns jsprof's exit code.
-func exitStatus(ctx context.Context, res runner.Result, io stdio) int {
+// exitStatus reports how the guest ended and returns jsprof's exit code:
+// the guest's own, 134 for a trap, 124 for a limit, 128+n for signal n.
+func exitStatus(res runner.Result, io stdio) int {
 	if res.Trap == nil {
 		return int(res.ExitCode)
 	}
-	var unresolved *runner.UnresolvedImportError
-	if errors.As(res.Trap, &unresolved) {
+	var (
+		unresolved *runner.UnresolvedImportError
+		limit      *meter.LimitError
+		sig        interrupted
+	)
+	switch {
+	case errors.As(res.Trap, &unresolved):
 		return fail(io, int(res.ExitCode), unresolved)
-	}
-	if ctx.Err() != nil {
-		return fail(io, int(res.ExitCode), fmt.Errorf("interrupted: %w", ctx.Err()))
+	case errors.As(res.Trap, &limit):
+		return fail(io, exitLimit, fmt.Errorf("stopped: %w", limit))
+	case errors.As(res.Trap, &sig):
+		return fail(io, 128+int(sig.sig), sig)
+	case errors.Is(res.Trap, context.DeadlineExceeded) || strings.HasPrefix(res.Trap.Error(), "stopped after --timeout"):
+		return fail(io, exitLimit, res.Trap)
 	}
 	return fail(io, int(res.ExitCode), fmt.Errorf("guest trapped: %w", res.Trap))
 }
@@ -193,10 +219,12 @@ func (p *profiling) write(res runner.Result, f runFlags, start time.Time, io std
 		fmt.Fprintf(io.err, "jsprof: warning: %s\n", oneLine(err.Error()))
 	}
 	var prof *profile.Profile
+	meta := p.meta(res, start)
 	if p.sampler != nil {
-		prof, err = p.sampler.Profile(results.TotalInstructions)
+		meta.TotalInstructions = results.TotalInstructions
+		prof, err = p.sampler.Profile(meta)
 	} else {
-		prof, err = jsframes.ExactProfile(results, p.meta(res, start), p.opcodeNames(), p.identity())
+		prof, err = jsframes.ExactProfile(results, meta, p.opcodeNames(), p.identity())
 	}
 	if err != nil {
 		return err
@@ -240,7 +268,7 @@ func (p *profiling) meta(res runner.Result, start time.Time) jsframes.ProfileMet
 		m.UncertainOpcodes = append(m.UncertainOpcodes, u.Opcode)
 	}
 	if res.Trap != nil {
-		m.Trap = oneLine(res.Trap.Error())
+		m.Trap = strings.TrimSuffix(oneLine(res.Trap.Error()), " (recovered by wazero)")
 	}
 	return m
 }

@@ -61,9 +61,13 @@ type Options struct {
 
 	// Cache, when set, keeps compiled modules across runs.
 	Cache wazero.CompilationCache
-	// Config, when set, replaces the default compiler runtime config (the
-	// cache is applied to it).
+	// Config, when set, replaces the default compiler runtime config, which
+	// closes the module when ctx is done (the cache is applied to it).
 	Config wazero.RuntimeConfig
+	// KeepOnContextDone leaves the guest running when ctx is done: the
+	// caller stops it itself (a profiler at its checkpoints), keeping the
+	// module readable. By default wazero closes the module.
+	KeepOnContextDone bool
 	// Deterministic replaces the host clocks and random source with wazero's
 	// fixed ones, so two runs of the same input execute the same instructions.
 	Deterministic bool
@@ -113,12 +117,12 @@ type Session struct {
 // nil.
 func NewSession(ctx context.Context, cfg wazero.RuntimeConfig, cache wazero.CompilationCache) (*Session, error) {
 	if cfg == nil {
-		cfg = wazero.NewRuntimeConfigCompiler()
+		cfg = wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true)
 	}
 	if cache != nil {
 		cfg = cfg.WithCompilationCache(cache)
 	}
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg.WithCloseOnContextDone(true))
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("instantiating WASI: %w", err)
@@ -210,7 +214,11 @@ func InitializePlugin(ctx context.Context, plugin api.Module) error {
 // starts (invalid module, missing entry point, unlinkable import) are
 // returned as err; how the guest ended, trap included, is in Result.
 func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
-	s, err := NewSession(ctx, opts.Config, opts.Cache)
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(!opts.KeepOnContextDone)
+	}
+	s, err := NewSession(ctx, cfg, opts.Cache)
 	if err != nil {
 		return Result{}, err
 	}
@@ -266,6 +274,10 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	}
 	res := Result{Entry: entry}
 	if _, err := mod.ExportedFunction(entry).Call(ctx); err != nil {
+		if ctx.Err() != nil { // the run was stopped: a deadline or an interrupt
+			res.ExitCode, res.Trap = ExitTrap, context.Cause(ctx)
+			return res, nil
+		}
 		if code, ok := exitCode(err); ok {
 			res.ExitCode = code
 		} else {

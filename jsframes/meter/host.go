@@ -12,10 +12,11 @@ import (
 
 // Sizes of what the host reserves in guest memory at Start.
 const (
-	initialStackFrames = 2048    // doubles when full, up to maxStackFrames
-	maxStackFrames     = 1 << 20 // deeper activations charge the native bucket
-	initialHashSlots   = 1 << 10 // doubles past half full
-	arenaChunk         = pageSize
+	initialStackFrames = 1024     // doubles when full, up to maxStackFrames
+	maxStackFrames     = 1 << 20  // deeper activations charge the native bucket
+	initialHashSlots   = 1 << 10  // doubles past half full
+	arenaChunk         = pageSize // the first chunk after the initial page; then doubling
+	maxArenaChunk      = 16 * pageSize
 )
 
 // Meter is the host side of instrumented runs: it links the imports the
@@ -29,6 +30,7 @@ type Meter struct {
 	mod  api.Module // the instrumented instance, once started
 
 	arenaNext, arenaEnd uint32
+	arenaGrow           uint32 // size of the next arena chunk
 	stackBase, stackCap uint32 // the shadow stack's region and its size in frames
 	hashBase, hashMask  uint32
 	hashUsed            uint32
@@ -44,6 +46,8 @@ type Meter struct {
 	// Sampling (Options.Sample).
 	every      uint64
 	onSample   SampleFunc
+	limit      uint64
+	sampleAt   uint64
 	lastSample uint64
 	lcg        uint64
 	identity   map[*function]*FunctionCost
@@ -90,15 +94,17 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 		return nil
 	}
 	*mt = Meter{plan: mt.plan, mod: mod, byBlock: map[uint32]*function{}, byStart: map[uint32]*function{}, byAddr: map[uint32]uint32{},
-		every: mt.every, onSample: mt.onSample, identity: map[*function]*FunctionCost{}}
-	stack, err := mt.reserve(initialStackFrames * frameSize)
+		every: mt.every, onSample: mt.onSample, limit: mt.limit, identity: map[*function]*FunctionCost{}}
+	// One page holds the stack, the table and the first blocks: every
+	// memory.grow may copy the whole memory, so they are few.
+	stack, err := mt.reserve(pageSize)
 	if err != nil {
 		return err
 	}
 	mt.stackBase, mt.stackCap = stack, initialStackFrames
-	if err := mt.newHashTable(initialHashSlots); err != nil {
-		return err
-	}
+	hash := stack + initialStackFrames*frameSize
+	mt.setHashTable(hash, initialHashSlots)
+	mt.arenaNext, mt.arenaEnd, mt.arenaGrow = hash+initialHashSlots*hashEntrySize, stack+pageSize, arenaChunk
 	if mt.outside, err = mt.newBlock(0, 0); err != nil {
 		return err
 	}
@@ -116,9 +122,12 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	set(exportLimit, 0)
 	set(exportFlags, 0)
 	set(exportLast, mod.ExportedGlobal(mt.plan.Counter).Get())
-	if mt.plan.Sample {
+	if mt.plan.Checkpoints {
 		mt.lastSample = mod.ExportedGlobal(mt.plan.Counter).Get()
-		mt.nextSample(mt.lastSample)
+		if mt.onSample != nil {
+			mt.nextSample(mt.lastSample)
+		}
+		mt.setCheckpoint(mt.lastSample)
 	}
 	set(exportBlock, uint64(mt.outside)) // last: a non-zero block turns the accounting on
 	return nil
@@ -144,7 +153,8 @@ func (mt *Meter) reserve(n uint32) (uint32, error) {
 func (mt *Meter) newBlock(base, limit uint32) (uint32, error) {
 	size := (blockSize(limit) + 7) &^ 7
 	if mt.arenaEnd-mt.arenaNext < size {
-		chunk := max(size, arenaChunk)
+		chunk := max(size, mt.arenaGrow)
+		mt.arenaGrow = min(mt.arenaGrow*2, maxArenaChunk)
 		start, err := mt.reserve(chunk)
 		if err != nil {
 			return 0, err
@@ -166,13 +176,19 @@ func (mt *Meter) newHashTable(slots uint32) error {
 	if err != nil {
 		return err
 	}
+	mt.setHashTable(base, slots)
+	return nil
+}
+
+// setHashTable makes the zeroed memory at base the table, with every known
+// address entered.
+func (mt *Meter) setHashTable(base, slots uint32) {
 	mt.hashBase, mt.hashMask, mt.hashUsed = base, slots-1, 0
 	for addr, block := range mt.byAddr {
 		mt.hashInsert(addr, block)
 	}
 	mt.mod.ExportedGlobal(exportHashBase).(api.MutableGlobal).Set(uint64(base))
 	mt.mod.ExportedGlobal(exportHashMask).(api.MutableGlobal).Set(uint64(slots - 1))
-	return nil
 }
 
 // hashInsert mirrors the module's lookup: h = mix(addr) & mask, linear probing.

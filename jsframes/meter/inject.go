@@ -41,6 +41,10 @@ type Options struct {
 	// counter passes the next sample point the host sets. Results then
 	// carry calls and totals but no per-pc costs.
 	Sample bool
+	// Checkpoints adds the same counter check in exact mode, so that the
+	// host can stop the guest at an instruction budget (Meter.SetLimit) or
+	// when the run's context is done, with the counters intact.
+	Checkpoints bool
 }
 
 // SampleExport names the injected, empty function the module calls at each
@@ -62,6 +66,9 @@ type Plan struct {
 	Counter string
 	// Sample: the module was instrumented for sampling (Options.Sample).
 	Sample bool
+	// Checkpoints: the module calls the sample trampoline at the host's
+	// checkpoints (sampling, or an instruction limit).
+	Checkpoints bool
 	// ImportedFuncs and Funcs are the original module's function counts:
 	// the rewritten module has two more imports, which shift the indices of
 	// defined functions, and its own functions after them.
@@ -178,7 +185,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	hooks.Exit = code(wasmcore.Instr{Op: wasmcore.OpCall, Index: fExit})
 
 	var afterCharge []byte
-	if opts.Sample {
+	if opts.Sample || opts.Checkpoints {
 		// No sample until the host sets the first sample point.
 		g.next = g.add(exportNext, wasmcore.ValI64)
 		g.m.Globals[g.next-g.m.NumImportedGlobals()].Init = wasmcore.ConstI64(-1)
@@ -195,7 +202,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 		return nil, err
 	}
 	g.count = ctr.Global
-	if opts.Sample && ctr.Global != m.NumImportedGlobals()+uint32(len(m.Globals))-1 {
+	if afterCharge != nil && ctr.Global != m.NumImportedGlobals()+uint32(len(m.Globals))-1 {
 		return nil, fmt.Errorf("meter: the counter is global %d, not the one the sample checks read", ctr.Global)
 	}
 
@@ -223,7 +230,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 
 	return &Plan{
 		DispatchFunc: d.FunctionIndex + 2, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,
-		Sample: opts.Sample, ImportedFuncs: origImports, Funcs: origFuncs, OriginalDispatchFunc: d.FunctionIndex,
+		Sample: opts.Sample, Checkpoints: afterCharge != nil, ImportedFuncs: origImports, Funcs: origFuncs, OriginalDispatchFunc: d.FunctionIndex,
 	}, nil
 }
 

@@ -2,6 +2,8 @@ package meter
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"slices"
 
 	"github.com/tetratelabs/wazero/api"
@@ -60,27 +62,77 @@ func (mt *Meter) ListenerFactory() experimental.FunctionListenerFactory {
 type sampleListener struct{ mt *Meter }
 
 func (l sampleListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, si experimental.StackIterator) {
-	l.mt.sample(mod, si)
+	l.mt.checkpoint(ctx, mod, si)
 }
 func (sampleListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
 func (sampleListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
 
-// nextSample sets the next sample point after count: every/2 plus a
+// LimitError stops a guest that reached its instruction budget.
+type LimitError struct{ Limit uint64 }
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("the guest reached the instruction limit (%d Wasm instructions)", e.Limit)
+}
+
+// SetLimit stops the guest, with a *LimitError, once it has executed limit
+// instructions (0: no limit). The plan must have been made with
+// Options.Limit or Options.Sample.
+func (mt *Meter) SetLimit(limit uint64) { mt.limit = limit }
+
+// nextSample draws the next sample point after count: every/2 plus a
 // pseudo-random part below every, so the mean period is every.
 func (mt *Meter) nextSample(count uint64) {
 	mt.lcg = mt.lcg*6364136223846793005 + 1442695040888963407
-	next := count + mt.every/2 + (mt.lcg>>33)%mt.every + 1
+	mt.sampleAt = count + mt.every/2 + (mt.lcg>>33)%mt.every + 1
+}
+
+// cancelCheckEvery is how many instructions may run between two looks at
+// the run's context (a timeout, an interrupt) when nothing else stops the
+// module sooner: about a tenth of a second.
+const cancelCheckEvery = 20_000_000
+
+// setCheckpoint tells the module the next counter value to stop at: the
+// next sample, the limit or the next look at the context, whichever comes
+// first.
+func (mt *Meter) setCheckpoint(count uint64) {
+	next := count + cancelCheckEvery
+	if mt.onSample != nil {
+		next = min(next, mt.sampleAt)
+	}
+	if mt.limit > 0 {
+		next = min(next, mt.limit)
+	}
 	mt.mod.ExportedGlobal(exportNext).(api.MutableGlobal).Set(next)
 }
 
-func (mt *Meter) sample(mod api.Module, si experimental.StackIterator) {
-	if mt.mod == nil || mt.onSample == nil {
+// checkpoint runs when the counter passes the checkpoint: it samples, stops
+// the guest at its limit, or stops it when the run's context is done — by
+// panicking with the cause, which wazero returns from the guest's entry
+// point, leaving the module and its counters readable (closing it, as
+// wazero does on a done context itself, would not).
+func (mt *Meter) checkpoint(ctx context.Context, mod api.Module, si experimental.StackIterator) {
+	if mt.mod == nil {
 		return
 	}
+	if ctx.Err() != nil {
+		mt.mod.ExportedGlobal(exportNext).(api.MutableGlobal).Set(math.MaxUint64)
+		panic(context.Cause(ctx))
+	}
 	count := mod.ExportedGlobal(mt.plan.Counter).Get()
+	if mt.onSample != nil && count >= mt.sampleAt {
+		mt.sample(mod, si, count)
+		mt.nextSample(count)
+	}
+	if mt.limit > 0 && count >= mt.limit {
+		mt.mod.ExportedGlobal(exportNext).(api.MutableGlobal).Set(math.MaxUint64)
+		panic(&LimitError{Limit: mt.limit})
+	}
+	mt.setCheckpoint(count)
+}
+
+func (mt *Meter) sample(mod api.Module, si experimental.StackIterator, count uint64) {
 	weight := count - mt.lastSample
 	mt.lastSample = count
-	mt.nextSample(count)
 
 	mt.wasmBuf = mt.wasmBuf[:0]
 	first := true
