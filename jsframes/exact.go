@@ -60,3 +60,22 @@ func ExactProfile(res *meter.Results, meta ProfileMeta, ops OpcodeNamer, id Iden
 	}
 	return b.Profile()
 }
+
+// Identity adapts the namer to Identity: display names and lines from the
+// matched serialized function, or from the engine's memory.
+func (n *Namer) Identity() Identity { return namerIdentity{n} }
+
+type namerIdentity struct{ n *Namer }
+
+func (i namerIdentity) Function(f meter.FunctionCost) (string, string, int) {
+	info := i.n.Name(f)
+	return info.Name, info.File, info.Line
+}
+
+func (i namerIdentity) Line(f meter.FunctionCost, pc uint32) int {
+	line, _, ok := i.n.LineOf(f, pc)
+	if !ok {
+		return 0
+	}
+	return line
+}

@@ -1,6 +1,8 @@
 package jsframes
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/google/pprof/profile"
@@ -8,24 +10,6 @@ import (
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/wasmcore"
 )
-
-// Sampler turns the meter's samples into layered stacks (docs/profile-format.md):
-// Wasm frames from the entry point; at each interpreter activation, in
-// place of the interpreter's own frame, the JS frame at its pc's line and
-// the opcode frame; then the Wasm frames the handler runs. It is safe for
-// concurrent use: a running guest adds samples while an HTTP handler reads.
-type Sampler struct {
-	dispatch uint32 // the interpreter's function index, in the original module
-	sym      *wasmcore.Symbolizer
-	ops      OpcodeNamer
-	id       Identity
-
-	mu      sync.Mutex
-	main    *ProfileBuilder
-	windows map[*ProfileBuilder]struct{}
-	stack   []Frame
-	total   uint64
-}
 
 // TruncatedStack roots a sampled stack whose outer Wasm frames are unknown.
 const TruncatedStack = "(truncated Wasm stack)"
@@ -40,22 +24,74 @@ func isEntryPoint(name string) bool {
 	return false
 }
 
+// Sampler turns the meter's samples into layered stacks (docs/profile-format.md):
+// Wasm frames from the entry point; at each interpreter activation, in
+// place of the interpreter's own frame, the JS frame at its pc's line and
+// the opcode frame; then the Wasm frames the handler runs.
+//
+// Samples are kept raw (function addresses and pcs) and named when a
+// profile is built, since names are best once every function of the run is
+// known. It is safe for concurrent use: a running guest adds samples while
+// an HTTP handler reads.
+type Sampler struct {
+	dispatch uint32 // the interpreter's function index, in the original module
+	sym      *wasmcore.Symbolizer
+	ops      OpcodeNamer
+
+	mu      sync.Mutex
+	main    *rawProfile
+	windows map[*rawProfile]struct{}
+	buf     []rawFrame
+	key     strings.Builder
+}
+
+// rawFrame is a frame before naming.
+type rawFrame struct {
+	kind     FrameKind
+	index    uint32              // Wasm: function index
+	offset   uint64              // Wasm: code offset
+	fn       *meter.FunctionCost // JS: the function (identity fields)
+	pc       uint32              // JS: pc in the function's bytecode
+	bucket   string              // bucket: its name
+	entering bool                // JS: call setup of an activation not yet identified
+}
+
+type rawSample struct {
+	stack  []rawFrame
+	weight uint64
+}
+
+// rawProfile aggregates raw samples by stack.
+type rawProfile struct {
+	samples map[string]*rawSample
+	order   []string
+	total   uint64
+}
+
+func newRawProfile() *rawProfile { return &rawProfile{samples: map[string]*rawSample{}} }
+
+func (r *rawProfile) add(key string, stack []rawFrame, weight uint64) {
+	r.total += weight
+	s := r.samples[key]
+	if s == nil {
+		s = &rawSample{stack: append([]rawFrame(nil), stack...)}
+		r.samples[key] = s
+		r.order = append(r.order, key)
+	}
+	s.weight += weight
+}
+
 // NewSampler prepares a sampler; sym names Wasm functions of the original
 // module, dispatch is the interpreter's index in it.
-func NewSampler(meta ProfileMeta, dispatch uint32, sym *wasmcore.Symbolizer, ops OpcodeNamer, id Identity) *Sampler {
-	if id == nil {
-		id = AddressIdentity{}
-	}
-	meta.Mode = "sample"
-	return &Sampler{dispatch: dispatch, sym: sym, ops: ops, id: id, main: NewProfileBuilder(meta), windows: map[*ProfileBuilder]struct{}{}}
+func NewSampler(dispatch uint32, sym *wasmcore.Symbolizer, ops OpcodeNamer) *Sampler {
+	return &Sampler{dispatch: dispatch, sym: sym, ops: ops, main: newRawProfile(), windows: map[*rawProfile]struct{}{}}
 }
 
 // Add records one sample; it fits meter.SampleFunc.
 func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activation) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.total += weight
-	st := s.stack[:0]
+	st := s.buf[:0]
 	// wazero's stack walk sometimes stops short of the entry point (it
 	// unwinds by frame pointers). The shadow stack still knows every JS
 	// activation: those the walk missed go at the root, under a frame that
@@ -67,10 +103,10 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 		}
 	}
 	next := 0
-	if seen < len(js) || len(wasm) == 0 || !isEntryPoint(s.wasmFrame(wasm[0]).Name) {
-		st = append(st, BucketFrame(TruncatedStack))
+	if seen < len(js) || len(wasm) == 0 || !isEntryPoint(s.sym.FuncName(wasm[0].Index)) {
+		st = append(st, rawFrame{kind: KindBucket, bucket: TruncatedStack})
 		for ; next < len(js)-seen; next++ {
-			st = append(st, s.jsFrames(js[next])...)
+			st = append(st, jsRaw(js[next]))
 		}
 	}
 	for _, w := range wasm {
@@ -78,80 +114,112 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 			continue
 		}
 		if w.Index == s.dispatch && next < len(js) {
-			a := js[next]
+			st = append(st, jsRaw(js[next]))
 			next++
-			st = append(st, s.jsFrames(a)...)
 			continue
 		}
-		st = append(st, s.wasmFrame(w))
+		st = append(st, rawFrame{kind: KindWasm, index: w.Index, offset: w.Offset})
 	}
-	s.stack = st
-	s.main.Add(st, int64(weight), 0, 0)
-	for b := range s.windows {
-		b.Add(st, int64(weight), 0, 0)
+	s.buf = st
+	s.key.Reset()
+	for _, f := range st {
+		switch f.kind {
+		case KindJS:
+			addr := uint32(0)
+			if f.fn != nil {
+				addr = f.fn.Address
+			}
+			fmt.Fprintf(&s.key, "j%x.%x.%t;", addr, f.pc, f.entering)
+		case KindWasm:
+			fmt.Fprintf(&s.key, "w%x.%x;", f.index, f.offset)
+		default:
+			fmt.Fprintf(&s.key, "b%s;", f.bucket)
+		}
+	}
+	k := s.key.String()
+	s.main.add(k, st, weight)
+	for w := range s.windows {
+		w.add(k, st, weight)
 	}
 }
 
-func (s *Sampler) jsFrames(a meter.Activation) []Frame {
-	switch {
-	case a.Entering:
-		return []Frame{OpcodeFrame(CallSetupName, meter.CallSetup)}
-	case a.Function == nil:
-		return []Frame{BucketFrame(meter.BucketNative)}
-	}
-	f := *a.Function
-	name, file, line := s.id.Function(f)
-	l := s.id.Line(f, a.PC)
-	if l == 0 {
-		l = line
-	}
-	opcode := -1
-	if int(a.PC) < len(f.Code) {
-		opcode = int(f.Code[a.PC])
-	}
-	return []Frame{JSFrame(name, file, line, l, f.Address, a.PC), OpcodeFrame(s.ops.Name(opcode), opcode)}
-}
-
-func (s *Sampler) wasmFrame(w meter.WasmFrame) Frame {
-	return WasmFrame(w.Index, s.sym.FuncName(w.Index), "", 0, w.Offset)
+func jsRaw(a meter.Activation) rawFrame {
+	return rawFrame{kind: KindJS, fn: a.Function, pc: a.PC, entering: a.Entering}
 }
 
 // Total is the sum of the samples' weights so far.
 func (s *Sampler) Total() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.total
+	return s.main.total
 }
 
-// Profile returns the profile of every sample so far, described by meta
-// (its mode set to sample).
-func (s *Sampler) Profile(meta ProfileMeta) (*profile.Profile, error) {
+// Profile names every sample so far with id and returns the profile,
+// described by meta (its mode set to sample).
+func (s *Sampler) Profile(meta ProfileMeta, id Identity) (*profile.Profile, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, err := s.main.Profile()
-	if err != nil {
-		return nil, err
-	}
-	p = p.Copy()
-	meta.Mode = "sample"
-	meta.SampleEvery = uint64(p.Period)
-	p.Comments = meta.comments()
-	p.TimeNanos, p.DurationNanos = meta.Start.UnixNano(), meta.Duration.Nanoseconds()
-	return p, nil
+	return s.build(s.main, meta, id)
 }
 
 // Window starts collecting the samples from now on into a profile of their
-// own; stop ends it and returns that profile.
-func (s *Sampler) Window(meta ProfileMeta) (stop func() (*profile.Profile, error)) {
-	meta.Mode = "sample"
-	b := NewProfileBuilder(meta)
+// own; stop ends it and returns that profile, named with id.
+func (s *Sampler) Window() (stop func(meta ProfileMeta, id Identity) (*profile.Profile, error)) {
+	r := newRawProfile()
 	s.mu.Lock()
-	s.windows[b] = struct{}{}
+	s.windows[r] = struct{}{}
 	s.mu.Unlock()
-	return func() (*profile.Profile, error) {
+	return func(meta ProfileMeta, id Identity) (*profile.Profile, error) {
 		s.mu.Lock()
-		delete(s.windows, b)
-		s.mu.Unlock()
-		return b.Profile()
+		defer s.mu.Unlock()
+		delete(s.windows, r)
+		return s.build(r, meta, id)
 	}
+}
+
+func (s *Sampler) build(r *rawProfile, meta ProfileMeta, id Identity) (*profile.Profile, error) {
+	if id == nil {
+		id = AddressIdentity{}
+	}
+	meta.Mode = "sample"
+	if meta.TotalInstructions == 0 {
+		meta.TotalInstructions = r.total
+	}
+	b := NewProfileBuilder(meta)
+	var frames []Frame
+	for _, k := range r.order {
+		rs := r.samples[k]
+		frames = frames[:0]
+		for _, f := range rs.stack {
+			frames = append(frames, s.frames(f, id)...)
+		}
+		b.Add(frames, int64(rs.weight), 0, 0)
+	}
+	return b.Profile()
+}
+
+func (s *Sampler) frames(f rawFrame, id Identity) []Frame {
+	switch f.kind {
+	case KindWasm:
+		return []Frame{WasmFrame(f.index, s.sym.FuncName(f.index), "", 0, f.offset)}
+	case KindBucket:
+		return []Frame{BucketFrame(f.bucket)}
+	}
+	switch {
+	case f.entering:
+		return []Frame{OpcodeFrame(CallSetupName, meter.CallSetup)}
+	case f.fn == nil:
+		return []Frame{BucketFrame(meter.BucketNative)}
+	}
+	fn := *f.fn
+	name, file, line := id.Function(fn)
+	l := id.Line(fn, f.pc)
+	if l == 0 {
+		l = line
+	}
+	opcode := -1
+	if int(f.pc) < len(fn.Code) {
+		opcode = int(fn.Code[f.pc])
+	}
+	return []Frame{JSFrame(name, file, line, l, fn.Address, f.pc), OpcodeFrame(s.ops.Name(opcode), opcode)}
 }

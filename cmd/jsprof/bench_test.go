@@ -87,7 +87,7 @@ func newGuests(tb testing.TB, wasm []byte, opts meter.Options) (plain, profiled 
 		// The sampler's own work, stacks and all, is part of the cost.
 		sym, err := wasmcore.NewSymbolizer(prof.module)
 		require.NoError(tb, err)
-		sampler := jsframes.NewSampler(jsframes.ProfileMeta{}, prof.analysis.Dispatch.FunctionIndex, sym, prof.opcodeNames(), prof.identity())
+		sampler := jsframes.NewSampler(prof.analysis.Dispatch.FunctionIndex, sym, prof.opcodeNames())
 		prof.meter.SetSampling(100_000, sampler.Add)
 		ctx = experimental.WithFunctionListenerFactory(ctx, prof.meter.ListenerFactory())
 	}

@@ -278,6 +278,9 @@ func TestRunReport(t *testing.T) {
 					sum += f.SelfWasmInstructions
 				}
 				require.NotNil(t, fib, "a function called exactly 21891 times: fib(20)")
+				assert.Equal(t, "fib", fib.Name)
+				assert.Equal(t, "function.mjs", fib.File, "Javy compiles the program as function.mjs")
+				assert.Equal(t, 1, fib.Line)
 				assert.Greater(t, fib.SelfWasmInstructions, cost.TotalWasmInstructions/2)
 				for _, b := range cost.Buckets {
 					sum += b.WasmInstructions

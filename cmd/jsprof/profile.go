@@ -27,12 +27,19 @@ type profiling struct {
 	main     []byte // the main module to run (instrumented unless the plugin is)
 	analysis *dispatch.Report
 	module   *wasmcore.Module // the module holding the interpreter, as it was
-	meter    *meter.Meter
-	sampler  *jsframes.Sampler // sampling mode only
-	done     chan struct{}     // closed when the guest has ended
+	// mainModule and mainReport are the module run and its analysis (the
+	// same as module and analysis for a static module; for a dynamic one,
+	// the small module that carries the program's bytecode).
+	mainModule *wasmcore.Module
+	mainReport *dispatch.Report
+	namer      *jsframes.Namer // nil: functions named by address
+	meter      *meter.Meter
+	sampler    *jsframes.Sampler // sampling mode only
+	done       chan struct{}     // closed when the guest has ended
 	// checkpoints: the module stops at host checkpoints (samples, a limit),
 	// which a listener handles.
 	checkpoints bool
+	every       uint64 // sampling period
 }
 
 // noInterpreterError says that neither module holds a JS interpreter.
@@ -66,10 +73,9 @@ func prepareProfiling(ctx context.Context, opts *runner.Options, wasm []byte, f 
 		if err != nil {
 			return nil, err
 		}
-		meta := p.meta(runner.Result{}, time.Now())
-		meta.SampleEvery = f.every
-		p.sampler = jsframes.NewSampler(meta, p.analysis.Dispatch.FunctionIndex, sym, p.opcodeNames(), p.identity())
+		p.sampler = jsframes.NewSampler(p.analysis.Dispatch.FunctionIndex, sym, p.opcodeNames())
 		p.meter.SetSampling(f.every, p.sampler.Add)
+		p.every = f.every
 	}
 	return p, nil
 }
@@ -105,15 +111,16 @@ func (p *profiling) serve(addr string, start time.Time) (stop func(), err error)
 			}
 			seconds = n
 		}
-		meta := p.meta(runner.Result{}, time.Now())
-		meta.Duration = time.Duration(seconds) * time.Second
-		window := p.sampler.Window(meta)
+		window := p.sampler.Window()
+		began := time.Now()
 		select {
 		case <-time.After(time.Duration(seconds) * time.Second):
 		case <-p.done:
 		case <-r.Context().Done():
 		}
-		prof, err := window()
+		meta := p.meta(runner.Result{}, began)
+		meta.SampleEvery = p.every
+		prof, err := window(meta, p.identity())
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -136,44 +143,77 @@ func (p *profiling) serve(addr string, start time.Time) (stop func(), err error)
 // the plugin, and rewrites that one. It returns the bytes to run in place
 // of main and plugin (unchanged where no interpreter is).
 func instrument(ctx context.Context, name string, main []byte, plugin []byte, opts meter.Options) (newMain, newPlugin []byte, p *profiling, err error) {
-	try := func(what string, wasm []byte) ([]byte, *profiling, string, error) {
+	analyze := func(what string, wasm []byte) (*wasmcore.Module, *dispatch.Report, error) {
 		m, err := wasmcore.Decode(wasm)
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("%s: %w", what, err)
+			return nil, nil, fmt.Errorf("%s: %w", what, err)
 		}
 		report, err := dispatch.Analyze(ctx, m)
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("%s: %w", what, err)
+			return nil, nil, fmt.Errorf("%s: %w", what, err)
 		}
-		if report.Dispatch == nil {
-			return nil, nil, report.Reason, nil
+		return m, report, nil
+	}
+	rewrite := func(what string, wasm []byte, report *dispatch.Report) ([]byte, *profiling, error) {
+		m, err := wasmcore.Decode(wasm) // a copy to rewrite; the analysed one stays as it was
+		if err != nil {
+			return nil, nil, err
 		}
 		plan, err := meter.Instrument(m, report.Dispatch, opts)
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("%s: %w", what, err)
+			return nil, nil, fmt.Errorf("%s: %w", what, err)
 		}
 		out, err := m.Encode()
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("%s: %w", what, err)
+			return nil, nil, fmt.Errorf("%s: %w", what, err)
 		}
-		orig, err := wasmcore.Decode(wasm)
+		return out, &profiling{analysis: report, meter: meter.New(plan)}, nil
+	}
+	mainMod, mainReport, err := analyze(name, main)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if mainReport.Dispatch != nil {
+		out, p, err := rewrite(name, main, mainReport)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, nil, err
 		}
-		return out, &profiling{analysis: report, module: orig, meter: meter.New(plan)}, "", nil
+		p.module, p.mainModule, p.mainReport = mainMod, mainMod, mainReport
+		return out, plugin, p, nil
 	}
-	out, p, reason, err := try(name, main)
-	if err != nil || p != nil {
-		return out, plugin, p, err
-	}
+	reason := mainReport.Reason
 	if plugin != nil {
-		out, p, pluginReason, err := try("plugin", plugin)
-		if err != nil || p != nil {
-			return main, out, p, err
+		pluginMod, pluginReport, err := analyze("plugin", plugin)
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		reason += "; in the plugin: " + pluginReason
+		if pluginReport.Dispatch != nil {
+			out, p, err := rewrite("plugin", plugin, pluginReport)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			p.module, p.mainModule, p.mainReport = pluginMod, mainMod, mainReport
+			return main, out, p, nil
+		}
+		reason += "; in the plugin: " + pluginReport.Reason
 	}
 	return nil, nil, nil, &noInterpreterError{fmt.Sprintf("%s: no JS interpreter found to profile: %s", name, reason)}
+}
+
+// namer prepares naming: the program's serialized bytecode parsed for the
+// engine. Where that fails (an engine or format jsprof does not read), it
+// says so once and names functions by address.
+func (p *profiling) prepareNamer(warn func(error)) {
+	spec, err := jsframes.EngineSpecForModule(p.module, p.analysis)
+	if err != nil {
+		warn(fmt.Errorf("naming JS functions: %w", err))
+		return
+	}
+	prog, err := jsframes.ProgramFromModules(p.mainModule, p.mainReport, p.module, p.analysis)
+	if err != nil {
+		warn(fmt.Errorf("naming JS functions: %w", err))
+	}
+	p.namer = jsframes.NewNamer(prog, spec)
 }
 
 // report names the meter's results with what the analysis knows.
@@ -197,7 +237,22 @@ func (p *profiling) opcodeNames() jsframes.OpcodeNamer {
 
 // identity names the measured functions.
 func (p *profiling) identity() jsframes.Identity {
-	return jsframes.AddressIdentity{}
+	if p.namer == nil {
+		return jsframes.AddressIdentity{}
+	}
+	return p.namer.Identity()
+}
+
+// learn gives the namer every measured function and the guest's memory,
+// once the guest has ended.
+func (p *profiling) learn(res *meter.Results) {
+	if p.namer == nil {
+		return
+	}
+	if mem := p.meter.Memory(); mem != nil {
+		p.namer.UseMemory(mem)
+	}
+	p.namer.Learn(res.Functions)
 }
 
 // writeFileAtomic writes via a temporary file in the same directory and a

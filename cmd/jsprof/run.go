@@ -146,6 +146,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			prof = nil
 		} else {
 			wasm = prof.main
+			prof.prepareNamer(func(err error) { fmt.Fprintf(io.err, "jsprof: warning: %s\n", oneLine(err.Error())) })
 		}
 	}
 	if f.maxInstr > 0 && prof == nil {
@@ -219,10 +220,12 @@ func (p *profiling) write(res runner.Result, f runFlags, start time.Time, io std
 		fmt.Fprintf(io.err, "jsprof: warning: %s\n", oneLine(err.Error()))
 	}
 	var prof *profile.Profile
+	p.learn(results)
 	meta := p.meta(res, start)
 	if p.sampler != nil {
 		meta.TotalInstructions = results.TotalInstructions
-		prof, err = p.sampler.Profile(meta)
+		meta.SampleEvery = p.every
+		prof, err = p.sampler.Profile(meta, p.identity())
 	} else {
 		prof, err = jsframes.ExactProfile(results, meta, p.opcodeNames(), p.identity())
 	}

@@ -87,7 +87,21 @@ func TestSampleMode(t *testing.T) {
 				assert.Greater(t, atStart, len(sp.Sample)*9/10, "most stacks reach the entry point")
 				if program != "fib" { // fib's handlers are all inline in the interpreter
 					assert.Positive(t, layered, "some samples are in an opcode handler's Wasm helpers")
+					return
 				}
+				recursive := 0
+				for _, s := range sp.Sample {
+					var js []string
+					for i := len(s.Location) - 1; i >= 0; i-- {
+						if ln := s.Location[i].Line[0]; strings.HasPrefix(ln.Function.SystemName, "js:") {
+							js = append(js, fmt.Sprintf("%s@%s:%d", ln.Function.Name, ln.Function.Filename, ln.Function.StartLine))
+						}
+					}
+					if len(js) >= 3 && js[1] == "fib@function.mjs:1" && js[2] == "fib@function.mjs:1" {
+						recursive++
+					}
+				}
+				assert.Positive(t, recursive, "fib (function.mjs:1) calling itself")
 			})
 		}
 	}

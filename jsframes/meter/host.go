@@ -133,6 +133,15 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	return nil
 }
 
+// Memory is the instrumented instance's memory, nil before Start. It stays
+// readable after the guest ended.
+func (mt *Meter) Memory() api.Memory {
+	if mt.mod == nil {
+		return nil
+	}
+	return mt.mod.Memory()
+}
+
 // reserve grows the guest's memory by whole pages for n bytes and returns
 // their address. The guest's allocator takes the pages after them as usual.
 func (mt *Meter) reserve(n uint32) (uint32, error) {
