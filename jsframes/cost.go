@@ -184,37 +184,3 @@ func (r *CostReport) WriteTable(w io.Writer, top int) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
-// writeRows aligns columns: the first left, the others right.
-func writeRows(b *strings.Builder, rows [][]string) {
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for i, cell := range row {
-			widths[i] = max(widths[i], len([]rune(cell)))
-		}
-	}
-	for _, row := range rows {
-		for i, cell := range row {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(cell)))
-			if i == 0 {
-				b.WriteString(cell + pad)
-			} else {
-				b.WriteString("  " + pad + cell)
-			}
-		}
-		b.WriteString("\n")
-	}
-}
-
-// Human scales a count for reading: 999, 12.3k, 4.56M, 7.89G.
-func Human(n uint64) string {
-	switch {
-	case n < 10_000:
-		return fmt.Sprint(n)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	case n < 1_000_000_000:
-		return fmt.Sprintf("%.2fM", float64(n)/1e6)
-	}
-	return fmt.Sprintf("%.2fG", float64(n)/1e9)
-}

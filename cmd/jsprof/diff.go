@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/jsprof/jsprof/jsframes"
+)
+
+const diffSynopsis = `jsprof diff [--csv|--json] [--top N] [--html FILE] BASE.pb.gz NEW.pb.gz
+
+Compares two profiles of the same JS, typically on two engine releases.
+Opcodes are aligned by name (their numbering differs between releases),
+JS functions by name, file and first line. Prints the totals, a paragraph
+on where the cost moved, then per opcode the executions and instructions
+per execution in each and the change, opcodes that ran in only one engine,
+and per JS function the change. CSV and JSON carry exact counts.
+
+For pprof's own view of the change: go tool pprof -diff_base BASE.pb.gz NEW.pb.gz`
+
+func cmdDiff(ctx context.Context, args []string, io stdio) int {
+	fs := newFlagSet("diff", diffSynopsis, io)
+	format := formatFlags(fs)
+	top := fs.Int("top", -1, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
+	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
+	files, code, done := parseInterleaved(fs, args, io)
+	if done {
+		return code
+	}
+	if len(files) != 2 {
+		fmt.Fprintf(io.err, "jsprof: diff: want two profiles, BASE and NEW, have %d\n", len(files))
+		fs.Usage()
+		return exitUsage
+	}
+	f, err := format()
+	if err != nil {
+		return fail(io, exitUsage, fmt.Errorf("diff: %w", err))
+	}
+	if *top < -1 {
+		return fail(io, exitUsage, fmt.Errorf("diff: --top %d: want 0 (all) or more", *top))
+	}
+	var data [2]*jsframes.ProfileData
+	for i, path := range files {
+		if data[i], err = jsframes.ReadProfileFile(path); err != nil {
+			return fail(io, exitFailure, err)
+		}
+	}
+	df := jsframes.NewDiff(data[0], data[1], filepath.Base(files[0]), filepath.Base(files[1]))
+	if err := writeDiff(io.out, df, f, *top, *htmlPath); err != nil {
+		return fail(io, exitFailure, err)
+	}
+	return 0
+}
+
+// writeDiff writes the diff in format f on w, and as HTML to htmlPath
+// unless it is empty: top rows of each table; -1: the default, 20 in text
+// and all in HTML.
+func writeDiff(w io.Writer, df *jsframes.Diff, f outputFormat, top int, htmlPath string) error {
+	if htmlPath != "" {
+		if err := writeHTML(htmlPath, func(w io.Writer) error { return df.WriteHTML(w, max(top, 0)) }); err != nil {
+			return err
+		}
+	}
+	if top < 0 {
+		top = defaultTop
+	}
+	return writeFormat(w, f,
+		func(w io.Writer) error { return df.WriteText(w, top) },
+		df.WriteCSV, df.WriteJSON)
+}
