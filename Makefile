@@ -11,12 +11,13 @@ setup:
 bin:
 	$(GO) build -o bin/jsprof ./cmd/jsprof
 
-# Build fixtures/js/fib.js into a static Javy module with a real Javy plugin
-# and run it under jsprof.
+# Build fixtures/js/fib.js into a static Javy module with a real Javy plugin,
+# profile it, and print the per-opcode and per-function cost.
 demo: setup bin
 	mkdir -p $(OUT)
 	./bin/jsprof build --plugin $(PLUGIN) fixtures/js/fib.js -o $(OUT)/fib.wasm
-	./bin/jsprof run $(OUT)/fib.wasm
+	./bin/jsprof run --report --top 10 -o $(OUT)/fib.pb.gz $(OUT)/fib.wasm
+	@echo "profile: $(OUT)/fib.pb.gz (go tool pprof -top $(OUT)/fib.pb.gz; ./bin/jsprof report --by line $(OUT)/fib.pb.gz)"
 
 test: setup
 	$(GO) test ./...

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # Debian packages: the C -> WASI toolchain for our own interpreters, binaryen
 # and wabt to cross-check, chromium for the HTML report test.
-want=(clang-14 lld wasi-libc libclang-rt-14-dev-wasm32 binaryen wabt)
+want=(clang-14 lld wasi-libc libclang-rt-14-dev-wasm32 binaryen wabt chromium)
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -194,17 +194,24 @@ func (g *globals) exitBody(fClose uint32) []byte {
 	return code(out...)
 }
 
-// dispatchBody: an opcode is dispatched. On an activation's first dispatch
-// its bytecode address names its function: look up (or have the host
-// create) the function's block, count a call, and charge what ran so far to
-// its call-setup slot. Then charge what ran since the last charge to the
-// running slot, and count one execution at the new pc.
-//
-//	(param $addr i32) (param $opcode i32) (local $b i32) (local $p i32) (local $f i32) (local $i i32)
-func (g *globals) dispatchBody(fLookup uint32) []byte {
-	const addr, opcode, b, p, f, i = 0, 1, 2, 3, 4, 5
-	out := g.returnUnlessStarted()
-	out = append(out,
+// dispatchLocals are the dispatch function's locals the inlined dispatch
+// accounting uses: the opcode's address and value, captured at its byte
+// load, and four scratch locals.
+type dispatchLocals struct{ addr, opcode, b, p, f, i uint32 }
+
+// dispatchCode is inlined before the dispatch br_table: an opcode is
+// dispatched. On an activation's first dispatch its bytecode address names
+// its function: look up (or have the host create) the function's block,
+// count a call, and charge what ran so far to its call-setup slot. Then
+// charge what ran since the last charge to the running slot, and count one
+// execution at the new pc. Inlined rather than called: it runs once per JS
+// opcode, where a call costs as much as the accounting.
+func (g *globals) dispatchCode(fLookup uint32, l dispatchLocals) []byte {
+	addr, opcode, b, p, f, i := l.addr, l.opcode, l.b, l.p, l.f, l.i
+	out := ops{
+		wasmcore.Instr{Op: wasmcore.OpBlock, Block: wasmcore.BlockEmpty},
+		// not started: nothing to charge, nothing to write at address 0
+		gget(g.block), op(wasmcore.OpI32Eqz), wasmcore.Instr{Op: wasmcore.OpBrIf, Index: 0},
 		gget(g.flags), i32c(flagFresh), op(wasmcore.OpI32And), ifThen(),
 		lget(addr),
 		// the function object saved by enter, if the frame fit on the stack
@@ -224,7 +231,7 @@ func (g *globals) dispatchBody(fLookup uint32) []byte {
 		lget(b), load32(blockLimit), ltee(i), gset(g.limit),
 		lget(i), gset(g.slot),
 		end(),
-	)
+	}
 	if !g.exact {
 		// sampling: the running slot is the pc's address
 		out = append(out, lget(addr), gset(g.slot), end())

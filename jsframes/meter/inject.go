@@ -118,20 +118,30 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	origImports, origFuncs := m.NumImportedFuncs(), m.NumFuncs()
 	g := newGlobals(m)
 	g.exact = !opts.Sample
+	var afterCharge []byte
+	if opts.Sample || opts.Checkpoints {
+		// No checkpoint until the host sets the first one.
+		g.next = g.add(exportNext, wasmcore.ValI64)
+		g.m.Globals[g.next-g.m.NumImportedGlobals()].Init = wasmcore.ConstI64(-1)
+	}
+	// The injected code reads the counter CountInstructions adds: the next
+	// global.
+	g.count = m.NumImportedGlobals() + uint32(len(m.Globals))
 
 	// Indices the injected functions will have, before the host import is
 	// added: the import shifts them, and the hooks' calls with them, by one.
 	next := m.NumFuncs()
-	fEnter, fExit, fDispatch, fSample := next, next+1, next+2, next+5
+	fEnter, fExit, fClose, fLookup, fSample := next, next+1, next+2, next+3, next+4
 
 	// Two locals of the dispatch function capture the opcode's address and
-	// value at its byte load.
+	// value at its byte load; four more serve the inlined accounting.
 	nLocals := uint32(len(ft.Params))
 	for _, l := range fn.Locals {
 		nLocals += l.Count
 	}
-	localAddr, localOp := nLocals, nLocals+1
-	fn.Locals = append(fn.Locals, wasmcore.Local{Count: 2, Type: wasmcore.ValI32})
+	locals := dispatchLocals{addr: nLocals, opcode: nLocals + 1, b: nLocals + 2, p: nLocals + 3, f: nLocals + 4, i: nLocals + 5}
+	localAddr, localOp := locals.addr, locals.opcode
+	fn.Locals = append(fn.Locals, wasmcore.Local{Count: 6, Type: wasmcore.ValI32})
 
 	body, err := wasmcore.DecodeInstructions(fn.Body)
 	if err != nil {
@@ -175,24 +185,14 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 		if i, ok := at[off]; !ok || body[i].Op != wasmcore.OpBrTable {
 			return nil, fmt.Errorf("meter: no br_table at offset %#x of dispatch function %d", bt, d.FunctionIndex)
 		}
-		before(off, code(
-			wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: localAddr},
-			wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: localOp},
-			wasmcore.Instr{Op: wasmcore.OpCall, Index: fDispatch},
-		))
+		before(off, g.dispatchCode(fLookup, locals))
+	}
+	if g.next != 0 {
+		afterCharge = code(gget(g.count), gget(g.next), op(wasmcore.OpI64GeU), ifThen(), call(fSample), end())
 	}
 	hooks.Entry = append(funcObjArg(d.BytecodePointer, ft), code(wasmcore.Instr{Op: wasmcore.OpCall, Index: fEnter})...)
 	hooks.Exit = code(wasmcore.Instr{Op: wasmcore.OpCall, Index: fExit})
 
-	var afterCharge []byte
-	if opts.Sample || opts.Checkpoints {
-		// No sample until the host sets the first sample point.
-		g.next = g.add(exportNext, wasmcore.ValI64)
-		g.m.Globals[g.next-g.m.NumImportedGlobals()].Init = wasmcore.ConstI64(-1)
-		// The counter is the global CountInstructions adds next.
-		counter := m.NumImportedGlobals() + uint32(len(m.Globals))
-		afterCharge = code(gget(counter), gget(g.next), op(wasmcore.OpI64GeU), ifThen(), call(fSample), end())
-	}
 	ctr, err := m.CountInstructions(wasmcore.CountOptions{
 		PerInstruction: opts.PerInstruction,
 		Hooks:          map[uint32]wasmcore.Hooks{d.FunctionIndex: hooks},
@@ -201,17 +201,14 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	if err != nil {
 		return nil, err
 	}
-	g.count = ctr.Global
-	if afterCharge != nil && ctr.Global != m.NumImportedGlobals()+uint32(len(m.Globals))-1 {
-		return nil, fmt.Errorf("meter: the counter is global %d, not the one the sample checks read", ctr.Global)
+	if ctr.Global != g.count {
+		return nil, fmt.Errorf("meter: the counter is global %d, not %d as the injected code reads", ctr.Global, g.count)
 	}
 
 	hostType := m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}})
 	fHost := m.AddImportFunc(HostModule, HostNewFunction, hostType)
 	fGrow := m.AddImportFunc(HostModule, HostGrowStack, m.AddType(wasmcore.FuncType{}))
-	fEnter, fExit, fDispatch = fEnter+2, fExit+2, fDispatch+2
-	fClose, fLookup := fDispatch+1, fDispatch+2
-	fSample += 2
+	fEnter, fExit, fClose, fLookup, fSample = fEnter+2, fExit+2, fClose+2, fLookup+2, fSample+2
 
 	void := m.AddType(wasmcore.FuncType{})
 	add := func(want uint32, f wasmcore.Function) {
@@ -221,7 +218,6 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	}
 	add(fEnter, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI64}}), Locals: i32Locals(1), Body: g.enterBody(fClose, fGrow)})
 	add(fExit, wasmcore.Function{Type: void, Locals: i32Locals(2), Body: g.exitBody(fClose)})
-	add(fDispatch, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI32}}), Locals: i32Locals(4), Body: g.dispatchBody(fLookup)})
 	add(fClose, wasmcore.Function{Type: void, Locals: i32Locals(1), Body: g.closeBody()})
 	add(fLookup, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}}), Locals: i32Locals(3), Body: g.lookupBody(fHost)})
 
