@@ -103,3 +103,18 @@ func TestInterruptWritesTheProfile(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressLines: long runs report progress on stderr, in whole jsprof
+// lines, and -q silences them.
+func TestProgressLines(t *testing.T) {
+	module := buildJS(t, "testdata/forever.js")
+	got := jsprof(t, "", "run", "--progress", "100ms", "--timeout", "700ms", module)
+	assert.Equal(t, exitLimit, got.code)
+	lines := strings.Split(strings.TrimSpace(got.stderr), "\n")
+	require.GreaterOrEqual(t, len(lines), 3, got.stderr)
+	assert.Regexp(t, `^jsprof: running: [0-9.]+[kMG]? Wasm instructions, [0-9.]+m?s$`, lines[len(lines)-2])
+	assert.Equal(t, "jsprof: stopped after --timeout 700ms", lines[len(lines)-1])
+
+	quiet := jsprof(t, "", "run", "-q", "--progress", "100ms", "--timeout", "500ms", module)
+	assert.Equal(t, "jsprof: stopped after --timeout 500ms\n", quiet.stderr)
+}

@@ -256,17 +256,22 @@ func (p *profiling) learn(res *meter.Results) {
 }
 
 // writeFileAtomic writes via a temporary file in the same directory and a
-// rename, so an interrupted jsprof never leaves half a report.
+// rename, so an interrupted jsprof never leaves half a file. The file is
+// readable by all (0644), as profiles and reports are meant to be shared;
+// CreateTemp's 0600 would not be.
 func writeFileAtomic(path string, write func(f *os.File) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".jsprof-*")
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	tmp := f.Name()
 	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)

@@ -52,6 +52,8 @@ type runFlags struct {
 	pprofAddr  string
 	maxInstr   uint64
 	timeout    time.Duration
+	quiet      bool
+	progress   time.Duration
 }
 
 func cmdRun(ctx context.Context, args []string, io stdio) int {
@@ -70,6 +72,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.IntVar(&f.top, "top", 20, "rows of each table of --report (0: all)")
 	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
+	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr during long runs")
+	fs.DurationVar(&f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
 	openCache := cacheFlag(fs)
 	if code, done := parseFlags(fs, args, io); done {
 		return code
@@ -169,7 +173,12 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			defer stop()
 		}
 	}
+	stopProgress := func() {}
+	if prof != nil && !f.quiet && f.progress > 0 {
+		stopProgress = progress(io, f.progress, start, prof.meter.Instructions)
+	}
 	res, err := runner.Run(runCtx, wasm, opts)
+	stopProgress()
 	if prof != nil {
 		prof.finished()
 	}
@@ -184,6 +193,32 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 	}
 	return exitStatus(res, io)
+}
+
+// progress prints, every interval until stopped, one line on stderr with
+// the instructions executed so far. Whole lines, each starting "jsprof:",
+// so that they stay apart from what the guest itself writes there.
+func progress(io stdio, interval time.Duration, start time.Time, instructions func() uint64) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-tick.C:
+				fmt.Fprintf(io.err, "jsprof: running: %s Wasm instructions, %s\n",
+					jsframes.Human(instructions()), now.Sub(start).Round(100*time.Millisecond))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 // exitStatus reports how the guest ended and returns jsprof's exit code:

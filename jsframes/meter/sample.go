@@ -119,6 +119,7 @@ func (mt *Meter) checkpoint(ctx context.Context, mod api.Module, si experimental
 		panic(context.Cause(ctx))
 	}
 	count := mod.ExportedGlobal(mt.plan.Counter).Get()
+	mt.progress.Store(count)
 	if mt.onSample != nil && count >= mt.sampleAt {
 		mt.sample(mod, si, count)
 		mt.nextSample(count)
