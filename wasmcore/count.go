@@ -58,8 +58,10 @@ type CountOptions struct {
 	PerInstruction bool
 	// Hooks by function index.
 	Hooks map[uint32]Hooks
-	// AfterCharge, when set, runs after every charge (uncounted, stack
-	// neutral): a sampler's check of the counter against its next sample.
+	// AfterCharge, when set, runs after the charges at function entry and at
+	// the top of every loop body (uncounted, stack neutral): a sampler's
+	// check of the counter against its next sample. No code runs long
+	// without passing one, and straight-line code does not pay for it.
 	AfterCharge []byte
 }
 
@@ -120,16 +122,23 @@ func (m *Module) blockTypeOf(results []ValType) int64 {
 func countBody(body []byte, counter uint32, opts CountOptions, hooks Hooks, wrap int64) ([]byte, error) {
 	perInstruction := opts.PerInstruction
 	var charges, inserts, replaces []BodyEdit
-	charge := func(at uint32, n int64) {
-		if n == 0 {
+	// check: the charge starts the function or a loop body, so it also
+	// runs AfterCharge.
+	charge := func(at uint32, n int64, check bool) {
+		check = check && opts.AfterCharge != nil
+		if n == 0 && !check {
 			return
 		}
 		var code []byte
-		code = AppendInstr(code, Instr{Op: OpGlobalGet, Index: counter})
-		code = AppendInstr(code, Instr{Op: OpI64Const, I64: n})
-		code = AppendInstr(code, Instr{Op: OpI64Add})
-		code = AppendInstr(code, Instr{Op: OpGlobalSet, Index: counter})
-		code = append(code, opts.AfterCharge...)
+		if n != 0 {
+			code = AppendInstr(code, Instr{Op: OpGlobalGet, Index: counter})
+			code = AppendInstr(code, Instr{Op: OpI64Const, I64: n})
+			code = AppendInstr(code, Instr{Op: OpI64Add})
+			code = AppendInstr(code, Instr{Op: OpGlobalSet, Index: counter})
+		}
+		if check {
+			code = append(code, opts.AfterCharge...)
+		}
 		charges = append(charges, BodyEdit{At: at, Insert: code})
 	}
 	wrapped := hooks.Exit != nil
@@ -142,7 +151,8 @@ func countBody(body []byte, counter uint32, opts CountOptions, hooks Hooks, wrap
 
 	ir := NewInstrReader(body)
 	segStart, n := uint32(0), int64(0)
-	depth := 0 // open blocks inside the function
+	checkAt := map[uint32]bool{0: true} // function entry and loop-body starts
+	depth := 0                          // open blocks inside the function
 	for {
 		in, ok, err := ir.Next()
 		if err != nil {
@@ -155,7 +165,10 @@ func countBody(body []byte, counter uint32, opts CountOptions, hooks Hooks, wrap
 			inserts = append(inserts, BodyEdit{At: in.Offset, Insert: code})
 		}
 		switch in.Op {
-		case OpBlock, OpLoop, OpIf, OpTry:
+		case OpLoop:
+			depth++
+			checkAt[in.Offset+in.Len] = true
+		case OpBlock, OpIf, OpTry:
 			depth++
 		case OpEnd, OpDelegate:
 			depth--
@@ -179,17 +192,19 @@ func countBody(body []byte, counter uint32, opts CountOptions, hooks Hooks, wrap
 		}
 		if countsAsWork(in.Op) {
 			if perInstruction {
-				charge(in.Offset, 1)
+				charge(in.Offset, 1, checkAt[in.Offset])
 			} else {
 				n++
 			}
 		}
 		if !perInstruction && endsSegment(in.Op) {
-			charge(segStart, n)
+			charge(segStart, n, checkAt[segStart])
 			segStart, n = in.Offset+in.Len, 0
 		}
 	}
-	charge(segStart, n)
+	if !perInstruction {
+		charge(segStart, n, checkAt[segStart])
+	}
 	// At one offset: the entry hook, the wrapper, the segment's charge, then
 	// the instruction's hook; a replaced instruction comes last.
 	edits := make([]BodyEdit, 0, len(charges)+len(inserts)+len(replaces))
