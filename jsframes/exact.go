@@ -79,3 +79,23 @@ func (i namerIdentity) Line(f meter.FunctionCost, pc uint32) int {
 	}
 	return line
 }
+
+// RenameFile shows functions of file from as file to: Javy compiles every
+// program as "function.mjs", while the user knows, and pprof can find,
+// their own file.
+func RenameFile(id Identity, from, to string) Identity {
+	return renamed{id, from, to}
+}
+
+type renamed struct {
+	Identity
+	from, to string
+}
+
+func (r renamed) Function(f meter.FunctionCost) (string, string, int) {
+	name, file, line := r.Identity.Function(f)
+	if file == r.from {
+		file = r.to
+	}
+	return name, file, line
+}

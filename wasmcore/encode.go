@@ -84,6 +84,12 @@ func (e *encoder) encode() ([]byte, error) {
 	return out, nil
 }
 
+// AppendCustomSection appends a custom section to an encoded module: valid
+// anywhere after the header, and cheaper than decoding and encoding again.
+func AppendCustomSection(module []byte, name string, data []byte) []byte {
+	return appendCustom(module, name, data)
+}
+
 func appendCustom(out []byte, name string, data []byte) []byte {
 	size := sizeU32(uint32(len(name))) + len(name) + len(data)
 	out = append(out, byte(SectionCustom))

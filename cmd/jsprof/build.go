@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/jsprof/jsprof/internal/javy"
 )
@@ -71,6 +72,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))
 	}
+	out = javy.NameSource(out, filepath.Base(positional[0]))
 	if err := os.WriteFile(*output, out, 0o644); err != nil {
 		return fail(io, exitFailure, err)
 	}

@@ -279,7 +279,7 @@ func TestRunReport(t *testing.T) {
 				}
 				require.NotNil(t, fib, "a function called exactly 21891 times: fib(20)")
 				assert.Equal(t, "fib", fib.Name)
-				assert.Equal(t, "function.mjs", fib.File, "Javy compiles the program as function.mjs")
+				assert.Equal(t, "fib.js", fib.File, "Javy compiles the program as function.mjs; jsprof build records fib.js")
 				assert.Equal(t, 1, fib.Line)
 				assert.Greater(t, fib.SelfWasmInstructions, cost.TotalWasmInstructions/2)
 				for _, b := range cost.Buckets {

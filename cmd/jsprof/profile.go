@@ -13,6 +13,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes"
 	"github.com/jsprof/jsprof/jsframes/meter"
@@ -33,6 +34,7 @@ type profiling struct {
 	mainModule *wasmcore.Module
 	mainReport *dispatch.Report
 	namer      *jsframes.Namer // nil: functions named by address
+	source     string          // the JS file the program came from, "" if unknown
 	meter      *meter.Meter
 	sampler    *jsframes.Sampler // sampling mode only
 	done       chan struct{}     // closed when the guest has ended
@@ -62,6 +64,10 @@ func prepareProfiling(ctx context.Context, opts *runner.Options, wasm []byte, f 
 		opts.Plugin.Wasm = plugin
 	}
 	p.name, p.main, p.done = opts.Name, main, make(chan struct{})
+	p.source = f.source
+	if p.source == "" {
+		p.source = javy.SourceOf(p.mainModule)
+	}
 	opts.Link, opts.Instantiated = p.meter.Link, p.meter.Start
 	// The meter stops the guest itself, at checkpoints, on a limit, a
 	// timeout or an interrupt, so that its counters stay readable.
@@ -240,7 +246,11 @@ func (p *profiling) identity() jsframes.Identity {
 	if p.namer == nil {
 		return jsframes.AddressIdentity{}
 	}
-	return p.namer.Identity()
+	id := p.namer.Identity()
+	if p.source != "" {
+		id = jsframes.RenameFile(id, javy.CompiledName, p.source)
+	}
+	return id
 }
 
 // learn gives the namer every measured function and the guest's memory,

@@ -54,6 +54,7 @@ type runFlags struct {
 	timeout    time.Duration
 	quiet      bool
 	progress   time.Duration
+	source     string
 }
 
 func cmdRun(ctx context.Context, args []string, io stdio) int {
@@ -72,6 +73,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.IntVar(&f.top, "top", 20, "rows of each table of --report (0: all)")
 	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
+	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr during long runs")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
 	openCache := cacheFlag(fs)

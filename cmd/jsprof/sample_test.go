@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,11 +98,11 @@ func TestSampleMode(t *testing.T) {
 							js = append(js, fmt.Sprintf("%s@%s:%d", ln.Function.Name, ln.Function.Filename, ln.Function.StartLine))
 						}
 					}
-					if len(js) >= 3 && js[1] == "fib@function.mjs:1" && js[2] == "fib@function.mjs:1" {
+					if len(js) >= 3 && js[1] == "fib@fib.js:1" && js[2] == "fib@fib.js:1" {
 						recursive++
 					}
 				}
-				assert.Positive(t, recursive, "fib (function.mjs:1) calling itself")
+				assert.Positive(t, recursive, "fib (fib.js:1) calling itself")
 			})
 		}
 	}
@@ -146,4 +147,37 @@ func TestPprofEndpoint(t *testing.T) {
 		t.Fatal("the guest did not end")
 	}
 	_ = context.Background
+}
+
+// TestGoToolPprof reads a fixture profile with the go command's pprof, as
+// a user would: -list shows the JS source with exact cost per line, and
+// -traces of a sampled profile shows JS frames above opcode frames above
+// Wasm helper frames.
+func TestGoToolPprof(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go tool pprof")
+	}
+	dir := t.TempDir()
+	module := filepath.Join(dir, "sort.wasm")
+	require.Equal(t, 0, jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), fixtures.Path("js", "sort.js"), "-o", module).code)
+	exact, sampled := filepath.Join(dir, "exact.pb.gz"), filepath.Join(dir, "sample.pb.gz")
+	require.Equal(t, 0, jsprof(t, "", "run", "-o", exact, module).code)
+	require.Equal(t, 0, jsprof(t, "", "run", "--mode", "sample", "--sample-every", "20000", "-o", sampled, module).code)
+
+	pprof := func(args ...string) string {
+		cmd := exec.Command("go", append([]string{"tool", "pprof"}, args...)...)
+		cmd.Dir = fixtures.Path("js") // where pprof finds sort.js for -list
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		return string(out)
+	}
+	list := pprof("-list", "^insertionSort$", exact)
+	assert.Contains(t, list, "ROUTINE ======================== insertionSort in sort.js")
+	assert.Regexp(t, `(?m)^\s+\.\s+[0-9]+\s+[0-9]+:\s+arr\[j \+ 1\] = arr\[j\];`, list, "the line's exact cost next to its source")
+
+	top := pprof("-top", exact)
+	assert.Contains(t, top, "op:get_array_el")
+
+	traces := pprof("-traces", sampled)
+	assert.Regexp(t, `(?s)\n\s+wasm-function\[\d+\]\n\s+op:[a-z_0-9]+\n\s+[A-Za-z]+\n`, traces, "a Wasm helper under an opcode under a JS function")
 }

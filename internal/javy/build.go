@@ -10,6 +10,30 @@ import (
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
+// SourceSection names the custom section in which jsprof build records the
+// JS file a module was built from: Javy compiles every program as
+// "function.mjs", and profiles are more useful with the user's file name,
+// which pprof can then find to list source lines.
+const SourceSection = "jsprof.source"
+
+// NameSource records the JS file a built module came from.
+func NameSource(module []byte, file string) []byte {
+	return wasmcore.AppendCustomSection(module, SourceSection, []byte(file))
+}
+
+// CompiledName is the file name Javy's plugins compile every program as.
+const CompiledName = "function.mjs"
+
+// SourceOf returns the file NameSource recorded, "" when none.
+func SourceOf(m *wasmcore.Module) string {
+	for _, c := range m.Customs {
+		if c.Name == SourceSection {
+			return string(c.Data)
+		}
+	}
+	return ""
+}
+
 // BuildDynamic returns a module that imports the plugin's realloc, run
 // export and memory from its namespace and runs bytecode from its own
 // passive data segment, as `javy build -C dynamic` does.
