@@ -18,7 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// chromium finds headless Chromium (Debian's package chromium) or skips.
+// chromium finds headless Chromium (Debian's package chromium) or skips;
+// in CI, where scripts/setup.sh installs it, its absence is a failure.
 func chromium(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -26,7 +27,11 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("headless Chromium not found (Debian: apt-get install chromium): the HTML is not rendered")
+	const why = "headless Chromium not found (Debian: apt-get install chromium): the HTML is not rendered"
+	if os.Getenv("CI") != "" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
 	return ""
 }
 
