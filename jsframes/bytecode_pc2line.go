@@ -34,29 +34,35 @@ func decodePC2Line(tab []byte, start int) ([]pcValue, error) {
 	out[0] = pcValue{0, start}
 	pc, v := uint32(0), start
 	for i := 0; i < len(tab); {
-		op := tab[i]
-		i++
-		if op == 0 {
-			d, n, ok := getLEB(tab[i:])
-			if !ok {
-				return nil, errPC2Line
-			}
-			i += n
-			dv, n, ok := getLEB(tab[i:])
-			if !ok {
-				return nil, errPC2Line
-			}
-			i += n
-			pc += d
-			v += int(unzigzag(dv))
-		} else {
-			o := int(op) - pc2lineOpFirst
-			pc += uint32(o / pc2lineRange)
-			v += o%pc2lineRange + pc2lineBase
+		dpc, dv, next, err := pc2lineStep(tab, i)
+		if err != nil {
+			return nil, err
 		}
+		i, pc, v = next, pc+dpc, v+dv
 		out = appendPCValue(out, pcValue{pc, v})
 	}
 	return out, nil
+}
+
+// pc2lineStep decodes the entry at tab[i:]: one byte packing small pc and
+// value deltas, or 0 then both as LEB128 (the value zigzag-encoded).
+func pc2lineStep(tab []byte, i int) (dpc uint32, dv int, next int, err error) {
+	op := tab[i]
+	i++
+	if op != 0 {
+		o := int(op) - pc2lineOpFirst
+		return uint32(o / pc2lineRange), o%pc2lineRange + pc2lineBase, i, nil
+	}
+	d, n, ok := getLEB(tab[i:])
+	if !ok {
+		return 0, 0, 0, errPC2Line
+	}
+	i += n
+	z, n, ok := getLEB(tab[i:])
+	if !ok {
+		return 0, 0, 0, errPC2Line
+	}
+	return d, int(unzigzag(z)), i + n, nil
 }
 
 func appendPCValue(out []pcValue, e pcValue) []pcValue {
@@ -74,26 +80,11 @@ func decodePC2LineNG(tab []byte, line, col int) ([]PCLine, error) {
 	out[0] = PCLine{PC: 0, Line: line, Column: col}
 	pc := uint32(0)
 	for i := 0; i < len(tab); {
-		op := tab[i]
-		i++
-		if op == 0 {
-			d, n, ok := getLEB(tab[i:])
-			if !ok {
-				return nil, errPC2Line
-			}
-			i += n
-			dl, n, ok := getLEB(tab[i:])
-			if !ok {
-				return nil, errPC2Line
-			}
-			i += n
-			pc += d
-			line += int(unzigzag(dl))
-		} else {
-			o := int(op) - pc2lineOpFirst
-			pc += uint32(o / pc2lineRange)
-			line += o%pc2lineRange + pc2lineBase
+		dpc, dl, next, err := pc2lineStep(tab, i)
+		if err != nil {
+			return nil, err
 		}
+		i, pc, line = next, pc+dpc, line+dl
 		dc, n, ok := getLEB(tab[i:])
 		if !ok {
 			return nil, errPC2Line
