@@ -103,8 +103,14 @@ type funcAnalysis struct {
 const maxLocals = 1 << 16
 
 // maxMergeWork bounds the environment merging of one function (locals times
-// branches), so that hostile input cannot make the analysis quadratic.
-const maxMergeWork = 1 << 26
+// branches), so that hostile input cannot make the analysis quadratic; the
+// environments copied count too, so it also bounds what they allocate (the
+// real engines need under 1<<17).
+const maxMergeWork = 1 << 24
+
+// maxLoopSetWords bounds the bit sets of locals assigned in loops (loops
+// times locals/64; the real engines need a few thousand).
+const maxLoopSetWords = 1 << 20
 
 type ctlFrame struct {
 	id          int32
@@ -185,6 +191,9 @@ func (fa *funcAnalysis) loopAssigned() ([][]uint32, []uint32, error) {
 		case wasmcore.OpBlock, wasmcore.OpIf, wasmcore.OpTry:
 			open = append(open, -1)
 		case wasmcore.OpLoop:
+			if (len(sets)+1)*words > maxLoopSetWords {
+				return nil, nil, fmt.Errorf("too many loops for its %d locals to analyse", fa.nLocals)
+			}
 			sets = append(sets, make([]uint64, words))
 			open = append(open, len(sets)-1)
 			openLoops = append(openLoops, len(sets)-1)
@@ -295,11 +304,11 @@ func (fa *funcAnalysis) run() error {
 	}
 	// mergeInto adds the current environment to a frame's merged one.
 	mergeInto := func(f *ctlFrame, e []int32) {
+		work += len(e)
 		if f.merged == nil {
 			f.merged = append([]int32(nil), e...)
 			return
 		}
-		work += len(e)
 		for k, v := range e {
 			have := f.merged[k]
 			if have == v {

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/jsframes/meter"
+)
+
+// TestDeterminism: two runs of the same static module give identical
+// counts — the same cost report, byte for byte, and the same profile apart
+// from its timestamps — for every fixture program, with both Javy plugins,
+// in exact and in sampling mode. (Sampling is driven by the instruction
+// counter, not a clock, so its samples repeat too.)
+//
+// A program that reads the clock (Date.now(), new Date()) is not covered:
+// jsprof run gives the guest the host's real clocks, and what the engine
+// executes depends on the time it reads (formatting a date, a loop that
+// waits). TestDeterministicClocks shows that the runner's Deterministic
+// option makes those repeat too. The Javy plugins' Math.random calls a host
+// import (env.random_seed) that jsprof does not provide.
+func TestDeterminism(t *testing.T) {
+	programs, err := filepath.Glob(fixtures.Path("js", "*.js"))
+	require.NoError(t, err)
+	require.NotEmpty(t, programs)
+	for _, plugin := range javyPlugins {
+		pluginPath := fixtures.EnginePath(t, plugin)
+		for _, src := range programs {
+			name := strings.TrimSuffix(filepath.Base(src), ".js")
+			t.Run(plugin+"/"+name, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				module := filepath.Join(dir, name+".wasm")
+				built := jsprof(t, "", "build", "--plugin", pluginPath, src, "-o", module)
+				require.Equal(t, 0, built.code, built.stderr)
+
+				type outputs struct {
+					stdout, report, collapsed string
+					profile                   *profile.Profile
+				}
+				run := func(i int, mode string) outputs {
+					p := filepath.Join(dir, mode+"-"+string(rune('a'+i)))
+					args := []string{"run", "--mode", mode, "-o", p + ".pb.gz", "--collapsed", p + ".collapsed"}
+					if mode == modeExact {
+						args = append(args, "--report-json", p+".json")
+					}
+					got := jsprof(t, "", append(args, module)...)
+					require.Equal(t, 0, got.code, got.stderr)
+					o := outputs{stdout: got.stdout, profile: readProfile(t, p+".pb.gz")}
+					o.collapsed = readFileText(t, p+".collapsed")
+					if mode == modeExact {
+						o.report = readFileText(t, p+".json")
+					}
+					return o
+				}
+				for _, mode := range []string{modeExact, modeSample} {
+					a, b := run(0, mode), run(1, mode)
+					assert.Equal(t, a.stdout, b.stdout)
+					assert.Equal(t, a.report, b.report, "%s: cost report", mode)
+					assert.Equal(t, a.collapsed, b.collapsed, "%s: collapsed stacks", mode)
+					assert.Equal(t, untimed(a.profile), untimed(b.profile), "%s: profile apart from its timestamps", mode)
+					assert.NotZero(t, sampleTotal(a.profile))
+				}
+			})
+		}
+	}
+}
+
+// TestDeterministicClocks: a program that reads the clock executes the
+// same instructions on every run once the guest's clocks are wazero's
+// deterministic ones (runner.Options.Deterministic; jsprof run does not
+// set it: the guest sees the real time).
+func TestDeterministicClocks(t *testing.T) {
+	wasm := buildSource(t, "javy-plugin-1.7.0", readFileText(t, "testdata/clock.js"))
+	_, exact := newGuests(t, wasm, meter.Options{Checkpoints: true})
+	_, first := exact.run(t)
+	_, second := exact.run(t)
+	assert.Equal(t, first.TotalInstructions, second.TotalInstructions)
+	assert.Equal(t, first.Functions, second.Functions)
+}
+
+// untimed is the profile's text with its start time and duration zeroed.
+func untimed(p *profile.Profile) string {
+	c := p.Copy()
+	c.TimeNanos, c.DurationNanos = 0, 0
+	return c.String()
+}
+
+func readFileText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// buildSource builds JS source into a static module with a Javy plugin.
+func buildSource(tb testing.TB, plugin, src string) []byte {
+	tb.Helper()
+	dir := tb.TempDir()
+	in, out := filepath.Join(dir, "index.js"), filepath.Join(dir, "index.wasm")
+	require.NoError(tb, os.WriteFile(in, []byte(src), 0o644))
+	var stderr strings.Builder
+	code := Main(context.Background(), []string{"build", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"),
+		"--plugin", fixtures.EnginePath(tb, plugin), in, "-o", out}, stdio{in: strings.NewReader(""), out: &stderr, err: &stderr})
+	require.Equal(tb, 0, code, stderr.String())
+	b, err := os.ReadFile(out)
+	require.NoError(tb, err)
+	return b
+}
