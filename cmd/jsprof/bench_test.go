@@ -73,7 +73,10 @@ func (g *guest) run(tb testing.TB) (memBytes uint32, res *meter.Results) {
 // session.
 func newGuests(tb testing.TB, wasm []byte, opts meter.Options) (plain, profiled *guest) {
 	ctx := context.Background()
-	sess, err := runner.NewSession(ctx, nil, fixtures.CompilationCache(tb))
+	// wazero's default compiler config, as a plain embedding runs it and as
+	// jsprof runs profiled guests (they stop at checkpoints, not by wazero's
+	// termination checks).
+	sess, err := runner.NewSession(ctx, wazero.NewRuntimeConfigCompiler(), fixtures.CompilationCache(tb))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { sess.Close(ctx) })
 	instrumented, _, prof, err := instrument(ctx, "bench", wasm, nil, opts)

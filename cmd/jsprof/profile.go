@@ -38,10 +38,7 @@ type profiling struct {
 	meter      *meter.Meter
 	sampler    *jsframes.Sampler // sampling mode only
 	done       chan struct{}     // closed when the guest has ended
-	// checkpoints: the module stops at host checkpoints (samples, a limit),
-	// which a listener handles.
-	checkpoints bool
-	every       uint64 // sampling period
+	every      uint64            // sampling period
 }
 
 // noInterpreterError says that neither module holds a JS interpreter.
@@ -71,7 +68,6 @@ func prepareProfiling(ctx context.Context, opts *runner.Options, wasm []byte, f 
 	opts.Link, opts.Instantiated = p.meter.Link, p.meter.Start
 	// The meter stops the guest itself, at checkpoints, on a limit, a
 	// timeout or an interrupt, so that its counters stay readable.
-	p.checkpoints = true
 	opts.KeepOnContextDone = true
 	p.meter.SetLimit(f.maxInstr)
 	if f.mode == modeSample {
@@ -86,10 +82,10 @@ func prepareProfiling(ctx context.Context, opts *runner.Options, wasm []byte, f 
 	return p, nil
 }
 
-// context adds what the run's compilation needs: with checkpoints, the
+// context adds what the run's compilation needs: when sampling, the
 // listener on the sample trampoline.
 func (p *profiling) context(ctx context.Context) context.Context {
-	if !p.checkpoints {
+	if p.sampler == nil {
 		return ctx
 	}
 	return experimental.WithFunctionListenerFactory(ctx, p.meter.ListenerFactory())

@@ -14,7 +14,12 @@ const (
 	HostModule      = "jsprof"
 	HostNewFunction = "new_function"
 	HostGrowStack   = "grow_stack"
+	HostCheckpoint  = "checkpoint"
 )
+
+// injectedImports is how many imports the rewrite adds, after the module's
+// own: the indices of its defined functions shift by that much.
+const injectedImports = 3
 
 // Export names of the injected globals the host reads and sets.
 const (
@@ -70,8 +75,8 @@ type Plan struct {
 	// checkpoints (sampling, or an instruction limit).
 	Checkpoints bool
 	// ImportedFuncs and Funcs are the original module's function counts:
-	// the rewritten module has two more imports, which shift the indices of
-	// defined functions, and its own functions after them.
+	// the rewritten module has injectedImports more imports, which shift
+	// the indices of defined functions, and its own functions after them.
 	ImportedFuncs, Funcs uint32
 	// OriginalDispatchFunc is DispatchFunc in the original numbering.
 	OriginalDispatchFunc uint32
@@ -83,10 +88,10 @@ func (p *Plan) OriginalIndex(idx uint32) (orig uint32, ok bool) {
 	switch {
 	case idx < p.ImportedFuncs:
 		return idx, true
-	case idx < p.ImportedFuncs+2:
+	case idx < p.ImportedFuncs+injectedImports:
 		return 0, false
-	case idx-2 < p.Funcs:
-		return idx - 2, true
+	case idx-injectedImports < p.Funcs:
+		return idx - injectedImports, true
 	}
 	return 0, false
 }
@@ -208,7 +213,9 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	hostType := m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}})
 	fHost := m.AddImportFunc(HostModule, HostNewFunction, hostType)
 	fGrow := m.AddImportFunc(HostModule, HostGrowStack, m.AddType(wasmcore.FuncType{}))
-	fEnter, fExit, fClose, fLookup, fSample = fEnter+2, fExit+2, fClose+2, fLookup+2, fSample+2
+	fCheckpoint := m.AddImportFunc(HostModule, HostCheckpoint, m.AddType(wasmcore.FuncType{}))
+	const k = injectedImports
+	fEnter, fExit, fClose, fLookup, fSample = fEnter+k, fExit+k, fClose+k, fLookup+k, fSample+k
 
 	void := m.AddType(wasmcore.FuncType{})
 	add := func(want uint32, f wasmcore.Function) {
@@ -221,11 +228,19 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	add(fClose, wasmcore.Function{Type: void, Locals: i32Locals(1), Body: g.closeBody()})
 	add(fLookup, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}}), Locals: i32Locals(3), Body: g.lookupBody(fHost)})
 
-	add(fSample, wasmcore.Function{Type: void, Body: code(end())})
+	// The checkpoint trampoline: sampling needs the Wasm stack, which only
+	// a wazero listener on a Wasm function sees, so there it is empty and
+	// listened to; otherwise it calls the host, and no listener (which
+	// slows every function of the module) is needed.
+	if opts.Sample {
+		add(fSample, wasmcore.Function{Type: void, Body: code(end())})
+	} else {
+		add(fSample, wasmcore.Function{Type: void, Body: code(call(fCheckpoint), end())})
+	}
 	m.Exports = append(m.Exports, wasmcore.Export{Name: SampleExport, Kind: wasmcore.ExternFunc, Index: fSample})
 
 	return &Plan{
-		DispatchFunc: d.FunctionIndex + 2, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,
+		DispatchFunc: d.FunctionIndex + injectedImports, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,
 		Sample: opts.Sample, Checkpoints: afterCharge != nil, ImportedFuncs: origImports, Funcs: origFuncs, OriginalDispatchFunc: d.FunctionIndex,
 	}, nil
 }

@@ -48,8 +48,10 @@ func (mt *Meter) SetSampling(every uint64, onSample SampleFunc) {
 }
 
 // ListenerFactory returns the wazero listener factory that must be in the
-// context the instrumented module is compiled with: it listens to the
-// sample trampoline only, so nothing else pays for it.
+// context the instrumented module is compiled with when sampling: it
+// listens to the sample trampoline only. (wazero compiles every function
+// of a module differently under a factory, about 15% slower, so exact mode,
+// whose trampoline calls the host instead, goes without.)
 func (mt *Meter) ListenerFactory() experimental.FunctionListenerFactory {
 	return experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
 		if slices.Contains(def.ExportNames(), SampleExport) {
@@ -105,7 +107,8 @@ func (mt *Meter) setCheckpoint(count uint64) {
 	mt.mod.ExportedGlobal(exportNext).(api.MutableGlobal).Set(next)
 }
 
-// checkpoint runs when the counter passes the checkpoint: it samples, stops
+// checkpoint runs when the counter passes the checkpoint (si is nil when
+// called from the host import rather than the listener): it samples, stops
 // the guest at its limit, or stops it when the run's context is done — by
 // panicking with the cause, which wazero returns from the guest's entry
 // point, leaving the module and its counters readable (closing it, as
@@ -120,7 +123,7 @@ func (mt *Meter) checkpoint(ctx context.Context, mod api.Module, si experimental
 	}
 	count := mod.ExportedGlobal(mt.plan.Counter).Get()
 	mt.progress.Store(count)
-	if mt.onSample != nil && count >= mt.sampleAt {
+	if mt.onSample != nil && si != nil && count >= mt.sampleAt {
 		mt.sample(mod, si, count)
 		mt.nextSample(count)
 	}
