@@ -55,6 +55,7 @@ type runFlags struct {
 	quiet      bool
 	progress   time.Duration
 	source     string
+	fixedClock bool
 }
 
 func cmdRun(ctx context.Context, args []string, io stdio) int {
@@ -74,6 +75,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
 	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
+	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr during long runs")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
 	openCache := cacheFlag(fs)
@@ -114,6 +116,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Stdin:  io.in,
 		Stdout: io.out,
 		Stderr: io.err,
+
+		Deterministic: f.fixedClock,
 	}
 	for _, d := range f.dirs {
 		m, err := runner.ParseMount(d)
