@@ -20,9 +20,9 @@ import (
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
-// profiling is an exact-mode run in preparation: the module that holds the
-// interpreter (the main module, or the plugin of a dynamic module) is
-// rewritten, and the meter's host side waits to be linked.
+// profiling is a profiled run (exact or sampling): the module that holds
+// the interpreter (the main module, or the plugin of a dynamic module) is
+// rewritten, and the meter's host side is linked into the run.
 type profiling struct {
 	name     string // the profiled module's file name
 	main     []byte // the main module to run (instrumented unless the plugin is)
