@@ -113,10 +113,15 @@ func BenchmarkSampleOverhead(b *testing.B) { benchmarkOverhead(b, meter.Options{
 func benchmarkOverhead(b *testing.B, opts meter.Options) {
 	programs, err := filepath.Glob(fixtures.Path("js", "*.js"))
 	require.NoError(b, err)
+	// busy.js (fib(27), 190M instructions) runs long enough for a steady
+	// ratio; the fixture programs take 2-10 ms each.
+	programs = append(programs, "testdata/busy.js")
 	for _, p := range programs {
 		name := strings.TrimSuffix(filepath.Base(p), ".js")
+		src, err := os.ReadFile(p)
+		require.NoError(b, err)
 		b.Run(name, func(b *testing.B) {
-			plain, exact := newGuests(b, buildStatic(b, "javy-plugin-1.7.0", name), opts)
+			plain, exact := newGuests(b, buildSource(b, "javy-plugin-1.7.0", string(src)), opts)
 			var tPlain, tExact time.Duration
 			var mPlain, mExact uint32
 			var instr uint64

@@ -82,14 +82,6 @@ func ifThen() wasmcore.Instr {
 func ifI64() wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpIf, Block: wasmcore.BlockI64} }
 func end() wasmcore.Instr   { return op(wasmcore.OpEnd) }
 
-// returnUnlessStarted returns from the injected function while the host has
-// not set up the accounting state (block 0): code that runs before Start,
-// such as a start section, is not charged, and nothing is written at
-// address 0.
-func (g *globals) returnUnlessStarted() ops {
-	return ops{gget(g.block), op(wasmcore.OpI32Eqz), ifThen(), op(wasmcore.OpReturn), end()}
-}
-
 // addSlot adds value (pushed by push) to the u64 at block+slot*16+field, with
 // the slot address in local p.
 func addToSlot(blockAndSlot ops, field uint64, p uint32, push ops) ops {
@@ -104,36 +96,39 @@ func (g *globals) sinceLast() ops {
 	return ops{gget(g.count), gget(g.last), op(wasmcore.OpI64Sub)}
 }
 
-// closeCall charges the running slot, in exact mode; sampling charges
-// nothing at calls and returns.
-func (g *globals) closeCall(fClose uint32) ops {
+// closeOps charges what ran since the last charge to (block, slot), in
+// exact mode; sampling charges nothing at calls and returns. p is a scratch
+// local.
+func (g *globals) closeOps(p uint32) ops {
 	if !g.exact {
 		return ops{}
 	}
-	return ops{call(fClose)}
+	out := addToSlot(ops{gget(g.block), gget(g.slot)}, slotInstrs, p, g.sinceLast())
+	return append(out, gget(g.count), gset(g.last))
 }
 
-// closeBody: charge what ran since the last charge to (block, slot).
-//
-//	(local $p i32)
-func (g *globals) closeBody() []byte {
-	const p = 0
-	out := g.returnUnlessStarted()
-	out = append(out, addToSlot(ops{gget(g.block), gget(g.slot)}, slotInstrs, p, g.sinceLast())...)
-	out = append(out, gget(g.count), gset(g.last), end())
-	return code(out...)
+// startedBlock opens a block that the rest of the code is skipped from
+// while the host has not set up the accounting state (block 0): code that
+// runs before Start, such as a start section, is not charged, and nothing
+// is written at address 0.
+func (g *globals) startedBlock() ops {
+	return ops{
+		wasmcore.Instr{Op: wasmcore.OpBlock, Block: wasmcore.BlockEmpty},
+		gget(g.block), op(wasmcore.OpI32Eqz), wasmcore.Instr{Op: wasmcore.OpBrIf, Index: 0},
+	}
 }
 
-// enterBody: the dispatch function was entered. Charge the caller, push its
-// state with this activation's start count and function object, and run as
-// the native bucket's call setup until the first dispatch says which
-// function this is.
-//
-//	(param $fobj i64) (local $f i32)
-func (g *globals) enterBody(fClose, fGrow uint32) []byte {
-	const fobj, f = 0, 1
-	out := g.closeCall(fClose)
-	out = append(out, g.returnUnlessStarted()...)
+// enterCode is inlined at the dispatch function's entry: charge the caller,
+// push its state with this activation's start count and function object
+// (pushed by funcObj), and run as the native bucket's call setup until the
+// first dispatch says which function this is. Inlined, as exitCode and
+// dispatchCode are, because it runs on every JS call and a call to an
+// injected function costs as much as the work. fGrow is a function that has
+// the host grow a full stack.
+func (g *globals) enterCode(funcObj []byte, fGrow uint32, l dispatchLocals) []byte {
+	f, p := l.f, l.p
+	out := g.startedBlock()
+	out = append(out, g.closeOps(p)...)
 	out = append(out,
 		// a full stack: the host moves it to a larger region, or leaves it
 		// full, and then deeper activations charge the native bucket
@@ -143,7 +138,12 @@ func (g *globals) enterBody(fClose, fGrow uint32) []byte {
 		lget(f), gget(g.slot), store32(frameSlot),
 		lget(f), gget(g.flags), store32(frameFlags),
 		lget(f), gget(g.count), store64(frameEntry),
-		lget(f), lget(fobj), store64(frameFuncObj),
+		lget(f),
+	)
+	b := code(out...)
+	b = append(b, funcObj...)
+	b = append(b, code(
+		store64(frameFuncObj),
 		end(),
 		lget(f), i32c(frameSize), op(wasmcore.OpI32Add), gset(g.sp),
 		gget(g.native), gset(g.block),
@@ -152,19 +152,18 @@ func (g *globals) enterBody(fClose, fGrow uint32) []byte {
 		i32c(0), gset(g.limit),
 		i32c(flagFresh), gset(g.flags),
 		end(),
-	)
-	return code(out...)
+	)...)
+	return b
 }
 
-// exitBody: the dispatch function returns. Charge it, settle its function's
-// inclusive cost if it was the outermost activation of that function, and
-// pop the caller's state (the native bucket if the stack overflowed).
-//
-//	(local $f i32) (local $b i32)
-func (g *globals) exitBody(fClose uint32) []byte {
-	const f, b = 0, 1
-	out := g.closeCall(fClose)
-	out = append(out, g.returnUnlessStarted()...)
+// exitCode is inlined where the dispatch function returns: charge it,
+// settle its function's inclusive cost if it was the outermost activation
+// of that function, and pop the caller's state (the native bucket if the
+// stack overflowed).
+func (g *globals) exitCode(l dispatchLocals) []byte {
+	f, b, p := l.f, l.b, l.p
+	out := g.startedBlock()
+	out = append(out, g.closeOps(p)...)
 	out = append(out,
 		gget(g.sp), i32c(frameSize), op(wasmcore.OpI32Sub), ltee(f), gset(g.sp),
 		gget(g.flags), i32c(flagIdentified), op(wasmcore.OpI32And), ifThen(),
@@ -208,10 +207,7 @@ type dispatchLocals struct{ addr, opcode, b, p, f, i uint32 }
 // opcode, where a call costs as much as the accounting.
 func (g *globals) dispatchCode(fLookup uint32, l dispatchLocals) []byte {
 	addr, opcode, b, p, f, i := l.addr, l.opcode, l.b, l.p, l.f, l.i
-	out := ops{
-		wasmcore.Instr{Op: wasmcore.OpBlock, Block: wasmcore.BlockEmpty},
-		// not started: nothing to charge, nothing to write at address 0
-		gget(g.block), op(wasmcore.OpI32Eqz), wasmcore.Instr{Op: wasmcore.OpBrIf, Index: 0},
+	out := append(g.startedBlock(),
 		gget(g.flags), i32c(flagFresh), op(wasmcore.OpI32And), ifThen(),
 		lget(addr),
 		// the function object saved by enter, if the frame fit on the stack
@@ -231,7 +227,7 @@ func (g *globals) dispatchCode(fLookup uint32, l dispatchLocals) []byte {
 		lget(b), load32(blockLimit), ltee(i), gset(g.limit),
 		lget(i), gset(g.slot),
 		end(),
-	}
+	)
 	if !g.exact {
 		// sampling: the running slot is the pc's address
 		out = append(out, lget(addr), gset(g.slot), end())

@@ -136,7 +136,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	// Indices the injected functions will have, before the host import is
 	// added: the import shifts them, and the hooks' calls with them, by one.
 	next := m.NumFuncs()
-	fEnter, fExit, fClose, fLookup, fSample := next, next+1, next+2, next+3, next+4
+	fLookup, fSample, fGrowStack := next, next+1, next+2
 
 	// Two locals of the dispatch function capture the opcode's address and
 	// value at its byte load; four more serve the inlined accounting.
@@ -195,8 +195,8 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	if g.next != 0 {
 		afterCharge = code(gget(g.count), gget(g.next), op(wasmcore.OpI64GeU), ifThen(), call(fSample), end())
 	}
-	hooks.Entry = append(funcObjArg(d.BytecodePointer, ft), code(wasmcore.Instr{Op: wasmcore.OpCall, Index: fEnter})...)
-	hooks.Exit = code(wasmcore.Instr{Op: wasmcore.OpCall, Index: fExit})
+	hooks.Entry = g.enterCode(funcObjArg(d.BytecodePointer, ft), fGrowStack, locals)
+	hooks.Exit = g.exitCode(locals)
 
 	ctr, err := m.CountInstructions(wasmcore.CountOptions{
 		PerInstruction: opts.PerInstruction,
@@ -215,7 +215,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	fGrow := m.AddImportFunc(HostModule, HostGrowStack, m.AddType(wasmcore.FuncType{}))
 	fCheckpoint := m.AddImportFunc(HostModule, HostCheckpoint, m.AddType(wasmcore.FuncType{}))
 	const k = injectedImports
-	fEnter, fExit, fClose, fLookup, fSample = fEnter+k, fExit+k, fClose+k, fLookup+k, fSample+k
+	fLookup, fSample, fGrowStack = fLookup+k, fSample+k, fGrowStack+k
 
 	void := m.AddType(wasmcore.FuncType{})
 	add := func(want uint32, f wasmcore.Function) {
@@ -223,9 +223,6 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 			panic(fmt.Sprintf("meter: injected function got index %d, want %d", got, want))
 		}
 	}
-	add(fEnter, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI64}}), Locals: i32Locals(1), Body: g.enterBody(fClose, fGrow)})
-	add(fExit, wasmcore.Function{Type: void, Locals: i32Locals(2), Body: g.exitBody(fClose)})
-	add(fClose, wasmcore.Function{Type: void, Locals: i32Locals(1), Body: g.closeBody()})
 	add(fLookup, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}}), Locals: i32Locals(3), Body: g.lookupBody(fHost)})
 
 	// The checkpoint trampoline: sampling needs the Wasm stack, which only
@@ -237,6 +234,10 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	} else {
 		add(fSample, wasmcore.Function{Type: void, Body: code(call(fCheckpoint), end())})
 	}
+	// The inlined entry code reaches the grow_stack import through this
+	// function: it is written before the imports are added, and only
+	// defined functions' indices can be known then.
+	add(fGrowStack, wasmcore.Function{Type: void, Body: code(call(fGrow), end())})
 	m.Exports = append(m.Exports, wasmcore.Export{Name: SampleExport, Kind: wasmcore.ExternFunc, Index: fSample})
 
 	return &Plan{
