@@ -161,7 +161,7 @@ func (r *CostReport) WriteTable(w io.Writer, top int) error {
 			rows = append(rows, []string{fmt.Sprintf("… %d more", len(r.Opcodes)-top), "", "", "", ""})
 			break
 		}
-		rows = append(rows, []string{o.Name, Human(o.Executions), Human(o.WasmInstructions), fmt.Sprintf("%.1f", o.PerExecution), share(o.WasmInstructions)})
+		rows = append(rows, []string{o.Name, Human(o.Executions), Human(o.WasmInstructions), perExecution(o), share(o.WasmInstructions)})
 	}
 	writeRows(&b, rows)
 	b.WriteString("\n")
@@ -183,4 +183,13 @@ func (r *CostReport) WriteTable(w io.Writer, top int) error {
 	writeRows(&b, rows)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// perExecution shows instructions per execution, "-" for the call setup,
+// which has none.
+func perExecution(o OpcodeCost) string {
+	if o.Executions == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", o.PerExecution)
 }
