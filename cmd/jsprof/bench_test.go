@@ -14,30 +14,11 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes"
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/wasmcore"
 )
-
-// buildStatic builds a fixture JS program into a static Javy module.
-func buildStatic(tb testing.TB, engine, program string) []byte {
-	tb.Helper()
-	ctx := context.Background()
-	wasm := fixtures.EngineBytes(tb, engine)
-	m, err := wasmcore.Decode(wasm)
-	require.NoError(tb, err)
-	plugin, err := javy.Inspect(m)
-	require.NoError(tb, err)
-	src, err := os.ReadFile(fixtures.Path("js", program+".js"))
-	require.NoError(tb, err)
-	bc, err := javy.Compile(ctx, plugin, wasm, src, fixtures.CompilationCache(tb))
-	require.NoError(tb, err)
-	out, err := javy.BuildStatic(ctx, wasm, plugin, bc, fixtures.CompilationCache(tb))
-	require.NoError(tb, err)
-	return out
-}
 
 // guest is a compiled module that can be run many times in one session.
 type guest struct {
