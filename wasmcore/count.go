@@ -2,6 +2,7 @@ package wasmcore
 
 import (
 	"fmt"
+	"slices"
 )
 
 // What counts as one executed instruction (docs/instruction-counting.md):
@@ -49,6 +50,10 @@ type Hooks struct {
 	// original instruction at that offset, after every instruction up to and
 	// including the end of that instruction's segment has been counted.
 	Before map[uint32][]byte
+	// CountUnread says that the Before hooks neither read the counter nor
+	// call anything that does, so that a function with its count in a local
+	// (CountOptions.InLocal) need not store it in the global before them.
+	CountUnread bool
 }
 
 // CountOptions configures CountInstructions.
@@ -58,11 +63,51 @@ type CountOptions struct {
 	PerInstruction bool
 	// Hooks by function index.
 	Hooks map[uint32]Hooks
-	// AfterCharge, when set, runs after the charges at function entry and at
-	// the top of every loop body (uncounted, stack neutral): a sampler's
-	// check of the counter against its next sample. No code runs long
-	// without passing one, and straight-line code does not pay for it.
-	AfterCharge []byte
+	// Checkpoint, when set, compares the count with a global at the top of
+	// every loop body and at the entry of the functions that head the call
+	// graph's cycles (Module.RecursionHeads), and calls a function once the
+	// count has reached it: a sampler's check against its next sample. No
+	// code runs long without passing one, and straight-line code and small
+	// functions do not pay for it.
+	Checkpoint *Checkpoint
+	// Hoist charges fewer segments (segmentPlan, docs/instruction-counting.md):
+	// code that almost always follows other code is charged with it, and
+	// the branches that skip it take its count back. The count then runs
+	// ahead of the instructions executed by at most a function's hoisted
+	// code, and every complete path is charged exactly.
+	Hoist Hoisting
+	// InLocal lists functions that keep the count in a local of their own
+	// (a register) rather than adding to the global at every segment: the
+	// global is set from the local before every call, hook, checkpoint and
+	// return, and read back after every call. Only a trap loses the
+	// instructions since the last of those.
+	InLocal map[uint32]bool
+}
+
+// Hoisting says how far CountOptions.Hoist may move charges.
+type Hoisting int
+
+const (
+	// HoistNone charges every segment where it starts.
+	HoistNone Hoisting = iota
+	// HoistLocal hoists only over constructs that contain no call and no
+	// Before hook, so that the count is ahead only within a function's own
+	// code between calls and hooks.
+	HoistLocal
+	// HoistAcrossCalls hoists over calls of defined functions as well (a
+	// callee then sees a count that includes some of its caller's later
+	// code), and charges the code after such a call with the code before
+	// it. Calls of imports stay exact, since a host function may end the
+	// run. For sampling, where a sample's weight may be off by a few
+	// instructions but totals must stay exact.
+	HoistAcrossCalls
+)
+
+// Checkpoint is a check of the count: when it is at least the i64 global
+// Next, Call (a function of no parameters and no results, not counted) is
+// called, with the global counter up to date.
+type Checkpoint struct {
+	Next, Call uint32
 }
 
 // InstructionCounterExport is the export name of the injected counter.
@@ -75,10 +120,13 @@ type Counter struct {
 }
 
 // CountInstructions rewrites every defined function so that the mutable i64
-// global it adds (exported as InstructionCounterExport) holds, at any
-// segment boundary (every call, branch, branch target and hook), exactly
-// the number of instructions executed so far. Each straight-line segment
-// adds its length once, on entry, rather than once per instruction.
+// global it adds (exported as InstructionCounterExport) holds the number of
+// instructions executed so far: without hoisting, exactly so at any segment
+// boundary (every call, branch, branch target and hook); with it, exactly
+// so when the outermost call returns (or a host function is called), and
+// ahead by some of the running functions' hoisted code elsewhere.
+// Each straight-line segment adds its length once, on entry, rather than
+// once per instruction.
 //
 // Functions added after this call are not counted: that is how injected
 // helpers stay out of the count.
@@ -87,18 +135,46 @@ func (m *Module) CountInstructions(opts CountOptions) (Counter, error) {
 	ctr.Global = m.AddGlobal(Global{Type: GlobalType{Type: ValI64, Mutable: true}, Init: ConstI64(0)})
 	m.Exports = append(m.Exports, Export{Name: ctr.Export, Kind: ExternGlobal, Index: ctr.Global})
 	base := m.NumImportedFuncs()
+	// Only the heads of the call graph's cycles need the checkpoint at
+	// their entry: without them, code runs a bounded number of
+	// instructions before it reaches a loop's checkpoint, a head's or its
+	// return. Most calls are of small functions, where the check would cost
+	// a tenth of the run.
+	var recursive map[uint32]bool
+	if opts.Checkpoint != nil {
+		var err error
+		if recursive, err = m.RecursionHeads(); err != nil {
+			return Counter{}, fmt.Errorf("wasmcore: counting instructions: %w", err)
+		}
+	}
 	for i := range m.Functions {
 		idx := base + uint32(i)
 		hooks, hooked := opts.Hooks[idx]
 		var wrap int64 = BlockEmpty
-		if hooked && hooks.Exit != nil {
+		local := int64(-1)
+		if opts.InLocal[idx] {
+			ft, err := m.FuncTypeOf(idx)
+			if err != nil {
+				return Counter{}, err
+			}
+			local = int64(len(ft.Params))
+			for _, l := range m.Functions[i].Locals {
+				local += int64(l.Count)
+			}
+			m.Functions[i].Locals = append(m.Functions[i].Locals, Local{Count: 1, Type: ValI64})
+		}
+		if (hooked && hooks.Exit != nil) || local >= 0 {
 			ft, err := m.FuncTypeOf(idx)
 			if err != nil {
 				return Counter{}, err
 			}
 			wrap = m.blockTypeOf(ft.Results)
 		}
-		body, err := countBody(m.Functions[i].Body, ctr.Global, opts, hooks, wrap)
+		ft, err := m.FuncTypeOf(idx)
+		if err != nil {
+			return Counter{}, err
+		}
+		body, err := countBody(m.Functions[i].Body, ctr.Global, base, local, len(ft.Results) > 0, recursive == nil || recursive[idx], opts, hooks, wrap)
 		if err != nil {
 			return Counter{}, fmt.Errorf("wasmcore: counting instructions: function %d: %w", idx, err)
 		}
@@ -118,41 +194,79 @@ func (m *Module) blockTypeOf(results []ValType) int64 {
 	return int64(m.AddType(FuncType{Results: results}))
 }
 
-// countBody inserts the segment charges and hooks into one body.
-func countBody(body []byte, counter uint32, opts CountOptions, hooks Hooks, wrap int64) ([]byte, error) {
+// countBody inserts the segment charges and hooks into one body. local is
+// the index of the local that holds the count, or -1; funcTyped says that
+// the function returns values.
+func countBody(body []byte, counter, imported uint32, local int64, funcTyped, checkEntry bool, opts CountOptions, hooks Hooks, wrap int64) ([]byte, error) {
 	perInstruction := opts.PerInstruction
-	var charges, inserts, replaces []BodyEdit
+	var pre, reloads, charges, inserts, replaces []BodyEdit
+	// With the count in a local, flush sets the global from it, and the
+	// global is read back where a callee may have moved it.
+	var flush, reload []byte
+	if local >= 0 {
+		flush = AppendInstr(AppendInstr(nil, Instr{Op: OpLocalGet, Index: uint32(local)}), Instr{Op: OpGlobalSet, Index: counter})
+		reload = AppendInstr(AppendInstr(nil, Instr{Op: OpGlobalGet, Index: counter}), Instr{Op: OpLocalSet, Index: uint32(local)})
+		pre = append(pre, BodyEdit{At: 0, Insert: reload})
+		hooks.Exit = append(slices.Clip(flush), hooks.Exit...)
+		if !hooks.CountUnread {
+			before := make(map[uint32][]byte, len(hooks.Before))
+			for off, code := range hooks.Before {
+				before[off] = append(slices.Clip(flush), code...)
+			}
+			hooks.Before = before
+		}
+	}
+	// add adds n to the count.
+	add := func(code []byte, n int64) []byte {
+		if local >= 0 {
+			code = AppendInstr(code, Instr{Op: OpLocalGet, Index: uint32(local)})
+			code = AppendInstr(code, Instr{Op: OpI64Const, I64: n})
+			code = AppendInstr(code, Instr{Op: OpI64Add})
+			return AppendInstr(code, Instr{Op: OpLocalSet, Index: uint32(local)})
+		}
+		code = AppendInstr(code, Instr{Op: OpGlobalGet, Index: counter})
+		code = AppendInstr(code, Instr{Op: OpI64Const, I64: n})
+		code = AppendInstr(code, Instr{Op: OpI64Add})
+		return AppendInstr(code, Instr{Op: OpGlobalSet, Index: counter})
+	}
 	// check: the charge starts the function or a loop body, so it also
-	// runs AfterCharge.
+	// runs the checkpoint.
 	charge := func(at uint32, n int64, check bool) {
-		check = check && opts.AfterCharge != nil
+		check = check && opts.Checkpoint != nil
 		if n == 0 && !check {
 			return
 		}
 		var code []byte
 		if n != 0 {
-			code = AppendInstr(code, Instr{Op: OpGlobalGet, Index: counter})
-			code = AppendInstr(code, Instr{Op: OpI64Const, I64: n})
-			code = AppendInstr(code, Instr{Op: OpI64Add})
-			code = AppendInstr(code, Instr{Op: OpGlobalSet, Index: counter})
+			code = add(code, n)
 		}
 		if check {
-			code = append(code, opts.AfterCharge...)
+			if local >= 0 {
+				code = AppendInstr(code, Instr{Op: OpLocalGet, Index: uint32(local)})
+			} else {
+				code = AppendInstr(code, Instr{Op: OpGlobalGet, Index: counter})
+			}
+			code = AppendInstr(code, Instr{Op: OpGlobalGet, Index: opts.Checkpoint.Next})
+			code = AppendInstr(code, Instr{Op: OpI64GeU})
+			code = AppendInstr(code, Instr{Op: OpIf, Block: BlockEmpty})
+			code = append(code, flush...)
+			code = AppendInstr(code, Instr{Op: OpCall, Index: opts.Checkpoint.Call})
+			code = AppendInstr(code, Instr{Op: OpEnd})
 		}
 		charges = append(charges, BodyEdit{At: at, Insert: code})
 	}
 	wrapped := hooks.Exit != nil
 	if hooks.Entry != nil {
-		inserts = append(inserts, BodyEdit{At: 0, Insert: hooks.Entry})
+		pre = append(pre, BodyEdit{At: 0, Insert: hooks.Entry})
 	}
 	if wrapped {
-		inserts = append(inserts, BodyEdit{At: 0, Insert: AppendInstr(nil, Instr{Op: OpBlock, Block: wrap})})
+		pre = append(pre, BodyEdit{At: 0, Insert: AppendInstr(nil, Instr{Op: OpBlock, Block: wrap})})
 	}
 
+	plan := newSegmentPlan(opts.Hoist, imported, funcTyped)
 	ir := NewInstrReader(body)
-	segStart, n := uint32(0), int64(0)
-	checkAt := map[uint32]bool{0: true} // function entry and loop-body starts
-	depth := 0                          // open blocks inside the function
+	checkAt := map[uint32]bool{0: checkEntry} // function entry and loop-body starts
+	depth := 0                                // open blocks inside the function
 	for {
 		in, ok, err := ir.Next()
 		if err != nil {
@@ -161,7 +275,8 @@ func countBody(body []byte, counter uint32, opts CountOptions, hooks Hooks, wrap
 		if !ok {
 			break
 		}
-		if code, ok := hooks.Before[in.Offset]; ok {
+		code, hooked := hooks.Before[in.Offset]
+		if hooked {
 			inserts = append(inserts, BodyEdit{At: in.Offset, Insert: code})
 		}
 		switch in.Op {
@@ -180,6 +295,11 @@ func countBody(body []byte, counter uint32, opts CountOptions, hooks Hooks, wrap
 			if wrapped {
 				inserts = append(inserts, BodyEdit{At: in.Offset, Insert: hooks.Exit})
 			}
+		case OpCall, OpCallIndirect:
+			if local >= 0 {
+				inserts = append(inserts, BodyEdit{At: in.Offset, Insert: flush})
+				reloads = append(reloads, BodyEdit{At: in.Offset + in.Len, Insert: reload})
+			}
 		}
 		if depth < 0 { // the function's own end
 			if wrapped {
@@ -190,32 +310,41 @@ func countBody(body []byte, counter uint32, opts CountOptions, hooks Hooks, wrap
 				return nil, fmt.Errorf("code after the function's end at body offset %d", in.Offset+in.Len)
 			}
 		}
-		if countsAsWork(in.Op) {
-			if perInstruction {
+		if perInstruction {
+			if countsAsWork(in.Op) {
 				charge(in.Offset, 1, checkAt[in.Offset])
-			} else {
-				n++
 			}
+			continue
 		}
-		if !perInstruction && endsSegment(in.Op) {
-			charge(segStart, n, checkAt[segStart])
-			segStart, n = in.Offset+in.Len, 0
+		plan.instr(in, hooked)
+		if countsAsWork(in.Op) {
+			plan.work()
+		}
+		if endsSegment(in.Op) {
+			plan.next(in.Offset + in.Len)
 		}
 	}
 	if !perInstruction {
-		charge(segStart, n, checkAt[segStart])
-	}
-	// At one offset: the entry hook, the wrapper, the segment's charge, then
-	// the instruction's hook; a replaced instruction comes last.
-	edits := make([]BodyEdit, 0, len(charges)+len(inserts)+len(replaces))
-	if hooks.Entry != nil || wrapped {
-		edits = append(edits, inserts[0])
-		inserts = inserts[1:]
-		if hooks.Entry != nil && wrapped {
-			edits = append(edits, inserts[0])
-			inserts = inserts[1:]
+		conds, elses := plan.finish()
+		for _, c := range elses {
+			inserts = append(inserts, BodyEdit{At: c.at, Insert: add(AppendInstr(nil, Instr{Op: OpElse}), -c.comp)})
+		}
+		for _, c := range conds {
+			// br_if L, taken back on its taken edge: if; count -= comp; br L+1; end
+			code := AppendInstr(nil, Instr{Op: OpIf, Block: BlockEmpty})
+			code = add(code, -c.comp)
+			code = AppendInstr(code, Instr{Op: OpBr, Index: c.label + 1})
+			code = AppendInstr(code, Instr{Op: OpEnd})
+			replaces = append(replaces, BodyEdit{At: c.at, Remove: c.len, Insert: code})
+		}
+		for _, sg := range plan.segs {
+			charge(sg.start, sg.n, checkAt[sg.start])
 		}
 	}
+	// At one offset: the local's load, the entry hook and the wrapper (at
+	// 0), the local's reload after a call, the segment's charge, then the
+	// instruction's hook; a replaced instruction comes last.
+	edits := slices.Concat(pre, reloads)
 	edits = append(edits, charges...)
 	edits = append(edits, inserts...)
 	edits = append(edits, replaces...)

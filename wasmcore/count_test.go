@@ -90,6 +90,19 @@ func TestCountInstructionsSegmentsEqualPerInstruction(t *testing.T) {
 				slow, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{PerInstruction: true}, nil)
 				assert.Equal(t, slow, fast)
 				assert.Greater(t, fast, uint64(10*g.Dispatch), "at least a few instructions per opcode")
+				// Hoisted charges have all run by the time the run ends.
+				for _, h := range []wasmcore.Hoisting{wasmcore.HoistLocal, wasmcore.HoistAcrossCalls} {
+					hoisted, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{Hoist: h}, nil)
+					assert.Equal(t, slow, hoisted, "hoisting %d", h)
+				}
+				inLocal, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, func(m *wasmcore.Module) wasmcore.CountOptions {
+					all := map[uint32]bool{}
+					for i := range m.Functions {
+						all[m.NumImportedFuncs()+uint32(i)] = true
+					}
+					return wasmcore.CountOptions{InLocal: all, Hoist: wasmcore.HoistAcrossCalls}
+				})
+				assert.Equal(t, slow, inLocal, "in locals")
 			})
 		}
 	}

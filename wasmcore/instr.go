@@ -143,6 +143,21 @@ type InstrReader struct {
 	r reader
 }
 
+// forEachInstr calls f with each instruction of code, in order, until f or
+// the decoding fails.
+func forEachInstr(code []byte, f func(Instr) error) error {
+	ir := NewInstrReader(code)
+	for {
+		in, ok, err := ir.Next()
+		if err != nil || !ok {
+			return err
+		}
+		if err := f(in); err != nil {
+			return err
+		}
+	}
+}
+
 // NewInstrReader returns a reader over body; offsets are relative to body.
 func NewInstrReader(body []byte) *InstrReader {
 	return &InstrReader{r: reader{b: body, end: len(body), what: "body"}}
