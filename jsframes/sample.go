@@ -1,8 +1,7 @@
 package jsframes
 
 import (
-	"fmt"
-	"strings"
+	"encoding/binary"
 	"sync"
 
 	"github.com/google/pprof/profile"
@@ -42,7 +41,7 @@ type Sampler struct {
 	main    *rawProfile
 	windows map[*rawProfile]struct{}
 	buf     []rawFrame
-	key     strings.Builder
+	key     []byte
 }
 
 // rawFrame is a frame before naming.
@@ -70,13 +69,14 @@ type rawProfile struct {
 
 func newRawProfile() *rawProfile { return &rawProfile{samples: map[string]*rawSample{}} }
 
-func (r *rawProfile) add(key string, stack []rawFrame, weight uint64) {
+func (r *rawProfile) add(key []byte, stack []rawFrame, weight uint64) {
 	r.total += weight
-	s := r.samples[key]
+	s := r.samples[string(key)] // no allocation for the lookup
 	if s == nil {
+		k := string(key)
 		s = &rawSample{stack: append([]rawFrame(nil), stack...)}
-		r.samples[key] = s
-		r.order = append(r.order, key)
+		r.samples[k] = s
+		r.order = append(r.order, k)
 	}
 	s.weight += weight
 }
@@ -121,7 +121,9 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 		st = append(st, rawFrame{kind: KindWasm, index: w.Index, offset: w.Offset})
 	}
 	s.buf = st
-	s.key.Reset()
+	// The stack's key: a sample is taken every few microseconds of guest
+	// time, so it is built without formatting or allocating.
+	k := s.key[:0]
 	for _, f := range st {
 		switch f.kind {
 		case KindJS:
@@ -129,14 +131,24 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 			if f.fn != nil {
 				addr = f.fn.Address
 			}
-			fmt.Fprintf(&s.key, "j%x.%x.%t;", addr, f.pc, f.entering)
+			if f.entering {
+				k = append(k, 'J')
+			} else {
+				k = append(k, 'j')
+			}
+			k = binary.AppendUvarint(k, uint64(addr))
+			k = binary.AppendUvarint(k, uint64(f.pc))
 		case KindWasm:
-			fmt.Fprintf(&s.key, "w%x.%x;", f.index, f.offset)
+			k = append(k, 'w')
+			k = binary.AppendUvarint(k, uint64(f.index))
+			k = binary.AppendUvarint(k, f.offset)
 		default:
-			fmt.Fprintf(&s.key, "b%s;", f.bucket)
+			k = append(k, 'b')
+			k = append(k, f.bucket...)
+			k = append(k, 0)
 		}
 	}
-	k := s.key.String()
+	s.key = k
 	s.main.add(k, st, weight)
 	for w := range s.windows {
 		w.add(k, st, weight)

@@ -72,7 +72,7 @@ func newGuests(tb testing.TB, wasm []byte, opts meter.Options) (plain, profiled 
 		sym, err := wasmcore.NewSymbolizer(prof.module)
 		require.NoError(tb, err)
 		sampler := jsframes.NewSampler(prof.analysis.Dispatch.FunctionIndex, sym, prof.opcodeNames())
-		prof.meter.SetSampling(100_000, sampler.Add)
+		prof.meter.SetSampling(defaultSampleEvery, sampler.Add)
 		ctx = experimental.WithFunctionListenerFactory(ctx, prof.meter.ListenerFactory())
 	}
 	ec, err := sess.Compile(ctx, "profiled", instrumented)
@@ -88,15 +88,16 @@ func newGuests(tb testing.TB, wasm []byte, opts meter.Options) (plain, profiled 
 func BenchmarkExactOverhead(b *testing.B) { benchmarkOverhead(b, meter.Options{Checkpoints: true}) }
 
 // BenchmarkSampleOverhead is BenchmarkExactOverhead for --mode sample
-// (a sample every 100,000 instructions, the default).
+// at the default period.
 func BenchmarkSampleOverhead(b *testing.B) { benchmarkOverhead(b, meter.Options{Sample: true}) }
 
 func benchmarkOverhead(b *testing.B, opts meter.Options) {
 	programs, err := filepath.Glob(fixtures.Path("js", "*.js"))
 	require.NoError(b, err)
-	// busy.js (fib(27), 190M instructions) runs long enough for a steady
-	// ratio; the fixture programs take 2-10 ms each.
-	programs = append(programs, "testdata/busy.js")
+	// busy.js (fib(27): calls) and mixed.js (JSON, sorting, strings,
+	// regular expressions, objects) run long enough for steady ratios; the
+	// fixture programs take 2-10 ms each.
+	programs = append(programs, "testdata/busy.js", "testdata/mixed.js")
 	for _, p := range programs {
 		name := strings.TrimSuffix(filepath.Base(p), ".js")
 		src, err := os.ReadFile(p)

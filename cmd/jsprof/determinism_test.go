@@ -51,6 +51,8 @@ func TestDeterminism(t *testing.T) {
 					args := []string{"run", "--mode", mode, "-o", p + ".pb.gz", "--collapsed", p + ".collapsed"}
 					if mode == modeExact {
 						args = append(args, "--report-json", p+".json")
+					} else {
+						args = append(args, "--sample-every", "20000") // the programs are short
 					}
 					got := jsprof(t, "", append(args, module)...)
 					require.Equal(t, 0, got.code, got.stderr)

@@ -82,6 +82,13 @@ func prepareProfiling(ctx context.Context, opts *runner.Options, wasm []byte, f 
 	return p, nil
 }
 
+// defaultSampleEvery is --sample-every's default: about 10,000 samples per
+// second of guest time (wazero runs QuickJS at roughly 10^10 Wasm
+// instructions a second), a hundred times pprof's CPU rate, and few enough
+// that walking deep stacks stays a small part of the cost
+// (docs/performance.md).
+const defaultSampleEvery = 1_000_000
+
 // context adds what the run's compilation needs: when sampling, the
 // listener on the sample trampoline.
 func (p *profiling) context(ctx context.Context) context.Context {

@@ -65,7 +65,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
 	fs.StringVar(&f.pluginPath, "plugin", "", "Javy `plugin.wasm` that a dynamic module imports")
 	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
-	fs.Uint64Var(&f.every, "sample-every", 100_000, "with --mode sample, take a sample about every `N` Wasm instructions")
+	fs.Uint64Var(&f.every, "sample-every", defaultSampleEvery, "with --mode sample, take a sample about every `N` Wasm instructions")
 	fs.StringVar(&f.pprofAddr, "pprof-addr", "", "with --mode sample, serve the running guest's profile at http://`HOST:PORT`/debug/pprof/profile?seconds=N")
 	fs.StringVar(&f.output, "o", "jsprof.pb.gz", "write the pprof profile to `file`")
 	fs.StringVar(&f.collapsed, "collapsed", "", "also write the stacks in collapsed format (flamegraph.pl, speedscope) to `file`")
@@ -266,6 +266,9 @@ func (p *profiling) write(res runner.Result, f runFlags, start time.Time, io std
 	if p.sampler != nil {
 		meta.TotalInstructions = results.TotalInstructions
 		meta.SampleEvery = p.every
+		if p.sampler.Total() == 0 {
+			fmt.Fprintf(io.err, "jsprof: warning: no samples: the guest ran only %d Wasm instructions, and a sample comes about every %d (--sample-every); --mode exact measures short runs exactly\n", results.TotalInstructions, p.every)
+		}
 		prof, err = p.sampler.Profile(meta, p.identity())
 	} else {
 		prof, err = jsframes.ExactProfile(results, meta, p.opcodeNames(), p.identity())

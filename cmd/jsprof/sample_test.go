@@ -67,6 +67,9 @@ func TestSampleMode(t *testing.T) {
 				want := sampleTotal(ep)
 				assert.InEpsilon(t, want, sampleTotal(sp), 0.02, "sampled total within 2%% of the exact %d", want)
 				assert.Contains(t, sp.Comments, "jsprof.mode=sample")
+				// Sampling counts more cheaply (hoisted charges, the
+				// interpreter's count in a local) but exactly by the end.
+				assert.Contains(t, sp.Comments, fmt.Sprintf("jsprof.total_wasm_instructions=%d", want), "the sampled run's exact total")
 				assert.Equal(t, int64(20000), sp.Period)
 
 				layered, atStart := 0, 0

@@ -16,6 +16,7 @@ type globals struct {
 	hashBase, hashMask uint32 // i32: address → block table
 	native             uint32 // i32: the bucket of activations that never dispatch
 	next               uint32 // i64: the counter value of the next sample (sampling)
+	funcObj, entry     uint32 // sampling: the running activation's function object (i64) and first opcode's address
 	exact              bool   // charge every opcode; else sampling: slot holds the pc's address
 	exported           map[string]uint32
 	m                  *wasmcore.Module
@@ -270,4 +271,57 @@ func (g *globals) lookupBody(fHost uint32) []byte {
 		end(),
 	}
 	return code(out...)
+}
+
+// sampleEnterCode is enterCode for sampling: push the caller's function
+// object, first and current opcode addresses, and start this activation
+// with no opcode yet. Nothing is looked up or charged: the host names the
+// functions on the stack when it samples.
+func (g *globals) sampleEnterCode(funcObj []byte, fGrow uint32, l dispatchLocals) []byte {
+	f := l.f
+	b := code(
+		wasmcore.Instr{Op: wasmcore.OpBlock, Block: wasmcore.BlockEmpty},
+		gget(g.sp), op(wasmcore.OpI32Eqz), wasmcore.Instr{Op: wasmcore.OpBrIf, Index: 0}, // not started
+		gget(g.sp), gget(g.stackEnd), op(wasmcore.OpI32GeU), ifThen(), call(fGrow), end(),
+		gget(g.sp), ltee(f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifThen(),
+		lget(f), gget(g.funcObj), store64(sampleFrameFuncObj),
+		lget(f), gget(g.entry), store32(sampleFrameEntry),
+		lget(f), gget(g.slot), store32(sampleFramePC),
+		end(),
+		lget(f), i32c(sampleFrameSize), op(wasmcore.OpI32Add), gset(g.sp),
+	)
+	b = append(b, funcObj...)
+	return append(b, code(gset(g.funcObj), i32c(0), gset(g.slot), end())...)
+}
+
+// sampleExitCode pops the caller's state (none, past a full stack).
+func (g *globals) sampleExitCode(l dispatchLocals) []byte {
+	f := l.f
+	return code(
+		wasmcore.Instr{Op: wasmcore.OpBlock, Block: wasmcore.BlockEmpty},
+		gget(g.sp), op(wasmcore.OpI32Eqz), wasmcore.Instr{Op: wasmcore.OpBrIf, Index: 0},
+		gget(g.sp), i32c(sampleFrameSize), op(wasmcore.OpI32Sub), ltee(f), gset(g.sp),
+		lget(f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifThen(),
+		lget(f), load64(sampleFrameFuncObj), gset(g.funcObj),
+		lget(f), load32(sampleFrameEntry), gset(g.entry),
+		lget(f), load32(sampleFramePC), gset(g.slot),
+		op(wasmcore.OpElse),
+		i64c(0), gset(g.funcObj), i32c(0), gset(g.entry), i32c(0), gset(g.slot),
+		end(),
+		end(),
+	)
+}
+
+// sampleDispatchCode records the dispatched opcode's address: one global
+// store per opcode. When the host cannot find a function's bytecode from
+// its function object (no pointer chain: withEntry), the activation's
+// first address is kept as well, to name the function by.
+func (g *globals) sampleDispatchCode(l dispatchLocals, withEntry bool) []byte {
+	if !withEntry {
+		return code(lget(l.addr), gset(g.slot))
+	}
+	return code(
+		gget(g.slot), op(wasmcore.OpI32Eqz), ifThen(), lget(l.addr), gset(g.entry), end(),
+		lget(l.addr), gset(g.slot),
+	)
 }

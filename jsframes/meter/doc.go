@@ -15,6 +15,13 @@
 // by growing it before the guest runs; the guest's allocator takes later
 // pages as usual. The host reads them back into Results when the guest ends.
 //
+// Sampling (Options.Sample) keeps much less: a shadow stack of each
+// activation's function object and current opcode address, the count kept
+// the cheaper way (hoisted, in a register in the interpreter), and a call
+// of an empty, listened-to function at each sample point, where the host
+// walks the Wasm stack and names the activations' functions from their
+// function objects.
+//
 // meter names JS functions by their bytecode address only; jsframes turns
 // addresses into names and lines. It does not run modules: the caller links
 // Host and calls Start and Collect around its own run.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // Sizes of what the host reserves in guest memory at Start.
@@ -56,6 +57,8 @@ type Meter struct {
 	identity   map[*function]*FunctionCost
 	wasmBuf    []WasmFrame
 	actBuf     []Activation
+	framesByPC map[experimental.ProgramCounter]WasmFrame
+	byObject   map[uint64]*function // sampling: function object → its function, last seen
 }
 
 // function is one JS function the host has seen.
@@ -102,7 +105,8 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	progress := mt.progress
 	progress.Store(0)
 	*mt = Meter{plan: mt.plan, mod: mod, progress: progress, byBlock: map[uint32]*function{}, byStart: map[uint32]*function{}, byAddr: map[uint32]uint32{},
-		every: mt.every, onSample: mt.onSample, limit: mt.limit, identity: map[*function]*FunctionCost{}}
+		every: mt.every, onSample: mt.onSample, limit: mt.limit, identity: map[*function]*FunctionCost{},
+		framesByPC: map[experimental.ProgramCounter]WasmFrame{}, byObject: map[uint64]*function{}}
 	// One page holds the stack, the table and the first blocks: every
 	// memory.grow may copy the whole memory, so they are few.
 	stack, err := mt.reserve(pageSize)
@@ -123,7 +127,7 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 		mod.ExportedGlobal(name).(api.MutableGlobal).Set(v)
 	}
 	set(exportSP, uint64(stack))
-	set(exportStackEnd, uint64(stack+initialStackFrames*frameSize))
+	set(exportStackEnd, uint64(stack+initialStackFrames*mt.frameSize()))
 	set(exportNative, uint64(mt.native))
 	set(exportSlot, 0)
 	set(exportBase, 0)
@@ -293,6 +297,14 @@ func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
 	return f.block, nil
 }
 
+// frameSize is the size of a shadow-stack frame of the plan's mode.
+func (mt *Meter) frameSize() uint32 {
+	if mt.plan.Sample {
+		return sampleFrameSize
+	}
+	return frameSize
+}
+
 // growStack is the import the module calls when the shadow stack is full:
 // the frames move to a region twice the size. Past maxStackFrames, or if the
 // memory cannot grow, the stack stays full and deeper activations are
@@ -302,7 +314,8 @@ func (mt *Meter) growStack(ctx context.Context, mod api.Module, _ []uint64) {
 		return
 	}
 	newCap := mt.stackCap * 2
-	base, err := mt.reserve(newCap * frameSize)
+	size := mt.frameSize()
+	base, err := mt.reserve(newCap * size)
 	if err != nil {
 		if mt.err == nil {
 			mt.err = err
@@ -310,14 +323,14 @@ func (mt *Meter) growStack(ctx context.Context, mod api.Module, _ []uint64) {
 		return
 	}
 	mem := mt.mod.Memory()
-	used := mt.stackCap * frameSize
+	used := mt.stackCap * size
 	frames, ok := mem.Read(mt.stackBase, used)
 	if !ok || !mem.Write(base, frames) {
 		return
 	}
 	mt.stackBase, mt.stackCap = base, newCap
 	mt.mod.ExportedGlobal(exportSP).(api.MutableGlobal).Set(uint64(base + used))
-	mt.mod.ExportedGlobal(exportStackEnd).(api.MutableGlobal).Set(uint64(base + newCap*frameSize))
+	mt.mod.ExportedGlobal(exportStackEnd).(api.MutableGlobal).Set(uint64(base + newCap*size))
 }
 
 // maxBytecodeLength bounds a bytecode length read from guest memory.

@@ -34,6 +34,8 @@ const (
 	exportHashBase = "jsprof.hash_base"
 	exportHashMask = "jsprof.hash_mask"
 	exportNative   = "jsprof.native"
+	exportFuncObj  = "jsprof.func_obj"
+	exportEntry    = "jsprof.entry"
 )
 
 // Options configures Instrument.
@@ -123,11 +125,15 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	origImports, origFuncs := m.NumImportedFuncs(), m.NumFuncs()
 	g := newGlobals(m)
 	g.exact = !opts.Sample
-	var afterCharge []byte
+	var checkpoint *wasmcore.Checkpoint
 	if opts.Sample || opts.Checkpoints {
 		// No checkpoint until the host sets the first one.
 		g.next = g.add(exportNext, wasmcore.ValI64)
 		g.m.Globals[g.next-g.m.NumImportedGlobals()].Init = wasmcore.ConstI64(-1)
+	}
+	if opts.Sample {
+		g.funcObj = g.add(exportFuncObj, wasmcore.ValI64)
+		g.entry = g.add(exportEntry, wasmcore.ValI32)
 	}
 	// The injected code reads the counter CountInstructions adds: the next
 	// global.
@@ -171,7 +177,10 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 		}
 		// Before the load its address is on the stack; after it, the opcode.
 		before(off, code(wasmcore.Instr{Op: wasmcore.OpLocalTee, Index: localAddr}))
-		after := code(wasmcore.Instr{Op: wasmcore.OpLocalTee, Index: localOp})
+		var after []byte
+		if !opts.Sample { // sampling needs only the address
+			after = code(wasmcore.Instr{Op: wasmcore.OpLocalTee, Index: localOp})
+		}
 		if memOffset := body[i].Mem.Offset; memOffset != 0 {
 			after = append(after, code(
 				wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: localAddr},
@@ -180,7 +189,9 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 				wasmcore.Instr{Op: wasmcore.OpLocalSet, Index: localAddr},
 			)...)
 		}
-		before(body[i+1].Offset, after)
+		if len(after) > 0 {
+			before(body[i+1].Offset, after)
+		}
 	}
 	for _, bt := range append([]uint32{d.BrTableOffset}, d.OtherBrTables...) {
 		off, err := bodyOffset(bt)
@@ -190,19 +201,39 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 		if i, ok := at[off]; !ok || body[i].Op != wasmcore.OpBrTable {
 			return nil, fmt.Errorf("meter: no br_table at offset %#x of dispatch function %d", bt, d.FunctionIndex)
 		}
-		before(off, g.dispatchCode(fLookup, locals))
+		if opts.Sample {
+			before(off, g.sampleDispatchCode(locals, !canFollow(d.BytecodePointer)))
+		} else {
+			before(off, g.dispatchCode(fLookup, locals))
+		}
 	}
 	if g.next != 0 {
-		afterCharge = code(gget(g.count), gget(g.next), op(wasmcore.OpI64GeU), ifThen(), call(fSample), end())
+		checkpoint = &wasmcore.Checkpoint{Next: g.next, Call: fSample}
 	}
-	hooks.Entry = g.enterCode(funcObjArg(d.BytecodePointer, ft), fGrowStack, locals)
-	hooks.Exit = g.exitCode(locals)
+	if opts.Sample {
+		hooks.Entry = g.sampleEnterCode(funcObjArg(d.BytecodePointer, ft), fGrowStack, locals)
+		hooks.Exit = g.sampleExitCode(locals)
+	} else {
+		hooks.Entry = g.enterCode(funcObjArg(d.BytecodePointer, ft), fGrowStack, locals)
+		hooks.Exit = g.exitCode(locals)
+	}
 
-	ctr, err := m.CountInstructions(wasmcore.CountOptions{
+	countOpts := wasmcore.CountOptions{
 		PerInstruction: opts.PerInstruction,
 		Hooks:          map[uint32]wasmcore.Hooks{d.FunctionIndex: hooks},
-		AfterCharge:    afterCharge,
-	})
+		Checkpoint:     checkpoint,
+	}
+	if opts.Sample {
+		// A sample's weight may be a few instructions off, its stack
+		// cannot tell: count the cheaper way (docs/performance.md), the
+		// interpreter's count in a register, charges hoisted across calls.
+		// The dispatch hook only records the pc.
+		countOpts.Hoist = wasmcore.HoistAcrossCalls
+		countOpts.InLocal = map[uint32]bool{d.FunctionIndex: true}
+		hooks.CountUnread = true
+		countOpts.Hooks[d.FunctionIndex] = hooks
+	}
+	ctr, err := m.CountInstructions(countOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -227,8 +258,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 
 	// The checkpoint trampoline: sampling needs the Wasm stack, which only
 	// a wazero listener on a Wasm function sees, so there it is empty and
-	// listened to; otherwise it calls the host, and no listener (which
-	// slows every function of the module) is needed.
+	// listened to; otherwise it calls the host directly.
 	if opts.Sample {
 		add(fSample, wasmcore.Function{Type: void, Body: code(end())})
 	} else {
@@ -242,8 +272,14 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 
 	return &Plan{
 		DispatchFunc: d.FunctionIndex + injectedImports, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,
-		Sample: opts.Sample, Checkpoints: afterCharge != nil, ImportedFuncs: origImports, Funcs: origFuncs, OriginalDispatchFunc: d.FunctionIndex,
+		Sample: opts.Sample, Checkpoints: checkpoint != nil, ImportedFuncs: origImports, Funcs: origFuncs, OriginalDispatchFunc: d.FunctionIndex,
 	}, nil
+}
+
+// canFollow says whether the host can find a function's bytecode buffer
+// from the function object the interpreter was called with.
+func canFollow(bp *dispatch.BytecodePointer) bool {
+	return bp != nil && len(bp.Path) > 0 && bp.Param >= 0
 }
 
 func importsMemory(m *wasmcore.Module) bool {

@@ -32,6 +32,14 @@ const (
 	frameFuncObj = 24 // u64: the function object the activation was called with
 	frameSize    = 32 // bytes per shadow-stack frame
 
+	// A sampling shadow-stack frame (Options.Sample) holds the caller's
+	// function object, the address of its first opcode and of its current
+	// one; the host names functions from them only when it samples.
+	sampleFrameFuncObj = 0  // u64
+	sampleFrameEntry   = 8  // u32
+	sampleFramePC      = 12 // u32
+	sampleFrameSize    = 16
+
 	hashEntrySize = 8 // u32 address, u32 block
 
 	// Activation flags.

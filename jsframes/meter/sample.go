@@ -49,9 +49,8 @@ func (mt *Meter) SetSampling(every uint64, onSample SampleFunc) {
 
 // ListenerFactory returns the wazero listener factory that must be in the
 // context the instrumented module is compiled with when sampling: it
-// listens to the sample trampoline only. (wazero compiles every function
-// of a module differently under a factory, about 15% slower, so exact mode,
-// whose trampoline calls the host instead, goes without.)
+// listens to the sample trampoline only, and wazero compiles the other
+// functions as it would without a factory.
 func (mt *Meter) ListenerFactory() experimental.FunctionListenerFactory {
 	return experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
 		if slices.Contains(def.ExportNames(), SampleExport) {
@@ -148,14 +147,21 @@ func (mt *Meter) sample(mod api.Module, si experimental.StackIterator, count uin
 		// Frames of another module (a dynamic module's _start calling
 		// its plugin) cannot be told apart here: wazero's definitions carry
 		// no instance; the stack walk stops at the module boundary anyway.
-		fn := si.Function()
-		idx := fn.Definition().Index()
-		offset := fn.SourceOffsetForPC(si.ProgramCounter())
-		orig, ok := mt.plan.OriginalIndex(idx)
+		// The code does not move during a run, so a return address names
+		// its frame for good: resolving each once halves the walk's cost.
+		pc := si.ProgramCounter()
+		frame, ok := mt.framesByPC[pc]
 		if !ok {
-			orig = idx
+			fn := si.Function()
+			idx := fn.Definition().Index()
+			orig, ours := mt.plan.OriginalIndex(idx)
+			if !ours {
+				orig = idx
+			}
+			frame = WasmFrame{Index: orig, Injected: !ours, Offset: fn.SourceOffsetForPC(pc)}
+			mt.framesByPC[pc] = frame
 		}
-		mt.wasmBuf = append(mt.wasmBuf, WasmFrame{Index: orig, Injected: !ok, Offset: offset})
+		mt.wasmBuf = append(mt.wasmBuf, frame)
 	}
 	slices.Reverse(mt.wasmBuf)
 	mt.onSample(weight, mt.wasmBuf, mt.activations())
@@ -166,39 +172,76 @@ func (mt *Meter) sample(mod api.Module, si experimental.StackIterator, count uin
 // the innermost one's in the globals.
 func (mt *Meter) activations() []Activation {
 	mem := mt.mod.Memory()
-	sp := uint32(mt.mod.ExportedGlobal(exportSP).Get())
-	end := mt.stackBase + mt.stackCap*frameSize
+	global := func(name string) uint64 { return mt.mod.ExportedGlobal(name).Get() }
+	sp := uint32(global(exportSP))
+	end := mt.stackBase + mt.stackCap*sampleFrameSize
 	mt.actBuf = mt.actBuf[:0]
 	if sp <= mt.stackBase {
 		return mt.actBuf
 	}
-	depth := (sp - mt.stackBase) / frameSize
+	depth := (sp - mt.stackBase) / sampleFrameSize
 	for j := uint32(1); j <= depth; j++ {
-		var block, slot, flags uint32
+		var funcObj uint64
+		var entry, pc uint32
 		if j < depth {
-			f := mt.stackBase + j*frameSize
+			f := mt.stackBase + j*sampleFrameSize
 			if f >= end {
 				break
 			}
-			block, _ = mem.ReadUint32Le(f + frameBlock)
-			slot, _ = mem.ReadUint32Le(f + frameSlot)
-			flags, _ = mem.ReadUint32Le(f + frameFlags)
+			funcObj, _ = mem.ReadUint64Le(f + sampleFrameFuncObj)
+			entry, _ = mem.ReadUint32Le(f + sampleFrameEntry)
+			pc, _ = mem.ReadUint32Le(f + sampleFramePC)
 		} else {
-			block = uint32(mt.mod.ExportedGlobal(exportBlock).Get())
-			slot = uint32(mt.mod.ExportedGlobal(exportSlot).Get())
-			flags = uint32(mt.mod.ExportedGlobal(exportFlags).Get())
+			funcObj, entry, pc = global(exportFuncObj), uint32(global(exportEntry)), uint32(global(exportSlot))
 		}
-		a := mt.activation(block, slot)
-		a.Entering = flags&flagFresh != 0
-		mt.actBuf = append(mt.actBuf, a)
+		mt.actBuf = append(mt.actBuf, mt.activation(funcObj, entry, pc))
 	}
 	return mt.actBuf
 }
 
-func (mt *Meter) activation(block, addr uint32) Activation {
+// sampledFunction finds the function of an activation at pc, called with
+// funcObj, whose first opcode was at entry (0: not recorded, as the module
+// records it only when the function object does not lead to the bytecode).
+func (mt *Meter) sampledFunction(funcObj uint64, entry, pc uint32) *function {
+	addr := entry
+	if entry == 0 {
+		// The object last seen with a buffer holding pc is the quick answer;
+		// objects are freed and reused, so the buffer is checked.
+		if f := mt.byObject[funcObj]; f != nil && f.length > 0 && pc >= f.start && pc-f.start < f.length {
+			return f
+		}
+		addr = pc
+		if start, length, _ := mt.resolve(funcObj, pc); length > 0 {
+			addr = start
+		}
+	}
+	block, ok := mt.byAddr[addr]
+	if !ok {
+		var err error
+		if block, err = mt.blockFor(addr, funcObj); err != nil {
+			if mt.err == nil {
+				mt.err = err
+			}
+			return nil
+		}
+	}
 	f := mt.byBlock[block]
+	if entry == 0 && f != nil {
+		mt.byObject[funcObj] = f
+	}
+	return f
+}
+
+// activation names the function of an activation that began at entry
+// (called with funcObj) and is at the opcode at pc; pc 0: it has not
+// reached its first opcode.
+func (mt *Meter) activation(funcObj uint64, entry, pc uint32) Activation {
+	if pc == 0 {
+		return Activation{Entering: true}
+	}
+	f := mt.sampledFunction(funcObj, entry, pc)
 	if f == nil {
-		return Activation{}
+		return Activation{Entering: true}
 	}
 	id := mt.identity[f]
 	if id == nil {
@@ -206,8 +249,8 @@ func (mt *Meter) activation(block, addr uint32) Activation {
 		mt.identity[f] = id
 	}
 	a := Activation{Function: id}
-	if addr >= f.start && (f.length == 0 || addr-f.start < f.length) {
-		a.PC = addr - f.start
+	if pc >= f.start && (f.length == 0 || pc-f.start < f.length) {
+		a.PC = pc - f.start
 	}
 	return a
 }
