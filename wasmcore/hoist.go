@@ -1,5 +1,7 @@
 package wasmcore
 
+import "slices"
+
 // segmentPlan decides where one body's charges go. Each straight-line
 // segment (endsSegment) has a charge at its start; with hoisting some of
 // those move to an earlier segment that always leads to them, or to the
@@ -239,7 +241,9 @@ func (p *segmentPlan) instr(in Instr, hook bool) {
 		case sinkable:
 			p.nextSink = append(c.preds, p.cur)
 		}
-		if c.loop && !c.conditional {
+		// A body that is one segment branching back to itself has only
+		// itself to be charged by.
+		if c.loop && !c.conditional && !slices.Contains(c.preds, c.body) {
 			p.sinkInto[c.body] = c.preds
 		}
 	case OpBr:

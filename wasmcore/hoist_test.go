@@ -66,7 +66,7 @@ func TestHoistingKeepsCountsExact(t *testing.T) {
 		{"hoist across calls", all(wasmcore.HoistAcrossCalls, false)},
 		{"hoist across calls, in locals", all(wasmcore.HoistAcrossCalls, true)},
 	}
-	for _, fn := range []string{"ifelse", "brifs", "table", "loops", "returns", "fact"} {
+	for _, fn := range []string{"ifelse", "brifs", "table", "loops", "selfloop", "returns", "fact"} {
 		want := shapeCounts(t, func(*wasmcore.Module) wasmcore.CountOptions { return wasmcore.CountOptions{PerInstruction: true} }, fn, selectors)
 		require.Greater(t, want[len(want)-1], uint64(len(selectors)*5), "%s runs", fn)
 		for _, v := range variants {

@@ -180,6 +180,32 @@
     local.get 0
     call $ifelse)
 
+  ;; a loop body of one segment that branches back to itself, and one
+  ;; left by a br_if from its middle back to the top unconditionally
+  (func $selfloop (export "selfloop") (param i32) (result i32)
+    (local i32)
+    loop $l
+      local.get 1
+      i32.const 1
+      i32.add
+      local.tee 1
+      local.get 0
+      i32.lt_u
+      br_if $l
+    end
+    block $out
+      loop $m
+        local.get 1
+        i32.const 1
+        i32.sub
+        local.tee 1
+        i32.eqz
+        br_if $out
+        br $m
+      end
+    end
+    local.get 0)
+
   ;; recursion, direct and through the table
   (func $fact (export "fact") (param i32) (result i32)
     local.get 0
