@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 )
@@ -160,6 +161,7 @@ func (s *Session) Instantiate(ctx context.Context, compiled wazero.CompiledModul
 	if err := s.linkStubs(ctx, compiled); err != nil {
 		return nil, err
 	}
+	ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator())
 	mod, err := s.rt.InstantiateModule(ctx, compiled, cfg.WithName(name).WithStartFunctions())
 	if err != nil {
 		return nil, err

@@ -1,0 +1,31 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMemoryAllocatorGrowsInPlace: memory grows without moving, keeps its
+// contents, and stops at its maximum.
+func TestMemoryAllocatorGrowsInPlace(t *testing.T) {
+	alloc := memoryAllocator()
+	if alloc == nil {
+		t.Skip("wazero's own allocator on this platform")
+	}
+	const page = 65536
+	mem := alloc.Allocate(page, 4*page)
+	defer mem.Free()
+	buf := mem.Reallocate(page)
+	require.Len(t, buf, page)
+	buf[0], buf[page-1] = 7, 9
+	grown := mem.Reallocate(3 * page)
+	require.Len(t, grown, 3*page)
+	assert.Same(t, &buf[0], &grown[0], "grown in place")
+	assert.Equal(t, byte(7), grown[0])
+	assert.Equal(t, byte(9), grown[page-1])
+	grown[3*page-1] = 1 // the new pages are writable
+	assert.Len(t, mem.Reallocate(4*page), 4*page)
+	assert.Nil(t, mem.Reallocate(4*page+1), "past the maximum")
+}
