@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,4 +117,26 @@ func buildSource(tb testing.TB, plugin, src string) []byte {
 	b, err := os.ReadFile(out)
 	require.NoError(tb, err)
 	return b
+}
+
+// TestMathRandom: Math.random works on both plugins (the 1.7.0 plugin
+// seeds it from its host's env.random_seed), and --deterministic fixes it
+// like the clocks.
+func TestMathRandom(t *testing.T) {
+	for _, plugin := range javyPlugins {
+		t.Run(plugin, func(t *testing.T) {
+			dir := t.TempDir()
+			module := filepath.Join(dir, "random.wasm")
+			require.Equal(t, 0, jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, plugin), "testdata/random.js", "-o", module).code)
+			totals := map[int64]bool{}
+			for i := 0; i < 2; i++ {
+				p := filepath.Join(dir, fmt.Sprint(i, ".pb.gz"))
+				got := jsprof(t, "", "run", "--deterministic", "-o", p, module)
+				require.Equal(t, 0, got.code, got.stderr)
+				assert.Equal(t, "random ok\n", got.stdout)
+				totals[sampleTotal(readProfile(t, p))] = true
+			}
+			assert.Len(t, totals, 1, "the same instructions on every deterministic run")
+		})
+	}
 }

@@ -3,9 +3,11 @@ package runner
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -112,6 +114,9 @@ var entryPoints = [...]string{"_start", "shopify_main"}
 type Session struct {
 	rt       wazero.Runtime
 	provided map[string]bool
+	// deterministic: host functions that would read the host's randomness
+	// return fixed values (Options.Deterministic).
+	deterministic bool
 }
 
 // NewSession starts a runtime. cfg may be nil (the compiler); cache may be
@@ -221,6 +226,9 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 		cfg = wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(!opts.KeepOnContextDone)
 	}
 	s, err := NewSession(ctx, cfg, opts.Cache)
+	if s != nil {
+		s.deterministic = opts.Deterministic
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -338,14 +346,39 @@ func (s *Session) linkStubs(ctx context.Context, m wazero.CompiledModule) error 
 		b := s.rt.NewHostModuleBuilder(module)
 		for _, f := range stubs[module] {
 			failure := &UnresolvedImportError{Module: module, Name: f.name}
-			b.NewFunctionBuilder().
-				WithGoModuleFunction(api.GoModuleFunc(func(context.Context, api.Module, []uint64) { panic(failure) }), f.params, f.results).
-				Export(f.name)
+			impl := api.GoModuleFunc(func(context.Context, api.Module, []uint64) { panic(failure) })
+			if known := s.knownHostFunction(module, f.name, f.params, f.results); known != nil {
+				impl = known
+			}
+			b.NewFunctionBuilder().WithGoModuleFunction(impl, f.params, f.results).Export(f.name)
 		}
 		if _, err := b.Instantiate(ctx); err != nil {
 			return fmt.Errorf("linking stubs for %s: %w", module, err)
 		}
 		s.provided[module] = true
+	}
+	return nil
+}
+
+// knownHostFunction implements the few host functions of known embedders
+// that a program can reach without meaning to depend on its host, so that
+// profiling it does not stop there; nil for the rest.
+//
+// The Chainlink CRE Javy plugin (1.7.0) seeds Math.random from
+// env.random_seed(mode) -> i64: any 64 bits will do, fixed when the run is
+// deterministic.
+func (s *Session) knownHostFunction(module, name string, params, results []api.ValueType) api.GoModuleFunc {
+	if module == "env" && name == "random_seed" && slices.Equal(params, []api.ValueType{api.ValueTypeI32}) && slices.Equal(results, []api.ValueType{api.ValueTypeI64}) {
+		deterministic := s.deterministic
+		return func(_ context.Context, _ api.Module, stack []uint64) {
+			seed := uint64(0x6a7370726f66) // "jsprof"
+			if !deterministic {
+				var b [8]byte
+				_, _ = rand.Read(b[:])
+				seed = binary.LittleEndian.Uint64(b[:])
+			}
+			stack[0] = seed
+		}
 	}
 	return nil
 }
