@@ -232,6 +232,12 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 		countOpts.InLocal = map[uint32]bool{d.FunctionIndex: true}
 		hooks.CountUnread = true
 		countOpts.Hooks[d.FunctionIndex] = hooks
+	} else {
+		// Exact mode needs the count exact at every dispatch hook and call:
+		// charges are hoisted only within a function's own code between
+		// them. (The count in a register would be stored back at every
+		// dispatch, and gains nothing.)
+		countOpts.Hoist = wasmcore.HoistLocal
 	}
 	ctr, err := m.CountInstructions(countOpts)
 	if err != nil {
