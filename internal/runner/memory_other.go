@@ -2,7 +2,6 @@
 
 package runner
 
-import "github.com/tetratelabs/wazero/experimental"
-
-// memoryAllocator is wazero's default elsewhere: memory grows by copying.
-func memoryAllocator() experimental.MemoryAllocator { return nil }
+// newMemoryAllocator is none elsewhere: wazero's own, whose memories grow
+// by copying.
+func newMemoryAllocator() memoryAllocator { return nil }

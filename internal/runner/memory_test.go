@@ -1,7 +1,12 @@
 package runner
 
 import (
+	"context"
+	"os"
+	"runtime"
 	"testing"
+
+	"github.com/tetratelabs/wazero/api"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -10,7 +15,7 @@ import (
 // TestMemoryAllocatorGrowsInPlace: memory grows without moving, keeps its
 // contents, and stops at its maximum.
 func TestMemoryAllocatorGrowsInPlace(t *testing.T) {
-	alloc := memoryAllocator()
+	alloc := newMemoryAllocator()
 	if alloc == nil {
 		t.Skip("wazero's own allocator on this platform")
 	}
@@ -28,4 +33,27 @@ func TestMemoryAllocatorGrowsInPlace(t *testing.T) {
 	grown[3*page-1] = 1 // the new pages are writable
 	assert.Len(t, mem.Reallocate(4*page), 4*page)
 	assert.Nil(t, mem.Reallocate(4*page+1), "past the maximum")
+}
+
+// TestMemoryReadableAfterExit: a guest that exits is closed by wazero,
+// which frees its memory; the meter and the namer read it afterwards, so
+// it must stay mapped while anything can reach it, garbage collections
+// and all.
+func TestMemoryReadableAfterExit(t *testing.T) {
+	wasm, err := os.ReadFile("testdata/exitmem.wasm")
+	require.NoError(t, err)
+	var mem api.Memory
+	res, err := Run(context.Background(), wasm, Options{Name: "exitmem", Instantiated: func(_ context.Context, mod api.Module) error {
+		mem = mod.Memory()
+		return nil
+	}})
+	require.NoError(t, err)
+	require.Equal(t, uint32(0), res.ExitCode)
+	require.NotNil(t, mem)
+	for i := 0; i < 3; i++ {
+		runtime.GC()
+	}
+	v, ok := mem.ReadUint32Le(8)
+	require.True(t, ok)
+	assert.Equal(t, uint32(42), v)
 }

@@ -3,35 +3,55 @@
 package runner
 
 import (
+	"reflect"
 	"runtime"
 	"syscall"
 
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// reservingAllocator backs each linear memory with address space reserved
-// up to the memory's maximum when it is created, committed as the memory
-// grows. wazero's default backing is a Go slice that a memory.grow past its
-// capacity reallocates and copies: a megabyte or two per growth, and the
-// meter grows every profiled guest's memory once at the start. Reserving
-// costs address space only (PROT_NONE pages are not memory).
-type reservingAllocator struct{}
+// reservingAllocator backs each linear memory of one instantiation with
+// address space reserved up to the memory's maximum, committed as the
+// memory grows. wazero's default backing is a Go slice that a memory.grow
+// past its capacity reallocates and copies: a megabyte or two per growth,
+// and the meter grows every profiled guest's memory once at the start.
+// Reserving costs address space only (PROT_NONE pages are not memory).
+type reservingAllocator struct {
+	made []*reservedMemory
+}
 
-func memoryAllocator() experimental.MemoryAllocator { return reservingAllocator{} }
+func newMemoryAllocator() memoryAllocator { return &reservingAllocator{} }
 
-func (reservingAllocator) Allocate(capacity, max uint64) experimental.LinearMemory {
+func (a *reservingAllocator) Allocate(capacity, max uint64) experimental.LinearMemory {
 	size := roundToOSPage(max)
 	if size > 0 && size <= 1<<32 {
 		buf, err := syscall.Mmap(-1, 0, int(size), syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 		if err == nil {
 			m := &reservedMemory{buf: buf}
-			// Unmapped once nothing refers to it any more, not at Free.
-			runtime.AddCleanup(m, func(buf []byte) { _ = syscall.Munmap(buf) }, buf)
+			a.made = append(a.made, m)
 			return m
 		}
 	}
 	// No room to reserve (a 32-bit host): grow as wazero does.
 	return &sliceMemory{buf: make([]byte, 0, capacity)}
+}
+
+// releaseWith unmaps the memories made for an instance once mem, its
+// memory, is garbage. Not at Free: wazero frees a module's memory when the
+// module closes (as a guest that calls proc_exit is closed), and jsprof
+// reads the meter's counters and the engine's bytecode through mem after
+// that. mem's object is what holds the memory's bytes, so when it goes,
+// nothing can read them.
+func (a *reservingAllocator) releaseWith(mem api.Memory) {
+	v := reflect.ValueOf(mem)
+	if mem == nil || v.Kind() != reflect.Pointer || v.IsNil() {
+		return // kept mapped: nothing tells when they are done with
+	}
+	for _, m := range a.made {
+		runtime.AddCleanup((*byte)(v.UnsafePointer()), func(buf []byte) { _ = syscall.Munmap(buf) }, m.buf)
+	}
+	a.made = nil
 }
 
 type reservedMemory struct {
@@ -52,11 +72,7 @@ func (m *reservedMemory) Reallocate(size uint64) []byte {
 	return m.buf[:size:size]
 }
 
-// Free keeps the memory: wazero frees a module's memory when the module
-// closes, as a guest that calls proc_exit does, and jsprof reads the
-// meter's counters and the engine's bytecode from it afterwards. The
-// mapping goes when the last reference to the memory does (Allocate's
-// cleanup).
+// Free keeps the memory mapped: see releaseWith.
 func (m *reservedMemory) Free() {}
 
 // sliceMemory is wazero's own way: a slice that growth may copy.

@@ -166,10 +166,16 @@ func (s *Session) Instantiate(ctx context.Context, compiled wazero.CompiledModul
 	if err := s.linkStubs(ctx, compiled); err != nil {
 		return nil, err
 	}
-	ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator())
+	alloc := newMemoryAllocator()
+	if alloc != nil {
+		ctx = experimental.WithMemoryAllocator(ctx, alloc)
+	}
 	mod, err := s.rt.InstantiateModule(ctx, compiled, cfg.WithName(name).WithStartFunctions())
 	if err != nil {
 		return nil, err
+	}
+	if alloc != nil {
+		alloc.releaseWith(mod.Memory())
 	}
 	s.provided[name] = true
 	return mod, nil
