@@ -60,6 +60,12 @@ func WasmFrame(index uint32, name, file string, line int, offset uint64) Frame {
 	return Frame{Kind: KindWasm, Name: name, SystemName: fmt.Sprintf("wasm:%d", index), File: file, Line: int64(line), Address: offset}
 }
 
+// ForeignWasmFrame is a frame of another module than the one profiled (a
+// dynamic module's code calling its plugin), named as wazero names it.
+func ForeignWasmFrame(name string) Frame {
+	return Frame{Kind: KindWasm, Name: name, SystemName: "wasm:other:" + name}
+}
+
 // BucketFrame roots the stacks of a bucket: "(outside JS)" (system name
 // bucket:outside), "(native functions)" (bucket:native), "(truncated Wasm
 // stack)" (bucket:truncated).

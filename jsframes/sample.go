@@ -2,6 +2,7 @@ package jsframes
 
 import (
 	"encoding/binary"
+	"strings"
 	"sync"
 
 	"github.com/google/pprof/profile"
@@ -16,6 +17,8 @@ const TruncatedStack = "(truncated Wasm stack)"
 // isEntryPoint tells the exports a host calls: a complete stack starts at
 // one.
 func isEntryPoint(name string) bool {
+	// wasi-libc names a command module's export wrappers so
+	name = strings.TrimSuffix(name, ".command_export")
 	switch name {
 	case "_start", "shopify_main", "_initialize", "initialize-runtime", "initialize_runtime":
 		return true
@@ -51,7 +54,7 @@ type rawFrame struct {
 	offset   uint64              // Wasm: code offset
 	fn       *meter.FunctionCost // JS: the function (identity fields)
 	pc       uint32              // JS: pc in the function's bytecode
-	bucket   string              // bucket: its name
+	bucket   string              // bucket: its name; Wasm: the name of another module's function
 	entering bool                // JS: call setup of an activation not yet identified
 }
 
@@ -103,7 +106,7 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 		}
 	}
 	next := 0
-	if seen < len(js) || len(wasm) == 0 || !isEntryPoint(s.sym.FuncName(wasm[0].Index)) {
+	if seen < len(js) || len(wasm) == 0 || !isEntryPoint(s.rootName(wasm[0])) {
 		st = append(st, rawFrame{kind: KindBucket, bucket: TruncatedStack})
 		for ; next < len(js)-seen; next++ {
 			st = append(st, jsRaw(js[next]))
@@ -111,6 +114,10 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 	}
 	for _, w := range wasm {
 		if w.Injected {
+			continue
+		}
+		if w.Foreign != "" {
+			st = append(st, rawFrame{kind: KindWasm, index: w.Index, bucket: w.Foreign})
 			continue
 		}
 		if w.Index == s.dispatch && next < len(js) {
@@ -142,6 +149,8 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 			k = append(k, 'w')
 			k = binary.AppendUvarint(k, uint64(f.index))
 			k = binary.AppendUvarint(k, f.offset)
+			k = append(k, f.bucket...)
+			k = append(k, 0)
 		default:
 			k = append(k, 'b')
 			k = append(k, f.bucket...)
@@ -153,6 +162,15 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 	for w := range s.windows {
 		w.add(k, st, weight)
 	}
+}
+
+// rootName is the name a stack's outermost frame goes by, to tell an entry
+// point.
+func (s *Sampler) rootName(w meter.WasmFrame) string {
+	if w.Foreign != "" {
+		return w.Foreign
+	}
+	return s.sym.FuncName(w.Index)
 }
 
 func jsRaw(a meter.Activation) rawFrame {
@@ -213,18 +231,24 @@ func (s *Sampler) build(r *rawProfile, meta ProfileMeta, id Identity) (*profile.
 func (s *Sampler) frames(f rawFrame, id Identity) []Frame {
 	switch f.kind {
 	case KindWasm:
+		if f.bucket != "" {
+			return []Frame{ForeignWasmFrame(f.bucket)}
+		}
 		return []Frame{WasmFrame(f.index, s.sym.FuncName(f.index), "", 0, f.offset)}
 	case KindBucket:
 		return []Frame{BucketFrame(f.bucket)}
 	}
 	switch {
-	case f.entering:
+	case f.entering && f.fn == nil: // no telling whose
 		return []Frame{OpcodeFrame(CallSetupName, meter.CallSetup)}
 	case f.fn == nil:
 		return []Frame{BucketFrame(meter.BucketNative)}
 	}
 	fn := *f.fn
 	name, file, line := id.Function(fn)
+	if f.entering {
+		return []Frame{JSFrame(name, file, line, line, fn.Address, 0), OpcodeFrame(CallSetupName, meter.CallSetup)}
+	}
 	l := id.Line(fn, f.pc)
 	if l == 0 {
 		l = line

@@ -184,3 +184,41 @@ func TestGoToolPprof(t *testing.T) {
 	traces := pprof("-traces", sampled)
 	assert.Regexp(t, `(?s)\n\s+wasm-function\[\d+\]\n\s+op:[a-z_0-9]+\n\s+[A-Za-z]+\n`, traces, "a Wasm helper under an opcode under a JS function")
 }
+
+// TestSampleModeDynamic: a dynamic module's samples reach its own _start
+// across the module boundary, its frames named as its own (not as the
+// plugin's functions of the same index), and JS frames sit where they do
+// in a static module.
+func TestSampleModeDynamic(t *testing.T) {
+	for _, plugin := range javyPlugins {
+		t.Run(plugin, func(t *testing.T) {
+			dir := t.TempDir()
+			pluginPath := fixtures.EnginePath(t, plugin)
+			module, prof := filepath.Join(dir, "fib.wasm"), filepath.Join(dir, "fib.pb.gz")
+			require.Equal(t, 0, jsprof(t, "", "build", "--dynamic", "--plugin", pluginPath, fixtures.Path("js", "fib.js"), "-o", module).code)
+			got := jsprof(t, "", "run", "--mode", "sample", "--sample-every", "20000", "--plugin", pluginPath, "-o", prof, module)
+			require.Equal(t, 0, got.code, got.stderr)
+			p := readProfile(t, prof)
+			require.NotEmpty(t, p.Sample)
+			atStart, withJS := 0, 0
+			for _, s := range p.Sample {
+				// the dynamic module's _start, or the plugin's runtime
+				// initialization, which the host calls first
+				root := s.Location[len(s.Location)-1].Line[0].Function
+				if root.Name == "_start" && root.SystemName == "wasm:other:_start" || strings.HasPrefix(root.Name, "initialize") {
+					atStart++
+				}
+				for _, loc := range s.Location {
+					fn := loc.Line[0].Function
+					assert.False(t, strings.HasPrefix(fn.Name, "env."), "a frame named as one of the plugin's imports: %s", fn.Name)
+					if fn.Name == "fib" && strings.HasPrefix(fn.SystemName, "js:") {
+						withJS++
+						break
+					}
+				}
+			}
+			assert.Greater(t, atStart, len(p.Sample)*9/10, "stacks reach an entry point")
+			assert.Positive(t, withJS, "fib's JS frames")
+		})
+	}
+}

@@ -370,6 +370,10 @@ func (mt *Meter) resolve(funcObj uint64, addr uint32) (start, length, bytecode u
 	return 0, 0, 0
 }
 
+// anyAddress, as resolve's addr, accepts a buffer wherever it is: for an
+// activation that has not dispatched yet and so has no address to check.
+const anyAddress = ^uint32(0)
+
 // maxInlineOffset bounds how far after its function-bytecode object QuickJS
 // places the bytecode buffer: in the same allocation, after the object's
 // tables.
@@ -405,7 +409,7 @@ func (mt *Meter) follow(obj, addr uint32, call bool) (start, length, bytecode ui
 		p = v
 	}
 	n, ok := mem.ReadUint32Le(bytecode + uint32(bp.Path[len(bp.Path)-1]) + 4)
-	if !ok || n == 0 || n > maxBytecodeLength || addr < p || addr-p >= n {
+	if !ok || n == 0 || n > maxBytecodeLength || (addr != anyAddress && (addr < p || addr-p >= n)) {
 		return 0, 0, 0
 	}
 	if quickjs && !call && (p <= bytecode || p-bytecode > maxInlineOffset) {

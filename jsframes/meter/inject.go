@@ -82,6 +82,10 @@ type Plan struct {
 	ImportedFuncs, Funcs uint32
 	// OriginalDispatchFunc is DispatchFunc in the original numbering.
 	OriginalDispatchFunc uint32
+	// ModuleName is the rewritten module's name (its name section's), made
+	// its own so that wazero's function definitions tell its frames from
+	// those of other modules in a stack.
+	ModuleName string
 }
 
 // OriginalIndex maps a function index of the rewritten module to the
@@ -247,6 +251,13 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 		return nil, fmt.Errorf("meter: the counter is global %d, not %d as the injected code reads", ctr.Global, g.count)
 	}
 
+	// A name of the module's own: the original's, marked.
+	if m.Names == nil {
+		m.Names = &wasmcore.NameSection{}
+	}
+	m.Names.Module += " (jsprof)"
+	moduleName := m.Names.Module
+
 	hostType := m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}})
 	fHost := m.AddImportFunc(HostModule, HostNewFunction, hostType)
 	fGrow := m.AddImportFunc(HostModule, HostGrowStack, m.AddType(wasmcore.FuncType{}))
@@ -279,6 +290,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	return &Plan{
 		DispatchFunc: d.FunctionIndex + injectedImports, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,
 		Sample: opts.Sample, Checkpoints: checkpoint != nil, ImportedFuncs: origImports, Funcs: origFuncs, OriginalDispatchFunc: d.FunctionIndex,
+		ModuleName: moduleName,
 	}, nil
 }
 

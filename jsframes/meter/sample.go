@@ -19,18 +19,23 @@ type WasmFrame struct {
 	// Offset is the frame's position in the rewritten module's code (for
 	// the innermost frame the sampled instruction, for the others the call).
 	Offset uint64
+	// Foreign is set for a frame of another module (a dynamic Javy module's
+	// own code, which calls its plugin): its name as wazero has it, its
+	// export name if it has one. Index is then in that module.
+	Foreign string
 }
 
 // Activation is one interpreter activation on the shadow stack at a sample.
 type Activation struct {
 	// Function is the running JS function (identity fields only: Address,
 	// Length, Bytecode, Code); nil for a native function called through the
-	// interpreter, or an activation that has not reached its first opcode.
+	// interpreter, or when it cannot be told.
 	Function *FunctionCost
 	// PC is the offset of the running opcode in the function's bytecode.
 	PC uint32
-	// Entering: the activation has not reached its first opcode yet (its
-	// call setup, or a native function, which never does).
+	// Entering: the activation has not reached its first opcode yet: its
+	// call setup (of Function, or of a function that cannot be told: a
+	// native one never reaches an opcode).
 	Entering bool
 }
 
@@ -144,21 +149,30 @@ func (mt *Meter) sample(mod api.Module, si experimental.StackIterator, count uin
 			first = false
 			continue
 		}
-		// Frames of another module (a dynamic module's _start calling
-		// its plugin) cannot be told apart here: wazero's definitions carry
-		// no instance; the stack walk stops at the module boundary anyway.
 		// The code does not move during a run, so a return address names
 		// its frame for good: resolving each once halves the walk's cost.
 		pc := si.ProgramCounter()
 		frame, ok := mt.framesByPC[pc]
 		if !ok {
 			fn := si.Function()
-			idx := fn.Definition().Index()
-			orig, ours := mt.plan.OriginalIndex(idx)
-			if !ours {
-				orig = idx
+			def := fn.Definition()
+			idx := def.Index()
+			if def.ModuleName() != mt.plan.ModuleName {
+				// Another module's frame (the instrumented module has a
+				// name of its own, Plan.ModuleName): its index means
+				// nothing in ours.
+				name := def.DebugName()
+				if exports := def.ExportNames(); len(exports) > 0 {
+					name = exports[0]
+				}
+				frame = WasmFrame{Index: idx, Foreign: name}
+			} else {
+				orig, ours := mt.plan.OriginalIndex(idx)
+				if !ours {
+					orig = idx
+				}
+				frame = WasmFrame{Index: orig, Injected: !ours, Offset: fn.SourceOffsetForPC(pc)}
 			}
-			frame = WasmFrame{Index: orig, Injected: !ours, Offset: fn.SourceOffsetForPC(pc)}
 			mt.framesByPC[pc] = frame
 		}
 		mt.wasmBuf = append(mt.wasmBuf, frame)
@@ -232,23 +246,57 @@ func (mt *Meter) sampledFunction(funcObj uint64, entry, pc uint32) *function {
 	return f
 }
 
-// activation names the function of an activation that began at entry
-// (called with funcObj) and is at the opcode at pc; pc 0: it has not
-// reached its first opcode.
-func (mt *Meter) activation(funcObj uint64, entry, pc uint32) Activation {
-	if pc == 0 {
+// setupActivation tells an activation that has not reached its first
+// opcode: a JS function in its call setup, if its function object leads to
+// bytecode, or else a native function called through the interpreter
+// (Function nil, not Entering), as exact mode's native bucket counts it.
+// Without the pointer chain it cannot tell (Entering, Function nil).
+func (mt *Meter) setupActivation(funcObj uint64) Activation {
+	if !canFollow(mt.plan.BytecodePointer) {
 		return Activation{Entering: true}
 	}
-	f := mt.sampledFunction(funcObj, entry, pc)
-	if f == nil {
-		return Activation{Entering: true}
+	start, length, _ := mt.resolve(funcObj, anyAddress)
+	if length == 0 {
+		return Activation{}
 	}
+	block, ok := mt.byAddr[start]
+	if !ok {
+		var err error
+		if block, err = mt.blockFor(start, funcObj); err != nil {
+			if mt.err == nil {
+				mt.err = err
+			}
+			return Activation{Entering: true}
+		}
+	}
+	if f := mt.byBlock[block]; f != nil {
+		return Activation{Function: mt.identityOf(f), Entering: true}
+	}
+	return Activation{Entering: true}
+}
+
+// identityOf is f's identity for samples, made once.
+func (mt *Meter) identityOf(f *function) *FunctionCost {
 	id := mt.identity[f]
 	if id == nil {
 		id = &FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code}
 		mt.identity[f] = id
 	}
-	a := Activation{Function: id}
+	return id
+}
+
+// activation names the function of an activation that began at entry
+// (called with funcObj) and is at the opcode at pc; pc 0: it has not
+// reached its first opcode.
+func (mt *Meter) activation(funcObj uint64, entry, pc uint32) Activation {
+	if pc == 0 {
+		return mt.setupActivation(funcObj)
+	}
+	f := mt.sampledFunction(funcObj, entry, pc)
+	if f == nil {
+		return Activation{Entering: true}
+	}
+	a := Activation{Function: mt.identityOf(f)}
 	if pc >= f.start && (f.length == 0 || pc-f.start < f.length) {
 		a.PC = pc - f.start
 	}
