@@ -72,6 +72,20 @@ func TestSampleMode(t *testing.T) {
 				assert.Contains(t, sp.Comments, fmt.Sprintf("jsprof.total_wasm_instructions=%d", want), "the sampled run's exact total")
 				assert.Equal(t, int64(20000), sp.Period)
 
+				// Every JS function a sample shows is one exact mode measured:
+				// no function made up from a native function's object.
+				exactJS := map[string]bool{}
+				for _, fn := range ep.Function {
+					if strings.HasPrefix(fn.SystemName, "js:") {
+						exactJS[fn.SystemName] = true
+					}
+				}
+				for _, fn := range sp.Function {
+					if strings.HasPrefix(fn.SystemName, "js:") {
+						assert.True(t, exactJS[fn.SystemName], "a sampled JS function exact mode does not know: %s (%s)", fn.Name, fn.SystemName)
+					}
+				}
+
 				layered, atStart := 0, 0
 				for _, s := range sp.Sample {
 					k := strings.Join(kinds(s), ",")

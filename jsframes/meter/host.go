@@ -457,6 +457,13 @@ func (mt *Meter) Collect() (*Results, error) {
 		return out
 	}
 	res := &Results{TotalInstructions: total}
+	if mt.plan.Sample {
+		// Sampling charges no slots: the functions seen are all there is.
+		for _, f := range mt.funcs {
+			res.Functions = append(res.Functions, FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code})
+		}
+		return res, mt.err
+	}
 	for _, f := range mt.funcs {
 		fc := FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code}
 		fc.Resumptions = append([]uint32(nil), f.entries...)
@@ -507,10 +514,8 @@ func (mt *Meter) Collect() (*Results, error) {
 		{Name: BucketOutside, Instructions: sum(mt.outside)},
 		{Name: BucketNative, Instructions: sum(mt.native)},
 	}
-	if !mt.plan.Sample { // sampling charges no slots
-		if err := res.Check(); err != nil {
-			return res, err
-		}
+	if err := res.Check(); err != nil {
+		return res, err
 	}
 	return res, mt.err
 }

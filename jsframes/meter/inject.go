@@ -43,10 +43,11 @@ type Options struct {
 	// PerInstruction selects wasmcore's slow per-instruction counting (tests).
 	PerInstruction bool
 	// Sample selects sampling: instead of charging every opcode, the module
-	// keeps only the shadow stack and each activation's current pc, and
-	// calls the sample trampoline (export SampleExport) whenever the
-	// counter passes the next sample point the host sets. Results then
-	// carry calls and totals but no per-pc costs.
+	// keeps only a shadow stack of each activation's function object and
+	// current opcode address, and calls the sample trampoline (export
+	// SampleExport) whenever the counter passes the next sample point the
+	// host sets. Results then carry the total and the functions the samples
+	// saw, no costs.
 	Sample bool
 	// Checkpoints adds the same counter check in exact mode, so that the
 	// host can stop the guest at an instruction budget (Meter.SetLimit) or

@@ -252,10 +252,15 @@ func (mt *Meter) sampledFunction(funcObj uint64, entry, pc uint32) *function {
 // (Function nil, not Entering), as exact mode's native bucket counts it.
 // Without the pointer chain it cannot tell (Entering, Function nil).
 func (mt *Meter) setupActivation(funcObj uint64) Activation {
-	if !canFollow(mt.plan.BytecodePointer) {
+	if bp := mt.plan.BytecodePointer; !canFollow(bp) || bp.ClassIDOffset == nil || bp.ClassID == nil {
 		return Activation{Entering: true}
 	}
-	start, length, _ := mt.resolve(funcObj, anyAddress)
+	// Only a called function object, which must pass the interpreter's own
+	// class check: without an address inside the buffer to confirm it, the
+	// search through a resuming generator's state (resolve) would take any
+	// word that leads somewhere for a function. A generator resuming shows
+	// as native until its first opcode, a few instructions.
+	start, length, _ := mt.follow(uint32(funcObj), anyAddress, true)
 	if length == 0 {
 		return Activation{}
 	}
