@@ -15,6 +15,10 @@ import "slices"
 //     unconditional (br, return), on the taken edge when it is a br_if.
 //     Escapes are rare in compiled code (error paths, early exits), so the
 //     common path pays one charge where it paid several;
+//   - the code after a forward br_if, and an if's then arm, are charged
+//     with the branch before them (a forward branch is guessed not taken,
+//     as compilers lay out the common path): the taken edge takes the
+//     count back, or the else arm (one is added if there is none);
 //   - sinking: a segment that every predecessor reaches by an unconditional
 //     jump or by falling through (the code after an if/else, a loop body
 //     entered by br) is charged by each predecessor instead;
