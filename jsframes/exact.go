@@ -21,10 +21,12 @@ type AddressIdentity struct{}
 func (AddressIdentity) Function(f meter.FunctionCost) (string, string, int) { return AddressName(f) }
 func (AddressIdentity) Line(meter.FunctionCost, uint32) int                 { return 0 }
 
-// ExactProfile turns the meter's exact results into a profile: per function
-// and pc, the stack JS frame (at the pc's line) → opcode frame with the
-// pc's instructions and executions; per function, its calls on the JS
-// frame alone; per bucket, its instructions.
+// ExactProfile turns the meter's exact results into a profile: per
+// calling context and pc, the stack of the JS callers (each at the line and
+// opcode of its call) → JS frame (at the pc's line) → opcode frame, with
+// the pc's instructions and executions; per context, its calls on its JS
+// frame alone; per bucket, its instructions. Results without contexts give
+// one stack per function and pc.
 func ExactProfile(res *meter.Results, meta ProfileMeta, ops OpcodeNamer, id Identity) (*profile.Profile, error) {
 	if id == nil {
 		id = AddressIdentity{}
@@ -32,27 +34,80 @@ func ExactProfile(res *meter.Results, meta ProfileMeta, ops OpcodeNamer, id Iden
 	meta.Mode = "exact"
 	meta.TotalInstructions = res.TotalInstructions
 	b := NewProfileBuilder(meta)
-	for _, f := range res.Functions {
-		name, file, line := id.Function(f)
-		at := func(pc uint32) Frame {
-			l := id.Line(f, pc)
-			if l == 0 {
-				l = line
-			}
-			return JSFrame(name, file, line, l, f.Address, pc)
+	type named struct {
+		name, file string
+		line       int
+	}
+	names := make([]named, len(res.Functions))
+	for i, f := range res.Functions {
+		names[i].name, names[i].file, names[i].line = id.Function(f)
+	}
+	at := func(fi int, pc uint32) Frame {
+		f, n := res.Functions[fi], names[fi]
+		l := id.Line(f, pc)
+		if l == 0 {
+			l = n.line
 		}
-		b.Add([]Frame{at(0)}, 0, 0, int64(f.Calls))
-		b.Add([]Frame{at(0), OpcodeFrame(ops.Name(meter.CallSetup), meter.CallSetup)}, int64(f.CallSetupInstructions), 0, 0)
+		return JSFrame(n.name, n.file, n.line, l, f.Address, pc)
+	}
+	opAt := func(fi int, pc uint32) Frame {
+		code := res.Functions[fi].Code
+		opcode := -1
+		if int(pc) < len(code) {
+			opcode = int(code[pc])
+		}
+		return OpcodeFrame(ops.Name(opcode), opcode)
+	}
+	setup := OpcodeFrame(ops.Name(meter.CallSetup), meter.CallSetup)
+	// add adds one function's (or context's) stacks under prefix.
+	add := func(prefix []Frame, fi int, calls, setupInstrs uint64, pcs []meter.PCCost) {
+		f := res.Functions[fi]
+		stack := func(fs ...Frame) []Frame { return append(append([]Frame(nil), prefix...), fs...) }
+		b.Add(stack(at(fi, 0)), 0, 0, int64(calls))
+		b.Add(stack(at(fi, 0), setup), int64(setupInstrs), 0, 0)
 		if f.PCs == nil { // slots by opcode: no pcs, no lines
-			for _, o := range f.Opcodes {
+			for _, o := range pcs {
 				if o.Opcode != meter.CallSetup {
-					b.Add([]Frame{at(0), OpcodeFrame(ops.Name(o.Opcode), o.Opcode)}, int64(o.Instructions), int64(o.Executions), 0)
+					b.Add(stack(at(fi, 0), OpcodeFrame(ops.Name(o.Opcode), o.Opcode)), int64(o.Instructions), int64(o.Executions), 0)
 				}
 			}
-			continue
+			return
 		}
-		for _, pc := range f.PCs {
-			b.Add([]Frame{at(pc.PC), OpcodeFrame(ops.Name(pc.Opcode), pc.Opcode)}, int64(pc.Instructions), int64(pc.Executions), 0)
+		for _, pc := range pcs {
+			b.Add(stack(at(fi, pc.PC), OpcodeFrame(ops.Name(pc.Opcode), pc.Opcode)), int64(pc.Instructions), int64(pc.Executions), 0)
+		}
+	}
+	if len(res.Contexts) == 0 {
+		for fi, f := range res.Functions {
+			pcs := f.PCs
+			if pcs == nil {
+				for _, o := range f.Opcodes {
+					pcs = append(pcs, meter.PCCost{PC: uint32(o.Opcode), Opcode: o.Opcode, Executions: o.Executions, Instructions: o.Instructions})
+				}
+			}
+			add(nil, fi, f.Calls, f.CallSetupInstructions, pcs)
+		}
+	} else {
+		// prefixes[i]: the caller frames above context i, root first.
+		prefixes := make([][]Frame, len(res.Contexts))
+		var prefix func(i int) []Frame
+		prefix = func(i int) []Frame {
+			c := res.Contexts[i]
+			if c.Parent < 0 || prefixes[i] != nil {
+				return prefixes[i]
+			}
+			p := res.Contexts[c.Parent]
+			caller := append([]Frame(nil), prefix(c.Parent)...)
+			if c.HasCallSite {
+				caller = append(caller, at(p.Function, c.CallSite), opAt(p.Function, c.CallSite))
+			} else {
+				caller = append(caller, at(p.Function, 0), setup)
+			}
+			prefixes[i] = caller
+			return caller
+		}
+		for i, c := range res.Contexts {
+			add(prefix(i), c.Function, c.Calls, c.CallSetupInstructions, c.PCs)
 		}
 	}
 	for _, bk := range res.Buckets {

@@ -236,3 +236,57 @@ func TestSampleModeDynamic(t *testing.T) {
 		})
 	}
 }
+
+// TestExactCallers: exact-mode stacks carry each function's JS callers,
+// each at the opcode of its call (super constructors calling up a class
+// chain), and recursion folds into the outermost call (fib appears once in
+// any stack), on both plugins.
+func TestExactCallers(t *testing.T) {
+	jsChain := func(s *profile.Sample) (names []string, ops []string) {
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			fn := s.Location[i].Line[0].Function
+			switch {
+			case strings.HasPrefix(fn.SystemName, "js:"):
+				names = append(names, fn.Name)
+			case strings.HasPrefix(fn.SystemName, "op:") && i > 0:
+				ops = append(ops, fn.Name)
+			}
+		}
+		return names, ops
+	}
+	for _, plugin := range javyPlugins {
+		t.Run(plugin, func(t *testing.T) {
+			dir := t.TempDir()
+			profiles := map[string]*profile.Profile{}
+			for _, program := range []string{"classes", "fib"} {
+				module, prof := filepath.Join(dir, program+".wasm"), filepath.Join(dir, program+".pb.gz")
+				require.Equal(t, 0, jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, plugin), fixtures.Path("js", program+".js"), "-o", module).code)
+				got := jsprof(t, "", "run", "-o", prof, module)
+				require.Equal(t, 0, got.code, got.stderr)
+				profiles[program] = readProfile(t, prof)
+			}
+			chained := 0
+			for _, s := range profiles["classes"].Sample {
+				names, ops := jsChain(s)
+				if strings.Contains(strings.Join(names, ">"), "Square>Rect>Shape") {
+					chained++
+					assert.Contains(t, ops, "op:call_constructor", "a super call's opcode between the frames")
+				}
+			}
+			assert.Positive(t, chained, "Shape under Rect under Square")
+			fibs := 0
+			for _, s := range profiles["fib"].Sample {
+				names, _ := jsChain(s)
+				n := 0
+				for _, name := range names {
+					if name == "fib" {
+						n++
+					}
+				}
+				assert.LessOrEqual(t, n, 1, "recursion folded: %v", names)
+				fibs += n
+			}
+			assert.Positive(t, fibs)
+		})
+	}
+}

@@ -81,6 +81,7 @@ func ifThen() wasmcore.Instr {
 	return wasmcore.Instr{Op: wasmcore.OpIf, Block: wasmcore.BlockEmpty}
 }
 func ifI64() wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpIf, Block: wasmcore.BlockI64} }
+func ifI32() wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpIf, Block: wasmcore.BlockI32} }
 func end() wasmcore.Instr   { return op(wasmcore.OpEnd) }
 
 // addSlot adds value (pushed by push) to the u64 at block+slot*16+field, with
@@ -211,9 +212,15 @@ func (g *globals) dispatchCode(fLookup uint32, l dispatchLocals) []byte {
 	out := append(g.startedBlock(),
 		gget(g.flags), i32c(flagFresh), op(wasmcore.OpI32And), ifThen(),
 		lget(addr),
-		// the function object saved by enter, if the frame fit on the stack
+		// the function object saved by enter, and the caller's block and
+		// slot (its calling context and call site), if the frame fit on
+		// the stack
 		gget(g.sp), i32c(frameSize), op(wasmcore.OpI32Sub), ltee(f), gget(g.stackEnd), op(wasmcore.OpI32LtU),
 		ifI64(), lget(f), load64(frameFuncObj), op(wasmcore.OpElse), i64c(0), end(),
+		lget(f), gget(g.stackEnd), op(wasmcore.OpI32LtU),
+		ifI32(), lget(f), load32(frameBlock), op(wasmcore.OpElse), i32c(0), end(),
+		lget(f), gget(g.stackEnd), op(wasmcore.OpI32LtU),
+		ifI32(), lget(f), load32(frameSlot), op(wasmcore.OpElse), i32c(0), end(),
 		call(fLookup), ltee(b), gset(g.block),
 		// calls++, unless this is a generator or async function resuming
 		// mid-buffer: a call starts at byte 0 (or is unknown: base 0)
@@ -246,23 +253,31 @@ func (g *globals) dispatchCode(fLookup uint32, l dispatchLocals) []byte {
 	return code(out...)
 }
 
-// lookupBody finds the block of a bytecode address in the open-addressing
-// table the host maintains; on a miss the host creates the function,
-// enters it in the table and returns its block.
+// lookupBody finds the block of a bytecode address called from a calling
+// context (the caller's block) at a call site (the caller's slot) in the
+// open-addressing table the host maintains; on a miss the host creates the
+// function or context, enters it in the table and returns its block.
 //
-//	(param $addr i32) (param $fobj i64) (result i32) (local $h i32) (local $e i32) (local $k i32)
+//	(param $addr i32) (param $fobj i64) (param $parent i32) (param $site i32) (result i32)
+//	(local $h i32) (local $e i32) (local $k i32)
 func (g *globals) lookupBody(fHost uint32) []byte {
-	const addr, fobj, h, e, k = 0, 1, 2, 3, 4
+	const addr, fobj, parent, site, h, e, k = 0, 1, 2, 3, 4, 5, 6
 	out := ops{
-		lget(addr), i32c(-1640531535), op(wasmcore.OpI32Mul), ltee(h), lget(h), i32c(15), op(wasmcore.OpI32ShrU), op(wasmcore.OpI32Xor),
+		// h = mix(addr ^ parent*K1 ^ site*K2) & mask, as Meter.hashInsert
+		lget(addr), lget(parent), i32c(hashParentMul), op(wasmcore.OpI32Mul), op(wasmcore.OpI32Xor),
+		lget(site), i32c(hashSiteMul), op(wasmcore.OpI32Mul), op(wasmcore.OpI32Xor),
+		i32c(-1640531535), op(wasmcore.OpI32Mul), ltee(h), lget(h), i32c(15), op(wasmcore.OpI32ShrU), op(wasmcore.OpI32Xor),
 		gget(g.hashMask), op(wasmcore.OpI32And), lset(h),
 		wasmcore.Instr{Op: wasmcore.OpLoop, Block: wasmcore.BlockEmpty},
-		gget(g.hashBase), lget(h), i32c(3), op(wasmcore.OpI32Shl), op(wasmcore.OpI32Add), ltee(e),
-		load32(0), ltee(k), lget(addr), op(wasmcore.OpI32Eq), ifThen(),
-		lget(e), load32(4), op(wasmcore.OpReturn),
+		gget(g.hashBase), lget(h), i32c(4), op(wasmcore.OpI32Shl), op(wasmcore.OpI32Add), ltee(e),
+		load32(hashKeyAddr), ltee(k), lget(addr), op(wasmcore.OpI32Eq),
+		lget(e), load32(hashKeyParent), lget(parent), op(wasmcore.OpI32Eq), op(wasmcore.OpI32And),
+		lget(e), load32(hashKeySite), lget(site), op(wasmcore.OpI32Eq), op(wasmcore.OpI32And),
+		ifThen(),
+		lget(e), load32(hashValueBlock), op(wasmcore.OpReturn),
 		end(),
 		lget(k), op(wasmcore.OpI32Eqz), ifThen(),
-		lget(addr), lget(fobj), call(fHost), op(wasmcore.OpReturn),
+		lget(addr), lget(fobj), lget(parent), lget(site), call(fHost), op(wasmcore.OpReturn),
 		end(),
 		lget(h), i32c(1), op(wasmcore.OpI32Add), gget(g.hashMask), op(wasmcore.OpI32And), lset(h),
 		wasmcore.Instr{Op: wasmcore.OpBr, Index: 0},

@@ -38,10 +38,12 @@ type Meter struct {
 	hashUsed            uint32
 
 	outside, native uint32      // bucket blocks
+	ctxByBlock      map[uint32]*callContext
 	funcs           []*function // in order of first sight
 	byBlock         map[uint32]*function
 	byStart         map[uint32]*function // bytecode buffer start → function
-	byAddr          map[uint32]uint32    // every address entered in the hash table → block
+	byKey           map[tableKey]uint32  // every key entered in the address table → block
+	contexts        int                  // calling contexts made beyond the functions' own
 
 	err error // the first host-side failure; the module then runs on, uncharged
 
@@ -61,6 +63,25 @@ type Meter struct {
 	byObject   map[uint64]*function // sampling: function object → its function, last seen
 }
 
+// tableKey is a key of the address table: a bytecode address entered from
+// a calling context (the caller's block) at a call site (its slot). Sampling
+// and the functions' own entries use parent and site 0.
+type tableKey struct{ addr, parent, site uint32 }
+
+// callContext is one calling context of a function (exact mode): the function
+// called from its parent context at a call site, counted in a block of its
+// own. A function's first block is its context with no parent.
+type callContext struct {
+	block  uint32
+	fn     *function
+	parent *callContext
+	site   uint32 // the parent's slot at the call
+}
+
+// maxContexts bounds the calling contexts (beyond each function's own): a
+// program whose call graph has more is counted by function past it.
+const maxContexts = 1 << 14
+
 // function is one JS function the host has seen.
 type function struct {
 	block    uint32
@@ -69,6 +90,7 @@ type function struct {
 	bytecode uint32 // the engine's function-bytecode object, 0 when unknown
 	code     []byte // the buffer as first seen (it may be freed before the run ends)
 	entries  []uint32
+	contexts []*callContext // its own first
 }
 
 // New returns the host side for a module rewritten by Instrument.
@@ -81,7 +103,7 @@ func New(plan *Plan) *Meter {
 func (mt *Meter) Link(ctx context.Context, rt wazero.Runtime) ([]string, error) {
 	_, err := rt.NewHostModuleBuilder(HostModule).
 		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(mt.newFunction), []api.ValueType{api.ValueTypeI32, api.ValueTypeI64}, []api.ValueType{api.ValueTypeI32}).
+		WithGoModuleFunction(api.GoModuleFunc(mt.newFunction), []api.ValueType{api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}).
 		Export(HostNewFunction).
 		NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(mt.growStack), nil, nil).
@@ -104,7 +126,7 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	}
 	progress := mt.progress
 	progress.Store(0)
-	*mt = Meter{plan: mt.plan, mod: mod, progress: progress, byBlock: map[uint32]*function{}, byStart: map[uint32]*function{}, byAddr: map[uint32]uint32{},
+	*mt = Meter{plan: mt.plan, mod: mod, progress: progress, byBlock: map[uint32]*function{}, byStart: map[uint32]*function{}, byKey: map[tableKey]uint32{}, ctxByBlock: map[uint32]*callContext{},
 		every: mt.every, onSample: mt.onSample, limit: mt.limit, identity: map[*function]*FunctionCost{},
 		framesByPC: map[experimental.ProgramCounter]WasmFrame{}, byObject: map[uint64]*function{}}
 	// One page holds the stack, the table and the first blocks: every
@@ -212,25 +234,30 @@ func (mt *Meter) newHashTable(slots uint32) error {
 // address entered.
 func (mt *Meter) setHashTable(base, slots uint32) {
 	mt.hashBase, mt.hashMask, mt.hashUsed = base, slots-1, 0
-	for addr, block := range mt.byAddr {
-		mt.hashInsert(addr, block)
+	for key, block := range mt.byKey {
+		mt.hashInsert(key, block)
 	}
 	mt.mod.ExportedGlobal(exportHashBase).(api.MutableGlobal).Set(uint64(base))
 	mt.mod.ExportedGlobal(exportHashMask).(api.MutableGlobal).Set(uint64(slots - 1))
 }
 
-// hashInsert mirrors the module's lookup: h = mix(addr) & mask, linear probing.
-func (mt *Meter) hashInsert(addr, block uint32) {
+// hashInsert mirrors the module's lookup (lookupBody): h = mix(addr ^
+// parent*K1 ^ site*K2) & mask, linear probing.
+func (mt *Meter) hashInsert(key tableKey, block uint32) {
 	mem := mt.mod.Memory()
-	x := addr * 0x9E3779B1
+	x := (key.addr ^ key.parent*uint32(hashParentMul&0xFFFFFFFF) ^ key.site*uint32(hashSiteMul&0xFFFFFFFF)) * 0x9E3779B1
 	h := (x ^ x>>15) & mt.hashMask
 	for {
 		e := mt.hashBase + h*hashEntrySize
-		k, _ := mem.ReadUint32Le(e)
-		if k == 0 || k == addr {
-			mem.WriteUint32Le(e, addr)
-			mem.WriteUint32Le(e+4, block)
-			if k == 0 {
+		a, _ := mem.ReadUint32Le(e + hashKeyAddr)
+		p, _ := mem.ReadUint32Le(e + hashKeyParent)
+		s, _ := mem.ReadUint32Le(e + hashKeySite)
+		if a == 0 || (tableKey{a, p, s}) == key {
+			mem.WriteUint32Le(e+hashKeyAddr, key.addr)
+			mem.WriteUint32Le(e+hashKeyParent, key.parent)
+			mem.WriteUint32Le(e+hashKeySite, key.site)
+			mem.WriteUint32Le(e+hashValueBlock, block)
+			if a == 0 {
 				mt.hashUsed++
 			}
 			return
@@ -239,11 +266,24 @@ func (mt *Meter) hashInsert(addr, block uint32) {
 	}
 }
 
+// enter records key → block in the address table, growing it past half full.
+func (mt *Meter) enter(key tableKey, block uint32) error {
+	mt.byKey[key] = block
+	if (mt.hashUsed+1)*2 > mt.hashMask+1 {
+		if err := mt.newHashTable((mt.hashMask + 1) * 2); err != nil {
+			return err
+		}
+	}
+	mt.hashInsert(key, block)
+	return nil
+}
+
 // newFunction is the import the module calls for a bytecode address it has
-// not seen: (addr i32, function object i64) -> block i32.
-func (mt *Meter) newFunction(ctx context.Context, mod api.Module, stack []uint64) {
-	addr, funcObj := uint32(stack[0]), stack[1]
-	block, err := mt.blockFor(addr, funcObj)
+// not seen from a calling context and call site: (addr i32, function object
+// i64, parent block i32, site i32) -> block i32.
+func (mt *Meter) newFunction(_ context.Context, _ api.Module, stack []uint64) {
+	addr, funcObj, parent, site := uint32(stack[0]), stack[1], uint32(stack[2]), uint32(stack[3])
+	block, err := mt.contextBlock(addr, funcObj, parent, site)
 	if err != nil {
 		// Keep the guest running: charge the native bucket, remember why.
 		if mt.err == nil {
@@ -252,6 +292,51 @@ func (mt *Meter) newFunction(ctx context.Context, mod api.Module, stack []uint64
 		block = mt.native
 	}
 	stack[0] = uint64(block)
+}
+
+// contextBlock returns the block that counts the function at addr called
+// from the context whose block is parent at the call site site: the
+// function's own block when parent is no function's (a bucket), the
+// ancestor context of the same function when the call is recursive (so
+// that recursion does not multiply contexts), or a new context's.
+func (mt *Meter) contextBlock(addr uint32, funcObj uint64, parent, site uint32) (uint32, error) {
+	key := tableKey{addr, parent, site}
+	if block, ok := mt.byKey[key]; ok {
+		return block, nil
+	}
+	own, err := mt.blockFor(addr, funcObj)
+	if err != nil {
+		return 0, err
+	}
+	f := mt.byBlock[own]
+	caller := mt.ctxByBlock[parent]
+	block := own
+	if f != nil && caller != nil {
+		recursive := false
+		for c := caller; c != nil; c = c.parent {
+			if c.fn == f {
+				block, recursive = c.block, true
+				break
+			}
+		}
+		if !recursive && mt.contexts < maxContexts {
+			base, limit := f.start, f.length
+			if f.length == 0 {
+				base, limit = 0, byOpcodeSlots
+			}
+			if block, err = mt.newBlock(base, limit); err != nil {
+				return 0, err
+			}
+			c := &callContext{block: block, fn: f, parent: caller, site: site}
+			f.contexts = append(f.contexts, c)
+			mt.ctxByBlock[block] = c
+			mt.contexts++
+		}
+	}
+	if err := mt.enter(key, block); err != nil {
+		return 0, err
+	}
+	return block, nil
 }
 
 func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
@@ -275,6 +360,9 @@ func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
 			return 0, err
 		}
 		f = &function{block: block, start: start, length: length, bytecode: bytecode}
+		own := &callContext{block: block, fn: f}
+		f.contexts = []*callContext{own}
+		mt.ctxByBlock[block] = own
 		if length > 0 {
 			if code, ok := mt.mod.Memory().Read(start, length); ok {
 				f.code = append([]byte(nil), code...)
@@ -284,16 +372,15 @@ func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
 		mt.byStart[start] = f
 		mt.byBlock[block] = f
 	}
-	if addr != start {
-		f.entries = append(f.entries, addr)
-	}
-	mt.byAddr[addr] = f.block
-	if (mt.hashUsed+1)*2 > mt.hashMask+1 {
-		if err := mt.newHashTable((mt.hashMask + 1) * 2); err != nil {
+	key := tableKey{addr: addr}
+	if _, ok := mt.byKey[key]; !ok {
+		if addr != start {
+			f.entries = append(f.entries, addr)
+		}
+		if err := mt.enter(key, f.block); err != nil {
 			return 0, err
 		}
 	}
-	mt.hashInsert(addr, f.block)
 	return f.block, nil
 }
 
@@ -428,6 +515,26 @@ func (mt *Meter) containing(addr uint32) *function {
 	return nil
 }
 
+// contextCost is one context's share of f's costs, its parent not yet
+// known (Collect links them).
+func contextCost(fi int, f *function, c *callContext, calls uint64, s [][2]uint64) ContextCost {
+	cc := ContextCost{Function: fi, Parent: -1, CallSite: c.site, Calls: calls, CallSetupInstructions: s[len(s)-1][1], ctx: c}
+	for i, v := range s[:len(s)-1] {
+		if v == [2]uint64{} {
+			continue
+		}
+		opcode := i
+		if f.length > 0 {
+			opcode = -1
+			if i < len(f.code) {
+				opcode = int(f.code[i])
+			}
+		}
+		cc.PCs = append(cc.PCs, PCCost{PC: uint32(i), Opcode: opcode, Executions: v[0], Instructions: v[1]})
+	}
+	return cc
+}
+
 // Collect reads the counters after the guest ended (normally, by exit or by
 // trap). What ran since the last charge is charged to the (function, slot)
 // that was running.
@@ -464,13 +571,31 @@ func (mt *Meter) Collect() (*Results, error) {
 		}
 		return res, mt.err
 	}
-	for _, f := range mt.funcs {
+	// A function's contexts' blocks add up to its own costs. (Its contexts
+	// never nest, recursion being folded into the outer one, so their
+	// inclusive totals add up too.)
+	ctxIndex := map[*callContext]int{}
+	for fi, f := range mt.funcs {
 		fc := FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code}
 		fc.Resumptions = append([]uint32(nil), f.entries...)
 		sort.Slice(fc.Resumptions, func(i, j int) bool { return fc.Resumptions[i] < fc.Resumptions[j] })
-		fc.Calls, _ = mem.ReadUint64Le(f.block + blockCalls)
-		fc.TotalInstructions, _ = mem.ReadUint64Le(f.block + blockTotal)
-		s := slots(f.block)
+		var s [][2]uint64
+		for _, c := range f.contexts {
+			calls, _ := mem.ReadUint64Le(c.block + blockCalls)
+			incl, _ := mem.ReadUint64Le(c.block + blockTotal)
+			fc.Calls += calls
+			fc.TotalInstructions += incl
+			cs := slots(c.block)
+			if s == nil {
+				s = make([][2]uint64, len(cs))
+			}
+			for i := range cs {
+				s[i][0] += cs[i][0]
+				s[i][1] += cs[i][1]
+			}
+			ctxIndex[c] = len(res.Contexts)
+			res.Contexts = append(res.Contexts, contextCost(fi, f, c, calls, cs))
+		}
 		setup := s[len(s)-1]
 		fc.CallSetupInstructions = setup[1]
 		byOp := map[int]*OpcodeCost{}
@@ -513,6 +638,16 @@ func (mt *Meter) Collect() (*Results, error) {
 	res.Buckets = []BucketCost{
 		{Name: BucketOutside, Instructions: sum(mt.outside)},
 		{Name: BucketNative, Instructions: sum(mt.native)},
+	}
+	for i := range res.Contexts {
+		cc := &res.Contexts[i]
+		if p := cc.ctx.parent; p != nil {
+			cc.Parent = ctxIndex[p]
+			// the caller's slot is a pc unless it is its call setup, or
+			// its function's slots are by opcode
+			cc.HasCallSite = p.fn.length > 0 && cc.CallSite < p.fn.length
+		}
+		cc.ctx = nil
 	}
 	if err := res.Check(); err != nil {
 		return res, err

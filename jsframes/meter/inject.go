@@ -259,7 +259,8 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	m.Names.Module += " (jsprof)"
 	moduleName := m.Names.Module
 
-	hostType := m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}})
+	lookupType := m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64, wasmcore.ValI32, wasmcore.ValI32}, Results: []wasmcore.ValType{wasmcore.ValI32}})
+	hostType := lookupType
 	fHost := m.AddImportFunc(HostModule, HostNewFunction, hostType)
 	fGrow := m.AddImportFunc(HostModule, HostGrowStack, m.AddType(wasmcore.FuncType{}))
 	fCheckpoint := m.AddImportFunc(HostModule, HostCheckpoint, m.AddType(wasmcore.FuncType{}))
@@ -272,7 +273,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 			panic(fmt.Sprintf("meter: injected function got index %d, want %d", got, want))
 		}
 	}
-	add(fLookup, wasmcore.Function{Type: m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64}, Results: []wasmcore.ValType{wasmcore.ValI32}}), Locals: i32Locals(3), Body: g.lookupBody(fHost)})
+	add(fLookup, wasmcore.Function{Type: lookupType, Locals: i32Locals(3), Body: g.lookupBody(fHost)})
 
 	// The checkpoint trampoline: sampling needs the Wasm stack, which only
 	// a wazero listener on a Wasm function sees, so there it is empty and

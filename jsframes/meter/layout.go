@@ -40,7 +40,16 @@ const (
 	sampleFramePC      = 12 // u32
 	sampleFrameSize    = 16
 
-	hashEntrySize = 8 // u32 address, u32 block
+	// An address-table entry: a bytecode address called from a calling
+	// context (the caller's block) at a call site (the caller's slot), and
+	// the block that counts it.
+	hashKeyAddr    = 0
+	hashKeyParent  = 4
+	hashKeySite    = 8
+	hashValueBlock = 12
+	hashEntrySize  = 16
+	hashParentMul  = -2048144777 // 0x85EBCA77
+	hashSiteMul    = -1028477379 // 0xC2B2AE3D
 
 	// Activation flags.
 	flagFresh      = 1 // entered, no dispatch yet: the next dispatch identifies the function

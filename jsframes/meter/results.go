@@ -30,6 +30,27 @@ type Results struct {
 	TotalInstructions uint64
 	Functions         []FunctionCost
 	Buckets           []BucketCost
+	// Contexts are the functions' calling contexts (exact mode): each
+	// function's costs split by the chain of JS callers it was called
+	// through, recursion folded into the outermost call. A function's
+	// contexts add up to its FunctionCost.
+	Contexts []ContextCost
+}
+
+// ContextCost is one calling context of a function: called from the
+// Parent context's function at CallSite, or from outside JS (Parent -1).
+type ContextCost struct {
+	Function int // index into Results.Functions
+	Parent   int // index into Results.Contexts, -1 for none
+	// CallSite is the pc in the parent's function of the call, when
+	// HasCallSite (not when the call came from its call setup).
+	CallSite              uint32
+	HasCallSite           bool
+	Calls                 uint64
+	CallSetupInstructions uint64
+	PCs                   []PCCost // by pc; by opcode value when the function's length is unknown
+
+	ctx *callContext // while Collect links the parents
 }
 
 // FunctionCost is the cost of one JS function, identified by its bytecode

@@ -229,7 +229,7 @@ func (mt *Meter) sampledFunction(funcObj uint64, entry, pc uint32) *function {
 			addr = start
 		}
 	}
-	block, ok := mt.byAddr[addr]
+	block, ok := mt.byKey[tableKey{addr: addr}]
 	if !ok {
 		var err error
 		if block, err = mt.blockFor(addr, funcObj); err != nil {
@@ -264,7 +264,7 @@ func (mt *Meter) setupActivation(funcObj uint64) Activation {
 	if length == 0 {
 		return Activation{}
 	}
-	block, ok := mt.byAddr[start]
+	block, ok := mt.byKey[tableKey{addr: start}]
 	if !ok {
 		var err error
 		if block, err = mt.blockFor(start, funcObj); err != nil {
