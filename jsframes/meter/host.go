@@ -37,7 +37,7 @@ type Meter struct {
 	hashBase, hashMask  uint32
 	hashUsed            uint32
 
-	outside, native uint32      // bucket blocks
+	outside, native uint32 // bucket blocks
 	ctxByBlock      map[uint32]*callContext
 	funcs           []*function // in order of first sight
 	byBlock         map[uint32]*function
