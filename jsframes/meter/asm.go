@@ -292,39 +292,55 @@ func (g *globals) lookupBody(fHost uint32) []byte {
 // object, first and current opcode addresses, and start this activation
 // with no opcode yet. Nothing is looked up or charged: the host names the
 // functions on the stack when it samples.
-func (g *globals) sampleEnterCode(funcObj []byte, fGrow uint32, l dispatchLocals) []byte {
+//
+// withEntry: the activations' first opcode addresses are kept too (see
+// sampleEntryCode).
+func (g *globals) sampleEnterCode(funcObj []byte, fGrow uint32, l dispatchLocals, withEntry bool) []byte {
 	f := l.f
-	b := code(
+	push := ops{
+		lget(f), gget(g.funcObj), store64(sampleFrameFuncObj),
+		lget(f), gget(g.slot), store32(sampleFramePC),
+	}
+	if withEntry {
+		push = append(push, lget(f), gget(g.entry), store32(sampleFrameEntry))
+	}
+	ins := ops{
 		wasmcore.Instr{Op: wasmcore.OpBlock, Block: wasmcore.BlockEmpty},
 		gget(g.sp), op(wasmcore.OpI32Eqz), wasmcore.Instr{Op: wasmcore.OpBrIf, Index: 0}, // not started
 		gget(g.sp), gget(g.stackEnd), op(wasmcore.OpI32GeU), ifThen(), call(fGrow), end(),
 		gget(g.sp), ltee(f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifThen(),
-		lget(f), gget(g.funcObj), store64(sampleFrameFuncObj),
-		lget(f), gget(g.entry), store32(sampleFrameEntry),
-		lget(f), gget(g.slot), store32(sampleFramePC),
-		end(),
+	}
+	ins = append(append(ins, push...), end(),
 		lget(f), i32c(sampleFrameSize), op(wasmcore.OpI32Add), gset(g.sp),
 	)
+	b := code(ins...)
 	b = append(b, funcObj...)
 	return append(b, code(gset(g.funcObj), i32c(0), gset(g.slot), end())...)
 }
 
 // sampleExitCode pops the caller's state (none, past a full stack).
-func (g *globals) sampleExitCode(l dispatchLocals) []byte {
+func (g *globals) sampleExitCode(l dispatchLocals, withEntry bool) []byte {
 	f := l.f
-	return code(
+	pop := ops{
+		lget(f), load64(sampleFrameFuncObj), gset(g.funcObj),
+		lget(f), load32(sampleFramePC), gset(g.slot),
+	}
+	none := ops{i64c(0), gset(g.funcObj), i32c(0), gset(g.slot)}
+	if withEntry {
+		pop = append(pop, lget(f), load32(sampleFrameEntry), gset(g.entry))
+		none = append(none, i32c(0), gset(g.entry))
+	}
+	ins := ops{
 		wasmcore.Instr{Op: wasmcore.OpBlock, Block: wasmcore.BlockEmpty},
 		gget(g.sp), op(wasmcore.OpI32Eqz), wasmcore.Instr{Op: wasmcore.OpBrIf, Index: 0},
 		gget(g.sp), i32c(sampleFrameSize), op(wasmcore.OpI32Sub), ltee(f), gset(g.sp),
 		lget(f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifThen(),
-		lget(f), load64(sampleFrameFuncObj), gset(g.funcObj),
-		lget(f), load32(sampleFrameEntry), gset(g.entry),
-		lget(f), load32(sampleFramePC), gset(g.slot),
-		op(wasmcore.OpElse),
-		i64c(0), gset(g.funcObj), i32c(0), gset(g.entry), i32c(0), gset(g.slot),
-		end(),
-		end(),
-	)
+	}
+	ins = append(ins, pop...)
+	ins = append(ins, op(wasmcore.OpElse))
+	ins = append(ins, none...)
+	ins = append(ins, end(), end())
+	return code(ins...)
 }
 
 // sampleDispatchCode records the dispatched opcode's address: one global

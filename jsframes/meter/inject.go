@@ -216,8 +216,9 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 		checkpoint = &wasmcore.Checkpoint{Next: g.next, Call: fSample}
 	}
 	if opts.Sample {
-		hooks.Entry = g.sampleEnterCode(funcObjArg(d.BytecodePointer, ft), fGrowStack, locals)
-		hooks.Exit = g.sampleExitCode(locals)
+		withEntry := !canFollow(d.BytecodePointer)
+		hooks.Entry = g.sampleEnterCode(funcObjArg(d.BytecodePointer, ft), fGrowStack, locals, withEntry)
+		hooks.Exit = g.sampleExitCode(locals, withEntry)
 	} else {
 		hooks.Entry = g.enterCode(funcObjArg(d.BytecodePointer, ft), fGrowStack, locals)
 		hooks.Exit = g.exitCode(locals)
