@@ -54,7 +54,7 @@ type rawFrame struct {
 	offset   uint64              // Wasm: code offset
 	fn       *meter.FunctionCost // JS: the function (identity fields)
 	pc       uint32              // JS: pc in the function's bytecode
-	bucket   string              // bucket: its name; Wasm: the name of another module's function
+	name     string              // bucket: its name; Wasm: another module's function's name (empty for the profiled module's)
 	entering bool                // JS: call setup of an activation not yet identified
 }
 
@@ -107,7 +107,7 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 	}
 	next := 0
 	if seen < len(js) || len(wasm) == 0 || !isEntryPoint(s.rootName(wasm[0])) {
-		st = append(st, rawFrame{kind: KindBucket, bucket: TruncatedStack})
+		st = append(st, rawFrame{kind: KindBucket, name: TruncatedStack})
 		for ; next < len(js)-seen; next++ {
 			st = append(st, jsRaw(js[next]))
 		}
@@ -117,7 +117,7 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 			continue
 		}
 		if w.Foreign != "" {
-			st = append(st, rawFrame{kind: KindWasm, index: w.Index, bucket: w.Foreign})
+			st = append(st, rawFrame{kind: KindWasm, index: w.Index, name: w.Foreign})
 			continue
 		}
 		if w.Index == s.dispatch && next < len(js) {
@@ -149,11 +149,11 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 			k = append(k, 'w')
 			k = binary.AppendUvarint(k, uint64(f.index))
 			k = binary.AppendUvarint(k, f.offset)
-			k = append(k, f.bucket...)
+			k = append(k, f.name...)
 			k = append(k, 0)
 		default:
 			k = append(k, 'b')
-			k = append(k, f.bucket...)
+			k = append(k, f.name...)
 			k = append(k, 0)
 		}
 	}
@@ -231,12 +231,12 @@ func (s *Sampler) build(r *rawProfile, meta ProfileMeta, id Identity) (*profile.
 func (s *Sampler) frames(f rawFrame, id Identity) []Frame {
 	switch f.kind {
 	case KindWasm:
-		if f.bucket != "" {
-			return []Frame{ForeignWasmFrame(f.bucket)}
+		if f.name != "" {
+			return []Frame{ForeignWasmFrame(f.name)}
 		}
 		return []Frame{WasmFrame(f.index, s.sym.FuncName(f.index), "", 0, f.offset)}
 	case KindBucket:
-		return []Frame{BucketFrame(f.bucket)}
+		return []Frame{BucketFrame(f.name)}
 	}
 	switch {
 	case f.entering && f.fn == nil: // no telling whose

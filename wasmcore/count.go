@@ -264,17 +264,9 @@ func countBody(body []byte, counter, imported uint32, local int64, funcTyped, ch
 	}
 
 	plan := newSegmentPlan(opts.Hoist, imported, funcTyped)
-	ir := NewInstrReader(body)
 	checkAt := map[uint32]bool{0: checkEntry} // function entry and loop-body starts
 	depth := 0                                // open blocks inside the function
-	for {
-		in, ok, err := ir.Next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	err := forEachInstr(body, func(in Instr) error {
 		code, hooked := hooks.Before[in.Offset]
 		if hooked {
 			inserts = append(inserts, BodyEdit{At: in.Offset, Insert: code})
@@ -307,14 +299,14 @@ func countBody(body []byte, counter, imported uint32, local int64, funcTyped, ch
 				inserts = append(inserts, BodyEdit{At: in.Offset, Insert: append(closeWrap, hooks.Exit...)})
 			}
 			if int(in.Offset+in.Len) != len(body) {
-				return nil, fmt.Errorf("code after the function's end at body offset %d", in.Offset+in.Len)
+				return fmt.Errorf("code after the function's end at body offset %d", in.Offset+in.Len)
 			}
 		}
 		if perInstruction {
 			if countsAsWork(in.Op) {
 				charge(in.Offset, 1, checkAt[in.Offset])
 			}
-			continue
+			return nil
 		}
 		plan.instr(in, hooked)
 		if countsAsWork(in.Op) {
@@ -323,6 +315,10 @@ func countBody(body []byte, counter, imported uint32, local int64, funcTyped, ch
 		if endsSegment(in.Op) {
 			plan.next(in.Offset + in.Len)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !perInstruction {
 		conds, elses := plan.finish()

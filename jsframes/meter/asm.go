@@ -9,7 +9,7 @@ import (
 // callers' states are on the shadow stack in guest memory.
 type globals struct {
 	count              uint32 // i64: wasmcore's instruction counter
-	block, slot, flags uint32 // i32: the running (function block, slot) and activation flags
+	block, slot, flags uint32 // i32: the running (function block, slot) and activation flags; sampling: slot is the running opcode's address
 	base, limit        uint32 // i32: the running block's bytecode address and pc slot count
 	last               uint32 // i64: the count when (block, slot) was last charged
 	sp, stackEnd       uint32 // i32: next shadow-stack frame, end of the stack's memory
@@ -17,7 +17,6 @@ type globals struct {
 	native             uint32 // i32: the bucket of activations that never dispatch
 	next               uint32 // i64: the counter value of the next sample (sampling)
 	funcObj, entry     uint32 // sampling: the running activation's function object (i64) and first opcode's address
-	exact              bool   // charge every opcode; else sampling: slot holds the pc's address
 	exported           map[string]uint32
 	m                  *wasmcore.Module
 }
@@ -98,13 +97,9 @@ func (g *globals) sinceLast() ops {
 	return ops{gget(g.count), gget(g.last), op(wasmcore.OpI64Sub)}
 }
 
-// closeOps charges what ran since the last charge to (block, slot), in
-// exact mode; sampling charges nothing at calls and returns. p is a scratch
-// local.
+// closeOps charges what ran since the last charge to (block, slot). p is a
+// scratch local.
 func (g *globals) closeOps(p uint32) ops {
-	if !g.exact {
-		return ops{}
-	}
 	out := addToSlot(ops{gget(g.block), gget(g.slot)}, slotInstrs, p, g.sinceLast())
 	return append(out, gget(g.count), gset(g.last))
 }
@@ -236,11 +231,6 @@ func (g *globals) dispatchCode(fLookup uint32, l dispatchLocals) []byte {
 		lget(i), gset(g.slot),
 		end(),
 	)
-	if !g.exact {
-		// sampling: the running slot is the pc's address
-		out = append(out, lget(addr), gset(g.slot), end())
-		return code(out...)
-	}
 	out = append(out, addToSlot(ops{gget(g.block), gget(g.slot)}, slotInstrs, p, g.sinceLast())...)
 	out = append(out, gget(g.count), gset(g.last))
 	// i = base == 0 ? opcode : addr - base; i = i < limit ? i : limit
@@ -294,7 +284,7 @@ func (g *globals) lookupBody(fHost uint32) []byte {
 // functions on the stack when it samples.
 //
 // withEntry: the activations' first opcode addresses are kept too (see
-// sampleEntryCode).
+// sampleDispatchCode).
 func (g *globals) sampleEnterCode(funcObj []byte, fGrow uint32, l dispatchLocals, withEntry bool) []byte {
 	f := l.f
 	push := ops{

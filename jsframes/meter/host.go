@@ -518,7 +518,14 @@ func (mt *Meter) containing(addr uint32) *function {
 // contextCost is one context's share of f's costs, its parent not yet
 // known (Collect links them).
 func contextCost(fi int, f *function, c *callContext, calls uint64, s [][2]uint64) ContextCost {
-	cc := ContextCost{Function: fi, Parent: -1, CallSite: c.site, Calls: calls, CallSetupInstructions: s[len(s)-1][1], ctx: c}
+	return ContextCost{Function: fi, Parent: -1, CallSite: c.site, Calls: calls, CallSetupInstructions: s[len(s)-1][1], PCs: slotCosts(f, s), ctx: c}
+}
+
+// slotCosts lists the slots of f's blocks that ran, the call setup (last)
+// left out: by pc, with the opcode at it, or, when f's length is unknown,
+// by opcode value (PC and Opcode both that value).
+func slotCosts(f *function, s [][2]uint64) []PCCost {
+	var out []PCCost
 	for i, v := range s[:len(s)-1] {
 		if v == [2]uint64{} {
 			continue
@@ -530,9 +537,9 @@ func contextCost(fi int, f *function, c *callContext, calls uint64, s [][2]uint6
 				opcode = int(f.code[i])
 			}
 		}
-		cc.PCs = append(cc.PCs, PCCost{PC: uint32(i), Opcode: opcode, Executions: v[0], Instructions: v[1]})
+		out = append(out, PCCost{PC: uint32(i), Opcode: opcode, Executions: v[0], Instructions: v[1]})
 	}
-	return cc
+	return out
 }
 
 // Collect reads the counters after the guest ended (normally, by exit or by
@@ -599,25 +606,18 @@ func (mt *Meter) Collect() (*Results, error) {
 		setup := s[len(s)-1]
 		fc.CallSetupInstructions = setup[1]
 		byOp := map[int]*OpcodeCost{}
-		for i, c := range s[:len(s)-1] {
-			if c == [2]uint64{} {
-				continue
-			}
-			opcode := i
-			if f.length > 0 {
-				opcode = -1
-				if i < len(f.code) {
-					opcode = int(f.code[i])
-				}
-				fc.PCs = append(fc.PCs, PCCost{PC: uint32(i), Opcode: opcode, Executions: c[0], Instructions: c[1]})
-			}
-			o := byOp[opcode]
+		costs := slotCosts(f, s)
+		if f.length > 0 {
+			fc.PCs = costs
+		}
+		for _, c := range costs {
+			o := byOp[c.Opcode]
 			if o == nil {
-				o = &OpcodeCost{Opcode: opcode}
-				byOp[opcode] = o
+				o = &OpcodeCost{Opcode: c.Opcode}
+				byOp[c.Opcode] = o
 			}
-			o.Executions += c[0]
-			o.Instructions += c[1]
+			o.Executions += c.Executions
+			o.Instructions += c.Instructions
 		}
 		if setup[1] != 0 {
 			byOp[CallSetup] = &OpcodeCost{Opcode: CallSetup, Instructions: setup[1]}

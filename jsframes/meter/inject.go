@@ -129,7 +129,6 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 
 	origImports, origFuncs := m.NumImportedFuncs(), m.NumFuncs()
 	g := newGlobals(m)
-	g.exact = !opts.Sample
 	var checkpoint *wasmcore.Checkpoint
 	if opts.Sample || opts.Checkpoints {
 		// No checkpoint until the host sets the first one.
@@ -198,6 +197,9 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 			before(body[i+1].Offset, after)
 		}
 	}
+	// Sampling keeps each activation's first opcode address only when the
+	// host cannot find its function from its function object.
+	withEntry := !canFollow(d.BytecodePointer)
 	for _, bt := range append([]uint32{d.BrTableOffset}, d.OtherBrTables...) {
 		off, err := bodyOffset(bt)
 		if err != nil {
@@ -207,7 +209,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 			return nil, fmt.Errorf("meter: no br_table at offset %#x of dispatch function %d", bt, d.FunctionIndex)
 		}
 		if opts.Sample {
-			before(off, g.sampleDispatchCode(locals, !canFollow(d.BytecodePointer)))
+			before(off, g.sampleDispatchCode(locals, withEntry))
 		} else {
 			before(off, g.dispatchCode(fLookup, locals))
 		}
@@ -215,36 +217,27 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	if g.next != 0 {
 		checkpoint = &wasmcore.Checkpoint{Next: g.next, Call: fSample}
 	}
+	countOpts := wasmcore.CountOptions{PerInstruction: opts.PerInstruction, Checkpoint: checkpoint}
 	if opts.Sample {
-		withEntry := !canFollow(d.BytecodePointer)
 		hooks.Entry = g.sampleEnterCode(funcObjArg(d.BytecodePointer, ft), fGrowStack, locals, withEntry)
 		hooks.Exit = g.sampleExitCode(locals, withEntry)
-	} else {
-		hooks.Entry = g.enterCode(funcObjArg(d.BytecodePointer, ft), fGrowStack, locals)
-		hooks.Exit = g.exitCode(locals)
-	}
-
-	countOpts := wasmcore.CountOptions{
-		PerInstruction: opts.PerInstruction,
-		Hooks:          map[uint32]wasmcore.Hooks{d.FunctionIndex: hooks},
-		Checkpoint:     checkpoint,
-	}
-	if opts.Sample {
 		// A sample's weight may be a few instructions off, its stack
 		// cannot tell: count the cheaper way (docs/performance.md), the
 		// interpreter's count in a register, charges hoisted across calls.
 		// The dispatch hook only records the pc.
+		hooks.CountUnread = true
 		countOpts.Hoist = wasmcore.HoistAcrossCalls
 		countOpts.InLocal = map[uint32]bool{d.FunctionIndex: true}
-		hooks.CountUnread = true
-		countOpts.Hooks[d.FunctionIndex] = hooks
 	} else {
+		hooks.Entry = g.enterCode(funcObjArg(d.BytecodePointer, ft), fGrowStack, locals)
+		hooks.Exit = g.exitCode(locals)
 		// Exact mode needs the count exact at every dispatch hook and call:
 		// charges are hoisted only within a function's own code between
 		// them. (The count in a register would be stored back at every
 		// dispatch, and gains nothing.)
 		countOpts.Hoist = wasmcore.HoistLocal
 	}
+	countOpts.Hooks = map[uint32]wasmcore.Hooks{d.FunctionIndex: hooks}
 	ctr, err := m.CountInstructions(countOpts)
 	if err != nil {
 		return nil, err

@@ -229,17 +229,7 @@ func (mt *Meter) sampledFunction(funcObj uint64, entry, pc uint32) *function {
 			addr = start
 		}
 	}
-	block, ok := mt.byKey[tableKey{addr: addr}]
-	if !ok {
-		var err error
-		if block, err = mt.blockFor(addr, funcObj); err != nil {
-			if mt.err == nil {
-				mt.err = err
-			}
-			return nil
-		}
-	}
-	f := mt.byBlock[block]
+	f := mt.functionAt(addr, funcObj)
 	if entry == 0 && f != nil {
 		mt.byObject[funcObj] = f
 	}
@@ -264,20 +254,26 @@ func (mt *Meter) setupActivation(funcObj uint64) Activation {
 	if length == 0 {
 		return Activation{}
 	}
-	block, ok := mt.byKey[tableKey{addr: start}]
-	if !ok {
-		var err error
-		if block, err = mt.blockFor(start, funcObj); err != nil {
-			if mt.err == nil {
-				mt.err = err
-			}
-			return Activation{Entering: true}
-		}
-	}
-	if f := mt.byBlock[block]; f != nil {
+	if f := mt.functionAt(start, funcObj); f != nil {
 		return Activation{Function: mt.identityOf(f), Entering: true}
 	}
 	return Activation{Entering: true}
+}
+
+// functionAt is the function entered at addr (called with funcObj), known
+// or made now; nil, the error kept for Collect, when the host fails.
+func (mt *Meter) functionAt(addr uint32, funcObj uint64) *function {
+	block, ok := mt.byKey[tableKey{addr: addr}]
+	if !ok {
+		var err error
+		if block, err = mt.blockFor(addr, funcObj); err != nil {
+			if mt.err == nil {
+				mt.err = err
+			}
+			return nil
+		}
+	}
+	return mt.byBlock[block]
 }
 
 // identityOf is f's identity for samples, made once.
