@@ -17,7 +17,7 @@ var abiExports = map[string]bool{
 	"shopify_main": true,
 }
 
-// detectJavy classifies the module's Javy shape (FIELD-NOTES §1).
+// detectJavy classifies the module's Javy shape.
 func (an *analyzer) detectJavy() {
 	m := an.m
 	rep := an.rep

@@ -240,7 +240,7 @@ type UncertainOpcode struct {
 // Javy describes how the module relates to Javy.
 type Javy struct {
 	Kind string `json:"kind"`
-	// PluginABI is "newer", "older" or "oldest" for plugins (FIELD-NOTES §1).
+	// PluginABI is "newer", "older" or "oldest" for plugins.
 	PluginABI string `json:"plugin_abi,omitempty"`
 	// ImportNamespace is the plugin's namespace: for a plugin, its
 	// import_namespace section; for a dynamic module, the module name it

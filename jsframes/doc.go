@@ -1,10 +1,21 @@
-// Package jsframes turns what the meter and the samplers measured, keyed by
-// bytecode addresses and opcode values, into what a JS developer reads:
-// function names and source lines, opcode names, and reports and profiles
-// built from them.
+// Package jsframes is the JS side of jsprof: everything between the
+// interpreter that package dispatch found and the profile a developer reads.
+// It has no code of its own; its packages, in the order data flows
+// through them:
 //
-// It owns the naming and the output models (the cost report, later the
-// merged pprof profile). It must not rewrite modules (wasmcore and meter do)
-// nor run them (the command does). Subpackage meter owns the exact
-// per-opcode accounting inside the module.
+//   - meter: the exact accounting injected into the module (instructions
+//     per JS function, opcode and pc, calling contexts, the sampling
+//     shadow stack), and its host side that reads the counters back;
+//   - bytecode: the reader of QuickJS's serialized bytecode (functions,
+//     atoms, constants, pc → line tables) found in a Javy module;
+//   - naming: measured functions named and given lines, from the
+//     program's bytecode and the engine's memory;
+//   - stacks: the stacks of a profile built from the meter's results or
+//     samples, in the profile format;
+//   - jsprofile: the profile format itself, written and read;
+//   - report: the cost tables computed from a profile, and their text,
+//     CSV, JSON and HTML views, diffs of two profiles included.
+//
+// No package here runs modules (internal/profiler and internal/runner do)
+// or rewrites them outside the meter's instrumentation.
 package jsframes

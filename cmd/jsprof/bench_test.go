@@ -11,13 +11,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes"
 	"github.com/jsprof/jsprof/jsframes/meter"
-	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // guest is a compiled module that can be run many times in one session.
@@ -26,12 +24,15 @@ type guest struct {
 	compiled wazero.CompiledModule
 	meter    *meter.Meter // nil for the plain module
 	runs     int
+	// realClocks gives the guest the host's clocks (runs are deterministic
+	// otherwise).
+	realClocks bool
 }
 
 func (g *guest) run(tb testing.TB) (memBytes uint32, res *meter.Results) {
 	ctx := context.Background()
 	g.runs++
-	cfg, err := runner.ModuleConfig(runner.Options{Name: "bench", Deterministic: true})
+	cfg, err := runner.ModuleConfig(runner.Options{Name: "bench", Deterministic: !g.realClocks})
 	require.NoError(tb, err)
 	mod, err := g.sess.Instantiate(ctx, g.compiled, cfg, fmt.Sprint("guest-", g.runs))
 	require.NoError(tb, err)
@@ -60,24 +61,18 @@ func newGuests(tb testing.TB, wasm []byte, opts meter.Options) (plain, profiled 
 	sess, err := runner.NewSession(ctx, wazero.NewRuntimeConfigCompiler(), fixtures.CompilationCache(tb))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { sess.Close(ctx) })
-	instrumented, _, prof, err := instrument(ctx, "bench", wasm, nil, opts)
+	prof, err := profiler.Prepare(ctx, "bench", wasm, nil, profiler.Options{Meter: &opts, Mode: modeOf(opts)})
 	require.NoError(tb, err)
-	linked, err := prof.meter.Link(ctx, sess.Runtime())
+	linked, err := prof.Meter().Link(ctx, sess.Runtime())
 	require.NoError(tb, err)
 	sess.Provide(linked...)
 	pc, err := sess.Compile(ctx, "plain", wasm)
 	require.NoError(tb, err)
-	if opts.Sample {
-		// The sampler's own work, stacks and all, is part of the cost.
-		sym, err := wasmcore.NewSymbolizer(prof.module)
-		require.NoError(tb, err)
-		sampler := jsframes.NewSampler(prof.analysis.Dispatch.FunctionIndex, sym, prof.opcodeNames())
-		prof.meter.SetSampling(defaultSampleEvery, sampler.Add)
-		ctx = experimental.WithFunctionListenerFactory(ctx, prof.meter.ListenerFactory())
-	}
-	ec, err := sess.Compile(ctx, "profiled", instrumented)
+	// In sample mode, the sampler's own work, stacks and all, is part of
+	// the cost: the session's context carries its listener.
+	ec, err := sess.Compile(prof.Context(ctx), "profiled", prof.Main())
 	require.NoError(tb, err)
-	return &guest{sess: sess, compiled: pc}, &guest{sess: sess, compiled: ec, meter: prof.meter}
+	return &guest{sess: sess, compiled: pc}, &guest{sess: sess, compiled: ec, meter: prof.Meter()}
 }
 
 // BenchmarkExactOverhead runs each fixture program, built with the newer
@@ -124,4 +119,12 @@ func benchmarkOverhead(b *testing.B, opts meter.Options) {
 			b.ReportMetric(float64(instr)/1e6, "Minstr")
 		})
 	}
+}
+
+// modeOf is the profiling mode of meter options.
+func modeOf(opts meter.Options) profiler.Mode {
+	if opts.Sample {
+		return profiler.Sample
+	}
+	return profiler.Exact
 }

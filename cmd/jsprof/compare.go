@@ -9,8 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/pprof/profile"
 	"github.com/jsprof/jsprof/internal/javy"
-	"github.com/jsprof/jsprof/jsframes"
+	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/tetratelabs/wazero"
 )
 
 const compareSynopsis = `jsprof compare --plugin BASE.wasm --plugin NEW.wasm [flags] index.js [-- guest args...]
@@ -23,24 +27,24 @@ guest arguments, the --stdin file (or nothing) as stdin, and jsprof's
 stderr; their stdout is compared, not printed. The exit code is 0 when both
 behaved alike, 1 when they did not (the diff is still printed).`
 
-// profileRunner runs the module at modulePath with exact profiling, writes
-// the profile to profilePath and returns the guest's exit code. The guest
-// gets args, io.in as stdin and io.out and io.err; jsprof's own messages go
-// to io.err. It fails when no profile could be written.
-type profileRunner func(ctx context.Context, modulePath, profilePath string, args []string, cacheDir string, io stdio) (exitCode int, err error)
+// profileRunner runs a module with exact profiling and returns its profile
+// and jsprof's exit code for the run. The guest gets args, io.in as stdin
+// and io.out and io.err. It fails when no profile could be made.
+type profileRunner func(ctx context.Context, name string, module []byte, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error)
 
-// runProfiled is the profileRunner of jsprof compare: jsprof run -o, as a
-// user would run it.
-func runProfiled(ctx context.Context, modulePath, profilePath string, args []string, cacheDir string, io stdio) (int, error) {
-	if err := os.Remove(profilePath); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return 0, err
+// runProfiled is the profileRunner of jsprof compare: the pipeline of
+// jsprof run, in exact mode.
+func runProfiled(ctx context.Context, name string, module []byte, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
+	out, res, err := profiler.Profile(ctx, module,
+		runner.Options{Name: name, Args: args, Stdin: io.in, Stdout: io.out, Stderr: io.err, Cache: cache},
+		profiler.Options{Mode: profiler.Exact, Warn: func(err error) { warn(io, err) }})
+	if err != nil {
+		return nil, 0, err
 	}
-	runArgs := append([]string{"--cache-dir", cacheDir, "-o", profilePath, modulePath, "--"}, args...)
-	code := cmdRun(ctx, runArgs, io)
-	if _, err := os.Stat(profilePath); err != nil {
-		return code, fmt.Errorf("%s: jsprof run wrote no profile (exit code %d)", filepath.Base(modulePath), code)
+	for _, w := range out.Warnings {
+		warn(io, w)
 	}
-	return code, nil
+	return out.Profile, profiler.ExitCode(res), nil
 }
 
 func cmdCompare(ctx context.Context, args []string, io stdio) int {
@@ -51,8 +55,8 @@ func cmdCompare(ctx context.Context, args []string, io stdio) int {
 type compareSide struct {
 	label      string // "base" or "new"
 	pluginPath string
-	module     string // the built module's path
-	profile    string // the profile's path
+	module     []byte // the built module
+	tables     *report.Tables
 	stdout     bytes.Buffer
 	exitCode   int
 }
@@ -109,20 +113,14 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	dir := *outDir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "jsprof-compare-"); err != nil {
-			return fail(io, exitFailure, err)
+	if *outDir != "" {
+		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+			return fail(io, exitFailure, fmt.Errorf("--out-dir: %w", err))
 		}
-		defer os.RemoveAll(dir)
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fail(io, exitFailure, fmt.Errorf("--out-dir: %w", err))
 	}
 
 	sides := []*compareSide{{label: "base", pluginPath: plugins[0]}, {label: "new", pluginPath: plugins[1]}}
 	for _, s := range sides {
-		s.module = filepath.Join(dir, s.label+".wasm")
-		s.profile = filepath.Join(dir, s.label+".pb.gz")
 		plugin, err := loadPlugin(s.pluginPath)
 		if err != nil {
 			return fail(io, exitFailure, err)
@@ -139,34 +137,29 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 		if err != nil {
 			return fail(io, exitFailure, fmt.Errorf("building %s with %s: %w", jsPath, s.pluginPath, err))
 		}
-		if err := os.WriteFile(s.module, module, 0o644); err != nil {
-			return fail(io, exitFailure, err)
-		}
+		s.module = module
 	}
-	cacheDir := fs.Lookup("cache-dir").Value.String()
 	for _, s := range sides {
 		guest := stdio{in: bytes.NewReader(stdin), out: &s.stdout, err: io.err}
-		if s.exitCode, err = run(ctx, s.module, s.profile, guestArgs, cacheDir, guest); err != nil {
+		prof, code, err := run(ctx, s.label+".wasm", s.module, guestArgs, cache, guest)
+		if err != nil {
 			return fail(io, exitFailure, fmt.Errorf("running %s built with %s: %w", jsPath, s.pluginPath, err))
 		}
-		if *outDir != "" {
-			if err := os.WriteFile(filepath.Join(dir, s.label+".stdout"), s.stdout.Bytes(), 0o644); err != nil {
-				return fail(io, exitFailure, err)
-			}
+		s.exitCode = code
+		if s.tables, err = report.FromProfile(prof); err != nil {
+			return fail(io, exitFailure, fmt.Errorf("%s built with %s: %w", jsPath, s.pluginPath, err))
 		}
-	}
-
-	var data [2]*jsframes.ProfileData
-	for i, s := range sides {
-		if data[i], err = jsframes.ReadProfileFile(s.profile); err != nil {
-			return fail(io, exitFailure, err)
+		if *outDir != "" {
+			if err := keepSide(*outDir, s, prof); err != nil {
+				return fail(io, exitFailure, fmt.Errorf("--out-dir: %w", err))
+			}
 		}
 	}
 	names := [2]string{filepath.Base(plugins[0]), filepath.Base(plugins[1])}
 	if names[0] == names[1] {
 		names = [2]string{plugins[0], plugins[1]}
 	}
-	df := jsframes.NewDiff(data[0], data[1], names[0], names[1])
+	df := report.NewDiff(sides[0].tables, sides[1].tables, names[0], names[1])
 	if err := writeDiff(io.out, df, f, *top, *htmlPath); err != nil {
 		return fail(io, exitFailure, err)
 	}
@@ -176,6 +169,18 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	}
 	fmt.Fprintf(io.err, "jsprof: both engines printed the same output (%s) and exited with %d\n", lineCount(base.stdout.Bytes()), base.exitCode)
 	return 0
+}
+
+// keepSide writes a side's module, profile and output into dir.
+func keepSide(dir string, s *compareSide, prof *profile.Profile) error {
+	base := filepath.Join(dir, s.label)
+	if err := writeFileAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.module); return err }); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(base+".pb.gz", func(w *os.File) error { return prof.Write(w) }); err != nil {
+		return err
+	}
+	return writeFileAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.stdout.Bytes()); return err })
 }
 
 // behaviourMismatch says how the two guests behaved differently, "" when

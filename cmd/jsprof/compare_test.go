@@ -9,11 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/jsframes"
+	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // compareJSON is what the tests read of jsprof compare --json.
@@ -67,9 +69,9 @@ func TestCompareFixturePrograms(t *testing.T) {
 
 			var df compareJSON
 			require.NoError(t, json.Unmarshal([]byte(got.stdout), &df))
-			baseProf, err := jsframes.ReadProfileFile(filepath.Join(dir, "base.pb.gz"))
+			baseProf, err := report.ReadFile(filepath.Join(dir, "base.pb.gz"))
 			require.NoError(t, err)
-			newProf, err := jsframes.ReadProfileFile(filepath.Join(dir, "new.pb.gz"))
+			newProf, err := report.ReadFile(filepath.Join(dir, "new.pb.gz"))
 			require.NoError(t, err)
 			assert.Equal(t, baseProf.TotalWasmInstructions, df.Base.Total, "base total is the base profile's")
 			assert.Equal(t, newProf.TotalWasmInstructions, df.New.Total, "new total is the new profile's")
@@ -95,14 +97,12 @@ func TestCompareFixturePrograms(t *testing.T) {
 // fakeRunner stands for jsprof run: it copies a prepared profile and
 // prints what the test says each engine prints.
 func fakeRunner(t *testing.T, profiles map[string]string, stdout map[string]string, codes map[string]int) profileRunner {
-	return func(ctx context.Context, modulePath, profilePath string, args []string, cacheDir string, io stdio) (int, error) {
-		side := strings.TrimSuffix(filepath.Base(modulePath), ".wasm")
-		b, err := os.ReadFile(profiles[side])
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(profilePath, b, 0o644))
+	return func(ctx context.Context, name string, module []byte, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
+		side := strings.TrimSuffix(name, ".wasm")
+		p := readProfile(t, profiles[side])
 		fmt.Fprint(io.out, stdout[side])
 		fmt.Fprintf(io.out, "args=%v\n", args)
-		return codes[side], nil
+		return p, codes[side], nil
 	}
 }
 

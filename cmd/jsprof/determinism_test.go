@@ -26,8 +26,9 @@ import (
 // jsprof run gives the guest the host's real clocks, and what the engine
 // executes depends on the time it reads (formatting a date, a loop that
 // waits). TestDeterministicClocks shows that the runner's Deterministic
-// option makes those repeat too. The Javy plugins' Math.random calls a host
-// import (env.random_seed) that jsprof does not provide.
+// option makes those repeat too. Math.random repeats only under
+// --deterministic as well: the 1.7.0 plugin seeds it from env.random_seed,
+// which jsprof provides, with a fixed seed only then (TestMathRandom).
 func TestDeterminism(t *testing.T) {
 	programs, err := filepath.Glob(fixtures.Path("js", "*.js"))
 	require.NoError(t, err)
@@ -88,6 +89,14 @@ func TestDeterministicClocks(t *testing.T) {
 	_, second := exact.run(t)
 	assert.Equal(t, first.TotalInstructions, second.TotalInstructions)
 	assert.Equal(t, first.Functions, second.Functions)
+
+	// The negative control: with the host's clocks the program spins a
+	// different number of times, so the clock does reach the count.
+	exact.realClocks = true
+	_, real1 := exact.run(t)
+	_, real2 := exact.run(t)
+	assert.NotEqual(t, real1.TotalInstructions, real2.TotalInstructions, "real clocks: counts vary from run to run")
+	assert.NotEqual(t, first.TotalInstructions, real1.TotalInstructions)
 }
 
 // untimed is the profile's text with its start time and duration zeroed.

@@ -6,7 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/jsprof/jsprof/jsframes"
+	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 const diffSynopsis = `jsprof diff [--csv|--json] [--top N] [--html FILE] BASE.pb.gz NEW.pb.gz
@@ -41,13 +41,13 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if *top < -1 {
 		return fail(io, exitUsage, fmt.Errorf("diff: --top %d: want 0 (all) or more", *top))
 	}
-	var data [2]*jsframes.ProfileData
+	var data [2]*report.Tables
 	for i, path := range files {
-		if data[i], err = jsframes.ReadProfileFile(path); err != nil {
+		if data[i], err = report.ReadFile(path); err != nil {
 			return fail(io, exitFailure, err)
 		}
 	}
-	df := jsframes.NewDiff(data[0], data[1], filepath.Base(files[0]), filepath.Base(files[1]))
+	df := report.NewDiff(data[0], data[1], filepath.Base(files[0]), filepath.Base(files[1]))
 	if err := writeDiff(io.out, df, f, *top, *htmlPath); err != nil {
 		return fail(io, exitFailure, err)
 	}
@@ -57,7 +57,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 // writeDiff writes the diff in format f on w, and as HTML to htmlPath
 // unless it is empty: top rows of each table; -1: the default, 20 in text
 // and all in HTML.
-func writeDiff(w io.Writer, df *jsframes.Diff, f outputFormat, top int, htmlPath string) error {
+func writeDiff(w io.Writer, df *report.Diff, f outputFormat, top int, htmlPath string) error {
 	if htmlPath != "" {
 		if err := writeHTML(htmlPath, func(w io.Writer) error { return df.WriteHTML(w, max(top, 0)) }); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/meter"
 )
@@ -42,17 +43,12 @@ func TestExactEqualsSlowModeOnPlugins(t *testing.T) {
 func meteredRun(t *testing.T, wasm []byte, opts meter.Options) *meter.Results {
 	t.Helper()
 	ctx := context.Background()
-	main, _, prof, err := instrument(ctx, "index.wasm", wasm, nil, opts)
-	require.NoError(t, err)
-	res, err := runner.Run(ctx, main, runner.Options{
-		Name: "index.wasm", Deterministic: true, Cache: fixtures.CompilationCache(t), KeepOnContextDone: true,
-		Link: prof.meter.Link, Instantiated: prof.meter.Start,
-	})
+	out, res, err := profiler.Profile(ctx, wasm, runner.Options{Name: "index.wasm", Deterministic: true, Cache: fixtures.CompilationCache(t)},
+		profiler.Options{Meter: &opts})
 	require.NoError(t, err)
 	require.Nil(t, res.Trap)
-	results, err := prof.meter.Collect()
-	require.NoError(t, err)
-	return results
+	require.Empty(t, out.Warnings)
+	return out.Results
 }
 
 // TestDeterministicFlag: with --deterministic, a program that reads the
@@ -60,12 +56,20 @@ func meteredRun(t *testing.T, wasm []byte, opts meter.Options) *meter.Results {
 func TestDeterministicFlag(t *testing.T) {
 	module := filepath.Join(t.TempDir(), "clock.wasm")
 	require.NoError(t, os.WriteFile(module, buildSource(t, "javy-plugin-1.7.0", readFileText(t, "testdata/clock.js")), 0o644))
-	var reports []string
-	for i := 0; i < 2; i++ {
-		report := filepath.Join(t.TempDir(), "cost.json")
-		got := jsprof(t, "", "run", "--deterministic", "--report-json", report, module)
-		require.Equal(t, 0, got.code, got.stderr)
-		reports = append(reports, readFileText(t, report))
+	reports := func(flags ...string) []string {
+		var out []string
+		for i := 0; i < 2; i++ {
+			report := filepath.Join(t.TempDir(), "cost.json")
+			got := jsprof(t, "", append(append([]string{"run"}, flags...), "--report-json", report, module)...)
+			require.Equal(t, 0, got.code, got.stderr)
+			out = append(out, readFileText(t, report))
+		}
+		return out
 	}
-	assert.Equal(t, reports[0], reports[1])
+	fixed := reports("--deterministic")
+	assert.Equal(t, fixed[0], fixed[1])
+	// The negative control: without the flag the guest reads the host's
+	// clocks and its reports differ.
+	real := reports()
+	assert.NotEqual(t, real[0], real[1], "real clocks: the reports differ")
 }

@@ -1,19 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/jsframes"
 )
 
 // buildJS builds a JS file into a static module with the newer plugin.
@@ -82,24 +81,37 @@ func TestInterruptWritesTheProfile(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			prof := filepath.Join(t.TempDir(), "p.pb.gz")
-			cmd := exec.Command(bin, "run", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, module)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
+			cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, module)
+			stderr, err := cmd.StderrPipe()
+			require.NoError(t, err)
 			require.NoError(t, cmd.Start())
-			time.Sleep(1500 * time.Millisecond)
+			// Signal once the guest runs (its first progress line), however
+			// long compiling took on a loaded machine.
+			lines := bufio.NewScanner(stderr)
+			var rest []string
+			for lines.Scan() {
+				if strings.HasPrefix(lines.Text(), "jsprof: running:") {
+					break
+				}
+				rest = append(rest, lines.Text())
+			}
 			require.NoError(t, cmd.Process.Signal(sig))
-			err := cmd.Wait()
+			for lines.Scan() {
+				if !strings.HasPrefix(lines.Text(), "jsprof: running:") {
+					rest = append(rest, lines.Text())
+				}
+			}
+			err = cmd.Wait()
 			var exit *exec.ExitError
 			require.ErrorAs(t, err, &exit)
 			assert.Equal(t, 128+int(sig), exit.ExitCode())
-			assert.Equal(t, "jsprof: interrupted by "+sig.String()+"\n", stderr.String())
+			assert.Equal(t, []string{"jsprof: interrupted by " + sig.String()}, rest)
 			p := readProfile(t, prof)
 			assert.Positive(t, sampleTotal(p))
 			_, err = os.Stat(prof)
 			require.NoError(t, err)
 			matches, _ := filepath.Glob(filepath.Join(filepath.Dir(prof), ".jsprof-*"))
 			assert.Empty(t, matches, "no temporary file left behind")
-			_ = jsframes.ValueInstructions
 		})
 	}
 }

@@ -38,6 +38,9 @@ type interrupted struct{ sig syscall.Signal }
 
 func (i interrupted) Error() string { return "interrupted by " + i.sig.String() }
 
+// Signal is the signal that interrupted the run.
+func (i interrupted) Signal() syscall.Signal { return i.sig }
+
 // exitLimit is the exit code of a guest stopped by --timeout or
 // --max-instructions, as timeout(1) exits.
 const exitLimit = 124

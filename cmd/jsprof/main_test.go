@@ -17,7 +17,9 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/jsframes"
+	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // invocation is one in-process run of jsprof.
@@ -265,11 +267,12 @@ func TestRunReport(t *testing.T) {
 				assert.Equal(t, "fib(20) = 6765\n", got.stdout, "the report stays out of the guest's stdout")
 				assert.Contains(t, got.stderr, "call1")
 
-				var cost jsframes.CostReport
+				var cost reportJSON
 				b, err := os.ReadFile(report)
 				require.NoError(t, err)
 				require.NoError(t, json.Unmarshal(b, &cost))
-				var fib *jsframes.FunctionCost
+				require.NotEmpty(t, cost.Opcodes)
+				var fib *functionJSON
 				var sum uint64
 				for i, f := range cost.Functions {
 					if f.Calls == 21891 {
@@ -296,8 +299,8 @@ func TestRunReport(t *testing.T) {
 				require.NoError(t, prof.CheckValid())
 				var instr, calls int64
 				for _, s := range prof.Sample {
-					instr += s.Value[jsframes.ValueInstructions]
-					calls += s.Value[jsframes.ValueCalls]
+					instr += s.Value[jsprofile.ValueInstructions]
+					calls += s.Value[jsprofile.ValueCalls]
 				}
 				assert.Equal(t, int64(cost.TotalWasmInstructions), instr)
 				assert.Contains(t, prof.Comments, fmt.Sprintf("jsprof.total_wasm_instructions=%d", cost.TotalWasmInstructions))
@@ -322,19 +325,68 @@ func TestRunReportResolvesGenerators(t *testing.T) {
 			dir := t.TempDir()
 			module := filepath.Join(dir, "generators.wasm")
 			require.Equal(t, 0, jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, plugin), fixtures.Path("js", "generators.js"), "-o", module).code)
-			report := filepath.Join(dir, "cost.json")
-			got := jsprof(t, "", "run", "--report-json", report, module)
-			require.Equal(t, 0, got.code, got.stderr)
-			var cost jsframes.CostReport
-			b, err := os.ReadFile(report)
+			wasm, err := os.ReadFile(module)
 			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal(b, &cost))
+			out, res, err := profiler.Profile(context.Background(), wasm,
+				runner.Options{Name: "generators.wasm", Cache: fixtures.CompilationCache(t)}, profiler.Options{Mode: profiler.Exact})
+			require.NoError(t, err)
+			require.Nil(t, res.Trap)
 			resumed := 0
-			for _, f := range cost.Functions {
-				assert.NotZero(t, f.Length, "%s: bytecode length unknown", f.Name)
-				resumed += f.Resumptions
+			for _, f := range out.Results.Functions {
+				assert.NotZero(t, f.Length, "function at %#x: bytecode length unknown", f.Address)
+				resumed += len(f.Resumptions)
 			}
 			assert.Greater(t, resumed, 5, "generators resumed at several points")
 		})
 	}
+}
+
+// reportJSON is what scripts read of jsprof run --report-json (and of
+// jsprof report --json): the fields the schema promises (docs/reports.md).
+type reportJSON struct {
+	TotalWasmInstructions uint64 `json:"total_wasm_instructions"`
+	Opcodes               []struct {
+		Name             string `json:"name"`
+		Executions       uint64 `json:"executions"`
+		WasmInstructions uint64 `json:"wasm_instructions"`
+	} `json:"opcodes"`
+	Functions []functionJSON `json:"functions"`
+	Buckets   []struct {
+		Name             string `json:"name"`
+		WasmInstructions uint64 `json:"wasm_instructions"`
+	} `json:"buckets"`
+}
+
+type functionJSON struct {
+	Name                  string `json:"name"`
+	File                  string `json:"file"`
+	Line                  int    `json:"line"`
+	Calls                 uint64 `json:"calls"`
+	SelfWasmInstructions  uint64 `json:"self_wasm_instructions"`
+	TotalWasmInstructions uint64 `json:"total_wasm_instructions"`
+	Opcodes               []struct {
+		Name       string `json:"name"`
+		Executions uint64 `json:"executions"`
+	} `json:"opcodes"`
+}
+
+// TestRunReportIsTheSummary: what run --report prints is jsprof report
+// --by summary of the profile it wrote, and --report-json is that view's
+// JSON: one computation of the tables for both.
+func TestRunReportIsTheSummary(t *testing.T) {
+	dir := t.TempDir()
+	module := filepath.Join(dir, "fib.wasm")
+	require.Equal(t, 0, jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), fixtures.Path("js", "fib.js"), "-o", module).code)
+	prof, doc := filepath.Join(dir, "fib.pb.gz"), filepath.Join(dir, "cost.json")
+	run := jsprof(t, "", "run", "-q", "-o", prof, "--report", "--report-json", doc, module)
+	require.Equal(t, 0, run.code, run.stderr)
+
+	text := jsprof(t, "", "report", "--by", "summary", prof)
+	require.Equal(t, 0, text.code, text.stderr)
+	assert.Equal(t, text.stdout, run.stderr)
+	assert.Contains(t, run.stderr, "fib (fib.js:1)")
+
+	js := jsprof(t, "", "report", "--by", "summary", "--json", prof)
+	require.Equal(t, 0, js.code, js.stderr)
+	assert.JSONEq(t, js.stdout, readFileText(t, doc))
 }

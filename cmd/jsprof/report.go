@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/jsprof/jsprof/jsframes"
+	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 const reportSynopsis = `jsprof report [--csv|--json] [--by opcode|function|line] [--top N] [--function NAME] [--html FILE] PROFILE
@@ -55,7 +55,7 @@ const defaultTop = 20
 func cmdReport(ctx context.Context, args []string, io stdio) int {
 	fs := newFlagSet("report", reportSynopsis, io)
 	format := formatFlags(fs)
-	by := fs.String("by", jsframes.ByOpcode, "the view: `opcode`, function (each function with its opcodes) or line")
+	by := fs.String("by", report.ByOpcode, "the view: `opcode`, function (each function with its opcodes) or line")
 	top := fs.Int("top", -1, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV, JSON and HTML)", defaultTop))
 	function := fs.String("function", "", "only the JS functions named `NAME`")
 	htmlPath := fs.String("html", "", "also write an HTML report to `file` (self-contained, no network)")
@@ -76,16 +76,16 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitUsage, fmt.Errorf("report: --top %d: want 0 (all) or more", *top))
 	}
 	path := files[0]
-	data, err := jsframes.ReadProfileFile(path)
+	data, err := report.ReadFile(path)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	opts := jsframes.ReportOptions{By: *by, Top: *top, Function: *function, Source: filepath.Base(path)}
+	opts := report.ReportOptions{By: *by, Top: *top, Function: *function, Source: filepath.Base(path)}
 	if opts.Top < 0 {
 		opts.Top = 0
 	}
 	if *htmlPath != "" {
-		r, err := jsframes.NewReport(data, opts)
+		r, err := report.NewReport(data, opts)
 		if err != nil {
 			return fail(io, exitUsage, fmt.Errorf("report: %w", err))
 		}
@@ -96,7 +96,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	if f == formatText && *top < 0 {
 		opts.Top = defaultTop
 	}
-	r, err := jsframes.NewReport(data, opts)
+	r, err := report.NewReport(data, opts)
 	if err != nil {
 		return fail(io, exitUsage, fmt.Errorf("report: %w", err))
 	}

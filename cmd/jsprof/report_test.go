@@ -13,14 +13,14 @@ import (
 // fixtureProfile is a profile of jsframes' tests (fib.js on two engines,
 // built by jsframes/report_fixture_test.go).
 func fixtureProfile(name string) string {
-	return filepath.Join("..", "..", "jsframes", "testdata", name)
+	return filepath.Join("..", "..", "jsframes", "report", "testdata", name)
 }
 
 // goldenOf reads one of jsframes' golden files: the command must print
 // what the library writes.
 func goldenOf(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "jsframes", "testdata", "golden", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "jsframes", "report", "testdata", "golden", name))
 	require.NoError(t, err)
 	return string(b)
 }

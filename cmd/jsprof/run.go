@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -65,7 +64,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
 	fs.StringVar(&f.pluginPath, "plugin", "", "Javy `plugin.wasm` that a dynamic module imports")
 	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
-	fs.Uint64Var(&f.every, "sample-every", defaultSampleEvery, "with --mode sample, take a sample about every `N` Wasm instructions")
+	fs.Uint64Var(&f.every, "sample-every", profiler.DefaultSampleEvery, "with --mode sample, take a sample about every `N` Wasm instructions")
 	fs.StringVar(&f.pprofAddr, "pprof-addr", "", "with --mode sample, serve the running guest's profile at http://`HOST:PORT`/debug/pprof/profile?seconds=N")
 	fs.StringVar(&f.output, "o", "jsprof.pb.gz", "write the pprof profile to `file`")
 	fs.StringVar(&f.collapsed, "collapsed", "", "also write the stacks in collapsed format (flamegraph.pl, speedscope) to `file`")
@@ -129,7 +128,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 		opts.Dirs = append(opts.Dirs, m)
 	}
-	wasm, err := readModule(modulePath)
+	wasm, err := readModule(modulePath, f.mode == modeOff)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
@@ -144,61 +143,89 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitFailure, err)
 	}
 
-	var prof *profiling
+	var sess *profiler.Session
 	if f.mode != modeOff {
-		if prof, err = prepareProfiling(ctx, &opts, wasm, f); err != nil {
-			var none *noInterpreterError
+		var plugin []byte
+		if opts.Plugin != nil {
+			plugin = opts.Plugin.Wasm
+		}
+		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{
+			Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source,
+			Warn: func(err error) { warn(io, err) },
+		})
+		if err != nil {
+			var none *profiler.NoInterpreterError
 			if !errors.As(err, &none) || f.report || f.reportJSON != "" {
-				return fail(io, exitFailure, err)
+				return failInterrupted(ctx, io, exitFailure, err)
 			}
 			// A plain WASI program: run it, and say why there is no profile.
 			fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", oneLine(err.Error()))
-			prof = nil
+			sess = nil
 		} else {
-			wasm = prof.main
-			prof.prepareNamer(func(err error) { fmt.Fprintf(io.err, "jsprof: warning: %s\n", oneLine(err.Error())) })
+			wasm = sess.Main()
+			sess.Configure(&opts)
 		}
 	}
-	if f.maxInstr > 0 && prof == nil {
+	if f.maxInstr > 0 && sess == nil {
 		return fail(io, exitFailure, errors.New("--max-instructions needs a module with a JS interpreter to instrument"))
 	}
 	start := time.Now()
 	runCtx := ctx
 	if f.timeout > 0 {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("stopped after --timeout %v", f.timeout))
+		runCtx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("%s %v", profiler.TimeoutPrefix, f.timeout))
 		defer cancel()
 	}
-	if prof != nil {
-		runCtx = prof.context(runCtx)
+	if sess != nil {
+		runCtx = sess.Context(runCtx)
 		if f.pprofAddr != "" {
-			stop, err := prof.serve(f.pprofAddr, start)
+			_, stop, err := sess.Serve(f.pprofAddr)
 			if err != nil {
-				return fail(io, exitFailure, err)
+				return fail(io, exitFailure, fmt.Errorf("--pprof-addr: %w", err))
 			}
 			defer stop()
 		}
 	}
 	stopProgress := func() {}
-	if prof != nil && !f.quiet && f.progress > 0 {
-		stopProgress = progress(io, f.progress, start, prof.meter.Instructions)
+	if sess != nil && !f.quiet && f.progress > 0 {
+		stopProgress = progress(io, f.progress, start, sess.Instructions)
 	}
 	res, err := runner.Run(runCtx, wasm, opts)
 	stopProgress()
-	if prof != nil {
-		prof.finished()
-	}
 	if err != nil {
+		if sess != nil {
+			sess.Finished()
+		}
 		return fail(io, exitFailure, err)
 	}
-	if prof != nil {
+	code := profiler.ExitCode(res)
+	if sess != nil {
 		// The guest has ended, however it ended: what was measured is
 		// written before anything else is said.
-		if err := prof.write(res, f, start, io); err != nil {
+		out, err := sess.Finish(profiler.Run{Start: start, ExitCode: code, Trap: res.Trap})
+		if err != nil {
+			return fail(io, exitFailure, err)
+		}
+		if err := writeOutputs(out, f, io); err != nil {
 			return fail(io, exitFailure, err)
 		}
 	}
-	return exitStatus(res, io)
+	return exitStatus(res, code, io)
+}
+
+// failInterrupted is fail, unless ctx was cancelled by a signal: then the
+// error is the interruption, with its exit code.
+func failInterrupted(ctx context.Context, io stdio, code int, err error) int {
+	var sig interrupted
+	if errors.As(context.Cause(ctx), &sig) {
+		return fail(io, profiler.ExitSignalBase+int(sig.sig), sig)
+	}
+	return fail(io, code, err)
+}
+
+// warn prints a warning as one line.
+func warn(io stdio, err error) {
+	fmt.Fprintf(io.err, "jsprof: warning: %s\n", oneLine(err.Error()))
 }
 
 // progress prints, every interval until stopped, one line on stderr with
@@ -217,7 +244,7 @@ func progress(io stdio, interval time.Duration, start time.Time, instructions fu
 				return
 			case now := <-tick.C:
 				fmt.Fprintf(io.err, "jsprof: running: %s Wasm instructions, %s\n",
-					jsframes.Human(instructions()), now.Sub(start).Round(100*time.Millisecond))
+					report.Human(instructions()), now.Sub(start).Round(100*time.Millisecond))
 			}
 		}
 	}()
@@ -227,11 +254,11 @@ func progress(io stdio, interval time.Duration, start time.Time, instructions fu
 	}
 }
 
-// exitStatus reports how the guest ended and returns jsprof's exit code:
-// the guest's own, 134 for a trap, 124 for a limit, 128+n for signal n.
-func exitStatus(res runner.Result, io stdio) int {
+// exitStatus says how the guest ended, when it did not end by itself, and
+// returns jsprof's exit code for it.
+func exitStatus(res runner.Result, code int, io stdio) int {
 	if res.Trap == nil {
-		return int(res.ExitCode)
+		return code
 	}
 	var (
 		unresolved *runner.UnresolvedImportError
@@ -240,92 +267,62 @@ func exitStatus(res runner.Result, io stdio) int {
 	)
 	switch {
 	case errors.As(res.Trap, &unresolved):
-		return fail(io, int(res.ExitCode), unresolved)
+		return fail(io, code, unresolved)
 	case errors.As(res.Trap, &limit):
-		return fail(io, exitLimit, fmt.Errorf("stopped: %w", limit))
+		return fail(io, code, fmt.Errorf("stopped: %w", limit))
 	case errors.As(res.Trap, &sig):
-		return fail(io, 128+int(sig.sig), sig)
-	case errors.Is(res.Trap, context.DeadlineExceeded) || strings.HasPrefix(res.Trap.Error(), "stopped after --timeout"):
-		return fail(io, exitLimit, res.Trap)
+		return fail(io, code, sig)
+	case code == profiler.ExitLimit:
+		return fail(io, code, res.Trap)
 	}
-	return fail(io, int(res.ExitCode), fmt.Errorf("guest trapped: %w", res.Trap))
+	return fail(io, code, fmt.Errorf("guest trapped: %w", res.Trap))
 }
 
-// write collects the measurements and writes every output asked for.
-func (p *profiling) write(res runner.Result, f runFlags, start time.Time, io stdio) error {
-	results, err := p.meter.Collect()
-	if results == nil {
-		return fmt.Errorf("collecting the measurements: %w", err)
+// writeOutputs writes every output the flags ask for: the profile, the
+// collapsed stacks and the cost tables.
+func writeOutputs(out *profiler.Outcome, f runFlags, io stdio) error {
+	for _, w := range out.Warnings {
+		warn(io, w)
 	}
-	if err != nil {
-		fmt.Fprintf(io.err, "jsprof: warning: %s\n", oneLine(err.Error()))
-	}
-	var prof *profile.Profile
-	p.learn(results)
-	meta := p.meta(res, start)
-	if p.sampler != nil {
-		meta.TotalInstructions = results.TotalInstructions
-		meta.SampleEvery = p.every
-		if p.sampler.Total() == 0 {
-			fmt.Fprintf(io.err, "jsprof: warning: no samples: the guest ran only %d Wasm instructions, and a sample comes about every %d (--sample-every); --mode exact measures short runs exactly\n", results.TotalInstructions, p.every)
-		}
-		prof, err = p.sampler.Profile(meta, p.identity())
-	} else {
-		prof, err = jsframes.ExactProfile(results, meta, p.opcodeNames(), p.identity())
-	}
-	if err != nil {
-		return err
-	}
-	if err := writeFileAtomic(f.output, func(w *os.File) error { return prof.Write(w) }); err != nil {
+	if err := writeFileAtomic(f.output, func(w *os.File) error { return out.Profile.Write(w) }); err != nil {
 		return err
 	}
 	if f.collapsed != "" {
 		if err := writeFileAtomic(f.collapsed, func(w *os.File) error {
-			return jsframes.WriteCollapsed(w, prof, jsframes.ValueInstructions)
+			return jsprofile.WriteCollapsed(w, out.Profile, jsprofile.ValueInstructions)
 		}); err != nil {
 			return err
 		}
 	}
-	if f.report || f.reportJSON != "" {
-		cost := p.report(results)
-		if f.reportJSON != "" {
-			if err := writeFileAtomic(f.reportJSON, func(w *os.File) error { return cost.WriteJSON(w) }); err != nil {
-				return err
-			}
+	if f.reportJSON != "" {
+		r, err := report.NewReport(out.Tables, report.ReportOptions{By: report.BySummary, Source: filepath.Base(f.output)})
+		if err != nil {
+			return err
 		}
-		if f.report {
-			if err := cost.WriteTable(io.err, f.top); err != nil {
-				return err
-			}
+		if err := writeFileAtomic(f.reportJSON, func(w *os.File) error { return r.WriteJSON(w) }); err != nil {
+			return err
 		}
+	}
+	if f.report {
+		r, err := report.NewReport(out.Tables, report.ReportOptions{By: report.BySummary, Top: f.top, Source: filepath.Base(f.output)})
+		if err != nil {
+			return err
+		}
+		return r.WriteText(io.err)
 	}
 	return nil
 }
 
-// meta describes the run for the profile's comments.
-func (p *profiling) meta(res runner.Result, start time.Time) jsframes.ProfileMeta {
-	m := jsframes.ProfileMeta{
-		Engine:   p.engineInfo(),
-		Module:   p.name,
-		ExitCode: res.ExitCode,
-		Start:    start,
-		Duration: time.Since(start),
-	}
-	for _, u := range p.analysis.Engine.UncertainOpcodes {
-		m.UncertainOpcodes = append(m.UncertainOpcodes, u.Opcode)
-	}
-	if res.Trap != nil {
-		m.Trap = strings.TrimSuffix(oneLine(res.Trap.Error()), " (recovered by wazero)")
-	}
-	return m
-}
-
-// readModule reads and decodes a module so that a malformed file is reported
-// with wasmcore's offsets before wazero sees it.
-func readModule(path string) ([]byte, error) {
+// readModule reads a module. With check, it is decoded, so that a
+// malformed file is reported with wasmcore's offsets before wazero sees it;
+// a profiled run decodes it anyway.
+func readModule(path string, check bool) ([]byte, error) {
 	wasm, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if !check {
+		return wasm, nil
 	}
 	if _, err := wasmcore.Decode(wasm); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -353,4 +350,32 @@ func loadPlugin(path string) (*loadedPlugin, error) {
 		return nil, fmt.Errorf("plugin %s: %w", path, err)
 	}
 	return &loadedPlugin{wasm: wasm, module: m, info: info}, nil
+}
+
+// writeFileAtomic writes via a temporary file in the same directory and a
+// rename, so an interrupted jsprof never leaves half a file. The file is
+// readable by all (0644), as profiles and reports are meant to be shared;
+// CreateTemp's 0600 would not be.
+func writeFileAtomic(path string, write func(f *os.File) error) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".jsprof-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

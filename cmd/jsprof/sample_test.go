@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/jsframes"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 func readProfile(t *testing.T, path string) *profile.Profile {
@@ -33,7 +33,7 @@ func readProfile(t *testing.T, path string) *profile.Profile {
 
 func sampleTotal(p *profile.Profile) (sum int64) {
 	for _, s := range p.Sample {
-		sum += s.Value[jsframes.ValueInstructions]
+		sum += s.Value[jsprofile.ValueInstructions]
 	}
 	return sum
 }
@@ -93,7 +93,7 @@ func TestSampleMode(t *testing.T) {
 					switch {
 					case root.Name == "_start":
 						atStart++
-					case root.Name == jsframes.TruncatedStack:
+					case root.Name == jsprofile.BucketTruncated:
 						require.True(t, strings.HasPrefix(k, "bucket,"), "a truncated stack: %s", k)
 					default:
 						t.Fatalf("a stack starts at %s, neither _start nor a truncation mark", root.Name)

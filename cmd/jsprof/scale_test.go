@@ -20,8 +20,9 @@ import (
 
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes"
+	"github.com/jsprof/jsprof/jsframes/bytecode"
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -145,14 +146,14 @@ func profiledGuest(t *testing.T, wasm []byte) (*guest, func()) {
 		}
 	}
 	t.Cleanup(closeSession)
-	instrumented, _, prof, err := instrument(ctx, "scale", wasm, nil, meter.Options{Checkpoints: true})
+	prof, err := profiler.Prepare(ctx, "scale", wasm, nil, profiler.Options{Mode: profiler.Exact})
 	require.NoError(t, err)
-	linked, err := prof.meter.Link(ctx, sess.Runtime())
+	linked, err := prof.Meter().Link(ctx, sess.Runtime())
 	require.NoError(t, err)
 	sess.Provide(linked...)
-	compiled, err := sess.Compile(ctx, "profiled", instrumented)
+	compiled, err := sess.Compile(ctx, "profiled", prof.Main())
 	require.NoError(t, err)
-	return &guest{sess: sess, compiled: compiled, meter: prof.meter}, closeSession
+	return &guest{sess: sess, compiled: compiled, meter: prof.Meter()}, closeSession
 }
 
 // watchMemory starts following this process's memory: the peak of the Go
@@ -309,23 +310,26 @@ func timePrepare(t *testing.T, wasm []byte) (time.Duration, uint64, int) {
 	t.Helper()
 	ctx := context.Background()
 	best, alloc := time.Duration(1<<62), uint64(0)
-	functions := 0
 	for range 3 {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		start := time.Now()
-		_, _, p, err := instrument(ctx, "scale.wasm", wasm, nil, meter.Options{Checkpoints: true})
-		require.NoError(t, err)
-		prog, err := jsframes.ProgramFromModules(p.mainModule, p.mainReport, p.module, p.analysis)
+		_, err := profiler.Prepare(ctx, "scale.wasm", wasm, nil, profiler.Options{Mode: profiler.Exact})
 		require.NoError(t, err)
 		elapsed := time.Since(start)
 		runtime.ReadMemStats(&after)
 		best = min(best, elapsed)
 		alloc = after.TotalAlloc - before.TotalAlloc
-		functions = len(prog.Functions)
 	}
-	return best, alloc, functions
+	// How many functions Prepare read (it parses the program for naming).
+	m, err := wasmcore.Decode(wasm)
+	require.NoError(t, err)
+	r, err := dispatch.Analyze(ctx, m)
+	require.NoError(t, err)
+	prog, err := bytecode.ProgramFromModule(m, r)
+	require.NoError(t, err)
+	return best, alloc, len(prog.Functions)
 }
 
 func compareScaling(t *testing.T, one, four []byte) {

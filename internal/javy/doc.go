@@ -3,7 +3,7 @@
 // and static modules that carry a pre-initialized snapshot of the plugin
 // (what Wizer does for Javy) with the program's bytecode embedded.
 //
-// It knows the plugin ABIs seen in published plugins (FIELD-NOTES §1): the
+// It knows the plugin ABIs seen in published plugins: the
 // newer one (initialize-runtime, cabi_realloc, compile-src, invoke with a
 // has-name flag), the older one (initialize_runtime, canonical_abi_realloc,
 // compile_src, invoke with a nullable name) and the oldest provider

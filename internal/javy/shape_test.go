@@ -22,7 +22,7 @@ func exportNames(m *wasmcore.Module) []string {
 	return names
 }
 
-// TestBuiltModuleShapes checks the Javy shapes of FIELD-NOTES §1: what a
+// TestBuiltModuleShapes checks the Javy shapes a Javy build has: what a
 // static and a dynamic module export, import and carry.
 func TestBuiltModuleShapes(t *testing.T) {
 	ctx := context.Background()

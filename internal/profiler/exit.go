@@ -1,0 +1,54 @@
+package profiler
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"syscall"
+
+	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/jsframes/meter"
+)
+
+// Exit codes for runs that did not end by themselves.
+const (
+	// ExitLimit: stopped by a timeout or an instruction limit, as timeout(1)
+	// exits.
+	ExitLimit = 124
+	// ExitSignalBase plus n: stopped by signal n, as a shell reports it.
+	ExitSignalBase = 128
+)
+
+// Signaled is the cause of a run cancelled by a signal.
+type Signaled interface {
+	error
+	Signal() syscall.Signal
+}
+
+// ExitCode is jsprof's exit code for a run: the guest's own; 134 for a trap
+// (runner.ExitTrap, as wasmtime exits); ExitLimit for --timeout or
+// --max-instructions; 128+n for signal n.
+func ExitCode(res runner.Result) int {
+	if res.Trap == nil {
+		return int(res.ExitCode)
+	}
+	var (
+		unresolved *runner.UnresolvedImportError
+		limit      *meter.LimitError
+		sig        Signaled
+	)
+	switch {
+	case errors.As(res.Trap, &unresolved):
+		return int(res.ExitCode)
+	case errors.As(res.Trap, &limit):
+		return ExitLimit
+	case errors.As(res.Trap, &sig):
+		return ExitSignalBase + int(sig.Signal())
+	case errors.Is(res.Trap, context.DeadlineExceeded) || strings.HasPrefix(res.Trap.Error(), TimeoutPrefix):
+		return ExitLimit
+	}
+	return int(res.ExitCode)
+}
+
+// TimeoutPrefix starts the cause of a run stopped by its timeout.
+const TimeoutPrefix = "stopped after --timeout"

@@ -1,0 +1,449 @@
+package profiler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/jsframes/bytecode"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/naming"
+	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/jsframes/stacks"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// Mode is how a run is profiled.
+type Mode string
+
+// The profiling modes.
+const (
+	// Exact counts every executed Wasm instruction and charges it to the
+	// JS function, its callers and the bytecode pc running at the time.
+	Exact Mode = jsprofile.ModeExact
+	// Sample records the full Wasm and JS stack every SampleEvery
+	// instructions.
+	Sample Mode = jsprofile.ModeSample
+)
+
+// DefaultSampleEvery is the default sampling period: about 10,000 samples
+// per second of guest time (wazero runs QuickJS at roughly 10^10 Wasm
+// instructions a second), a hundred times pprof's CPU rate, and few enough
+// that walking deep stacks stays a small part of the cost
+// (docs/performance.md).
+const DefaultSampleEvery = 1_000_000
+
+// Options configure a profiled run.
+type Options struct {
+	Mode        Mode
+	SampleEvery uint64 // Sample mode; 0: DefaultSampleEvery
+	// MaxInstructions stops the guest after that many Wasm instructions
+	// (0: no limit); the run then ends with a *meter.LimitError trap.
+	MaxInstructions uint64
+	// Source is the JS file the program came from, shown in place of the
+	// name Javy compiles every program as; "" reads it from the module
+	// (jsprof build records it).
+	Source string
+	// Warn hears what the profile will lack and why (an engine jsprof
+	// cannot read the bytecode of, say); nil discards it.
+	Warn func(error)
+	// Meter, when set, replaces the meter options the mode implies (tests
+	// compare counting modes with it).
+	Meter *meter.Options
+}
+
+// NoInterpreterError says that no module of the run holds a JS interpreter:
+// the run can go on without a profile.
+type NoInterpreterError struct {
+	Module string
+	Reason string
+}
+
+func (e *NoInterpreterError) Error() string {
+	return fmt.Sprintf("%s: no JS interpreter found to profile: %s", e.Module, e.Reason)
+}
+
+// Session is one profiled run: the instrumented module, the meter's host
+// side, and what naming needs. It serves one run.
+type Session struct {
+	name   string // the profiled module's file name
+	opts   Options
+	main   []byte // the main module to run (instrumented unless the plugin is)
+	plugin []byte // the plugin to run, nil for a static module
+
+	// engine and analysis are the module that holds the interpreter, as it
+	// was, and its analysis; program and programReport the module that
+	// carries the program's bytecode (the same for a static module; for a
+	// dynamic one, the small module that imports the plugin).
+	engine        *wasmcore.Module
+	analysis      *dispatch.Report
+	program       *wasmcore.Module
+	programReport *dispatch.Report
+
+	meter   *meter.Meter
+	namer   *naming.Namer   // nil: functions named by address
+	sampler *stacks.Sampler // Sample mode only
+	source  string
+	done    chan struct{} // closed when the guest has ended
+}
+
+// Prepare instruments whichever of the main module and the plugin holds the
+// interpreter (the main module first) and prepares naming. A module with no
+// interpreter gives a *NoInterpreterError.
+func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options) (*Session, error) {
+	if opts.Mode == "" {
+		opts.Mode = Exact
+	}
+	if opts.Mode != Exact && opts.Mode != Sample {
+		return nil, fmt.Errorf("profiling mode %q: want %s or %s", opts.Mode, Exact, Sample)
+	}
+	if opts.SampleEvery == 0 {
+		opts.SampleEvery = DefaultSampleEvery
+	}
+	mopts := meter.Options{Sample: opts.Mode == Sample, Checkpoints: true}
+	if opts.Meter != nil {
+		mopts = *opts.Meter
+	}
+	s := &Session{name: name, opts: opts, main: main, plugin: plugin, done: make(chan struct{})}
+
+	mainMod, mainReport, err := analyze(ctx, name, main)
+	if err != nil {
+		return nil, err
+	}
+	s.program, s.programReport = mainMod, mainReport
+	var plan *meter.Plan
+	switch {
+	case mainReport.Dispatch != nil:
+		s.engine, s.analysis = mainMod, mainReport
+		if s.main, plan, err = instrument(name, main, mainReport, mopts); err != nil {
+			return nil, err
+		}
+	case plugin != nil:
+		pluginMod, pluginReport, err := analyze(ctx, "plugin", plugin)
+		if err != nil {
+			return nil, err
+		}
+		if pluginReport.Dispatch == nil {
+			return nil, &NoInterpreterError{Module: name, Reason: mainReport.Reason + "; in the plugin: " + pluginReport.Reason}
+		}
+		s.engine, s.analysis = pluginMod, pluginReport
+		if s.plugin, plan, err = instrument("plugin", plugin, pluginReport, mopts); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, &NoInterpreterError{Module: name, Reason: mainReport.Reason}
+	}
+	s.meter = meter.New(plan)
+	s.meter.SetLimit(opts.MaxInstructions)
+	if mopts.Sample {
+		sym, err := wasmcore.NewSymbolizer(s.engine)
+		if err != nil {
+			return nil, err
+		}
+		s.sampler = stacks.NewSampler(s.analysis.Dispatch.FunctionIndex, sym, s.opcodeNames())
+		s.meter.SetSampling(opts.SampleEvery, s.sampler.Add)
+	}
+	s.source = opts.Source
+	if s.source == "" {
+		s.source = javy.SourceOf(s.program)
+	}
+	s.prepareNamer()
+	return s, nil
+}
+
+// analyze decodes a module and finds its interpreter; errors name it.
+func analyze(ctx context.Context, what string, wasm []byte) (*wasmcore.Module, *dispatch.Report, error) {
+	m, err := wasmcore.Decode(wasm)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	r, err := dispatch.Analyze(ctx, m)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return m, r, nil
+}
+
+// instrument rewrites a copy of the module that holds the interpreter: the
+// analysed module stays as it was, for naming and symbols, which refer to
+// the original function indices.
+func instrument(what string, wasm []byte, r *dispatch.Report, opts meter.Options) ([]byte, *meter.Plan, error) {
+	m, err := wasmcore.Decode(wasm)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	plan, err := meter.Instrument(m, r.Dispatch, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	out, err := m.Encode()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, plan, nil
+}
+
+// prepareNamer parses the program's serialized bytecode for the engine.
+// Where that fails (an engine or a format jsprof does not read), it warns
+// once and functions are named by address.
+func (s *Session) prepareNamer() {
+	spec, err := bytecode.EngineSpecForModule(s.engine, s.analysis)
+	if err != nil {
+		s.warn(fmt.Errorf("naming JS functions: %w", err))
+		return
+	}
+	prog, err := bytecode.ProgramFromModules(s.program, s.programReport, s.engine, s.analysis)
+	if err != nil {
+		s.warn(fmt.Errorf("naming JS functions: %w", err))
+	}
+	s.namer = naming.NewNamer(prog, spec)
+}
+
+func (s *Session) warn(err error) {
+	if s.opts.Warn != nil {
+		s.opts.Warn(err)
+	}
+}
+
+// Main is the main module to run in place of the one given.
+func (s *Session) Main() []byte { return s.main }
+
+// Plugin is the plugin to run in place of the one given (nil for none).
+func (s *Session) Plugin() []byte { return s.plugin }
+
+// Meter is the run's meter.
+func (s *Session) Meter() *meter.Meter { return s.meter }
+
+// Configure hooks the session into a run: the plugin to load, the meter's
+// host functions and start. The meter stops the guest itself, at its
+// checkpoints, on a limit, a timeout or an interrupt, so that its counters
+// stay readable: wazero must not close the module first.
+func (s *Session) Configure(o *runner.Options) {
+	if o.Plugin != nil && s.plugin != nil {
+		p := *o.Plugin
+		p.Wasm = s.plugin
+		o.Plugin = &p
+	}
+	o.Link, o.Instantiated = s.meter.Link, s.meter.Start
+	o.KeepOnContextDone = true
+}
+
+// Context adds what the run's compilation needs: when sampling, the
+// listener on the sample trampoline.
+func (s *Session) Context(ctx context.Context) context.Context {
+	if s.sampler == nil {
+		return ctx
+	}
+	return experimental.WithFunctionListenerFactory(ctx, s.meter.ListenerFactory())
+}
+
+// Instructions is the count at the meter's last checkpoint, for progress.
+func (s *Session) Instructions() uint64 { return s.meter.Instructions() }
+
+// Finished says the guest has ended: requests waiting on Serve answer.
+func (s *Session) Finished() {
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+}
+
+// Run describes how the guest's run went, for the profile's comments.
+type Run struct {
+	Start time.Time
+	// ExitCode is jsprof's exit code for the run.
+	ExitCode int
+	Trap     error // nil when the guest did not trap
+}
+
+// Outcome is what a profiled run produced.
+type Outcome struct {
+	Profile *profile.Profile
+	Tables  *report.Tables
+	Results *meter.Results
+	// Warnings say what the profile lacks (unreadable counters, a run too
+	// short for a sample).
+	Warnings []error
+}
+
+// Finish collects the measurements once the guest has ended and builds
+// the profile and its tables. However the guest ended, what was measured
+// is kept; what could not be read is said in Warnings.
+func (s *Session) Finish(run Run) (*Outcome, error) {
+	s.Finished()
+	results, err := s.meter.Collect()
+	if results == nil {
+		return nil, fmt.Errorf("collecting the measurements: %w", err)
+	}
+	out := &Outcome{Results: results}
+	if err != nil {
+		out.Warnings = append(out.Warnings, err)
+	}
+	if s.namer != nil {
+		if mem := s.meter.Memory(); mem != nil {
+			s.namer.UseMemory(mem)
+		}
+		s.namer.Learn(results.Functions)
+	}
+	meta := s.meta(run)
+	if s.sampler != nil {
+		meta.TotalInstructions = results.TotalInstructions
+		meta.SampleEvery = s.opts.SampleEvery
+		if s.sampler.Total() == 0 {
+			out.Warnings = append(out.Warnings, fmt.Errorf("no samples: the guest ran only %d Wasm instructions, and a sample comes about every %d (--sample-every); --mode exact measures short runs exactly",
+				results.TotalInstructions, s.opts.SampleEvery))
+		}
+		out.Profile, err = s.sampler.Profile(meta, s.identity())
+	} else {
+		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), s.identity())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if out.Tables, err = report.FromProfile(out.Profile); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// meta describes the run for the profile's comments.
+func (s *Session) meta(run Run) jsprofile.Meta {
+	m := jsprofile.Meta{
+		Engine:   s.engineInfo(),
+		Module:   s.name,
+		ExitCode: &run.ExitCode,
+		Start:    run.Start,
+	}
+	if !run.Start.IsZero() {
+		m.Duration = time.Since(run.Start)
+	}
+	for _, u := range s.analysis.Engine.UncertainOpcodes {
+		m.UncertainOpcodes = append(m.UncertainOpcodes, u.Opcode)
+	}
+	if run.Trap != nil {
+		m.Trap = strings.TrimSuffix(firstLine(run.Trap.Error()), " (recovered by wazero)")
+	}
+	return m
+}
+
+// firstLine keeps the first line of a message: wazero appends Wasm stack
+// traces on the following lines.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+func (s *Session) engineInfo() jsprofile.EngineInfo {
+	e := s.analysis.Engine
+	info := jsprofile.EngineInfo{Family: e.Family, Releases: e.Releases}
+	if len(e.OpcodeNames) > 0 {
+		info.OpcodeNamesSource = e.OpcodeNamesSource
+	}
+	return info
+}
+
+func (s *Session) opcodeNames() stacks.OpcodeNamer {
+	return stacks.OpcodeNamer(s.analysis.Engine.OpcodeNames)
+}
+
+// identity names the measured functions.
+func (s *Session) identity() stacks.Identity {
+	if s.namer == nil {
+		return stacks.AddressIdentity{}
+	}
+	var id stacks.Identity = s.namer.Identity()
+	if s.source != "" {
+		id = stacks.RenameFile(id, javy.CompiledName, s.source)
+	}
+	return id
+}
+
+// Serve serves the running guest's sampled profile at
+// /debug/pprof/profile?seconds=N, as net/http/pprof serves a CPU profile:
+// the samples of the next N seconds (default 30), or until the guest ends.
+// It returns the address listened on (a port 0 chosen).
+func (s *Session) Serve(addr string) (listening string, stop func(), err error) {
+	if s.sampler == nil {
+		return "", nil, errors.New("serving a profile needs sample mode")
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/profile", func(w http.ResponseWriter, r *http.Request) {
+		seconds := 30
+		if v := r.URL.Query().Get("seconds"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				http.Error(w, "seconds: want a positive integer", http.StatusBadRequest)
+				return
+			}
+			seconds = n
+		}
+		window := s.sampler.Window()
+		began := time.Now()
+		select {
+		case <-time.After(time.Duration(seconds) * time.Second):
+		case <-s.done:
+		case <-r.Context().Done():
+		}
+		meta := s.meta(Run{Start: began})
+		meta.ExitCode = nil // still running
+		meta.SampleEvery = s.opts.SampleEvery
+		prof, err := window(meta, s.identity())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="profile"`)
+		prof.Write(w)
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return ln.Addr().String(), func() {
+		// Let requests waiting for the guest's end write their profile.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}, nil
+}
+
+// Profile runs wasm profiled from start to end: Prepare, Configure,
+// runner.Run, Finish. ropts is the run as it would go unprofiled.
+func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Options) (*Outcome, runner.Result, error) {
+	var plugin []byte
+	if ropts.Plugin != nil {
+		plugin = ropts.Plugin.Wasm
+	}
+	s, err := Prepare(ctx, ropts.Name, wasm, plugin, opts)
+	if err != nil {
+		return nil, runner.Result{}, err
+	}
+	s.Configure(&ropts)
+	start := time.Now()
+	res, err := runner.Run(s.Context(ctx), s.Main(), ropts)
+	if err != nil {
+		s.Finished()
+		return nil, res, err
+	}
+	out, err := s.Finish(Run{Start: start, ExitCode: ExitCode(res), Trap: res.Trap})
+	return out, res, err
+}

@@ -1,0 +1,191 @@
+package bytecode
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// ProgramFromModule finds the program's serialized bytecode in a Javy
+// module and parses it: for a static module, the passive data segment that
+// _start copies (dispatch.Report.Javy.BytecodeSegment), with the engine of
+// the same module. It returns nil, nil when the module carries no bytecode
+// (a plugin, an older Javy module, a plain program). A dynamic module holds
+// the bytecode but not the engine: use ProgramFromModules with its plugin.
+func ProgramFromModule(m *wasmcore.Module, r *dispatch.Report) (*Program, error) {
+	return ProgramFromModules(m, r, m, r)
+}
+
+// ProgramFromModules parses the bytecode carried by main (a static or
+// dynamic Javy module, as mainReport describes it) for the engine in
+// engine (the same module when static, the plugin when dynamic). It
+// returns nil, nil when main carries no bytecode segment.
+func ProgramFromModules(main *wasmcore.Module, mainReport *dispatch.Report, engine *wasmcore.Module, engineReport *dispatch.Report) (*Program, error) {
+	if main == nil || mainReport == nil || mainReport.Javy.BytecodeSegment == nil {
+		return nil, nil
+	}
+	seg := *mainReport.Javy.BytecodeSegment
+	if seg < 0 || seg >= len(main.Data) {
+		return nil, fmt.Errorf("bytecode: bytecode segment %d: the module has %d data segments", seg, len(main.Data))
+	}
+	spec, err := EngineSpecForModule(engine, engineReport)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := Parse(main.Data[seg].Init, spec)
+	if err != nil {
+		return nil, fmt.Errorf("bytecode: data segment %d: %w", seg, err)
+	}
+	return prog, nil
+}
+
+// EngineSpecForModule is EngineSpecFor plus the engine's builtin atoms,
+// read from the module that holds the engine (AtomsFromModule).
+func EngineSpecForModule(m *wasmcore.Module, r *dispatch.Report) (EngineSpec, error) {
+	spec, err := EngineSpecFor(r)
+	if err != nil {
+		return spec, err
+	}
+	if m != nil {
+		spec.Atoms = AtomsFromModule(m)
+	}
+	return spec, nil
+}
+
+// atomInitPrefix starts QuickJS's js_atom_init[]: the strings of the
+// builtin atoms (quickjs-atom.h), NUL-separated, from atom 1 on.
+const atomInitPrefix = "null\x00false\x00true\x00if\x00else\x00return\x00var\x00this\x00"
+
+// maxBuiltinAtoms bounds the builtin atoms read (QuickJS has about 230).
+const maxBuiltinAtoms = 1024
+
+// AtomsFromModule reads the engine's builtin atom strings from its data
+// segments: js_atom_init[], one NUL-terminated string per atom from atom 1
+// (null) to the last well-known symbol (Symbol.asyncIterator, or
+// Symbol.operatorSet with CONFIG_BIGNUM). The result is indexed by atom
+// value, index 0 (JS_ATOM_NULL) being "", so its length is JS_ATOM_END. It
+// returns nil when the strings are not found exactly once.
+func AtomsFromModule(m *wasmcore.Module) []string {
+	var found []byte
+	prefix := []byte(atomInitPrefix)
+	for _, c := range dataChunks(m) {
+		i := bytes.Index(c, prefix)
+		if i < 0 {
+			continue
+		}
+		if found != nil || bytes.Contains(c[i+1:], prefix) {
+			return nil // ambiguous
+		}
+		found = c[i:]
+	}
+	if found == nil {
+		return nil
+	}
+	atoms := []string{""}
+	lastSymbol := -1
+	for len(found) > 0 && len(atoms) < maxBuiltinAtoms {
+		end := bytes.IndexByte(found, 0)
+		if end < 0 {
+			break
+		}
+		s := string(found[:end])
+		isSym := strings.HasPrefix(s, "Symbol.")
+		if lastSymbol >= 0 && !isSym {
+			break // the well-known symbols are the last builtin atoms
+		}
+		atoms = append(atoms, s)
+		if isSym {
+			lastSymbol = len(atoms) - 1
+		}
+		found = found[end+1:]
+	}
+	if lastSymbol < 0 {
+		return nil
+	}
+	return atoms[:lastSymbol+1]
+}
+
+// maxChunkGap merges data segments closer than this into one chunk (a
+// snapshotter splits memory at runs of zero bytes).
+const maxChunkGap = 64
+
+// dataChunks returns the initial memory the active data segments (with
+// constant offsets) describe, as runs of adjacent bytes; segments closer
+// than maxChunkGap are joined, the gap zero-filled.
+func dataChunks(m *wasmcore.Module) [][]byte {
+	type seg struct {
+		addr uint64
+		data []byte
+	}
+	var segs []seg
+	for _, d := range m.Data {
+		if d.Mode != wasmcore.DataActive || d.Memory != 0 || len(d.Init) == 0 {
+			continue
+		}
+		addr, ok := constI32(d.Offset.Code)
+		if !ok {
+			continue
+		}
+		segs = append(segs, seg{uint64(addr), d.Init})
+	}
+	sort.SliceStable(segs, func(i, j int) bool { return segs[i].addr < segs[j].addr })
+	var out [][]byte
+	var cur []byte
+	var curEnd uint64
+	for _, s := range segs {
+		if cur != nil && s.addr < curEnd { // overlapping: written over
+			start := uint64(len(cur)) - (curEnd - s.addr)
+			if end := s.addr + uint64(len(s.data)); end > curEnd {
+				cur = append(cur, make([]byte, end-curEnd)...)
+				curEnd = end
+			}
+			copy(cur[start:], s.data)
+			continue
+		}
+		if cur != nil && s.addr-curEnd < maxChunkGap {
+			cur = append(cur, make([]byte, s.addr-curEnd)...)
+			cur = append(cur, s.data...)
+			curEnd = s.addr + uint64(len(s.data))
+			continue
+		}
+		if cur != nil {
+			out = append(out, cur)
+		}
+		cur = append([]byte(nil), s.data...)
+		curEnd = s.addr + uint64(len(s.data))
+	}
+	if cur != nil {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// constI32 evaluates `i32.const N; end`.
+func constI32(code []byte) (uint32, bool) {
+	if len(code) < 2 || code[0] != byte(wasmcore.OpI32Const) {
+		return 0, false
+	}
+	var v int64
+	var shift uint
+	i := 1
+	for ; i < len(code) && i < 7; i++ {
+		c := code[i]
+		v |= int64(c&0x7f) << shift
+		shift += 7
+		if c&0x80 == 0 {
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			i++
+			break
+		}
+	}
+	if i >= len(code) || code[i] != byte(wasmcore.OpEnd) {
+		return 0, false
+	}
+	return uint32(int32(v)), true
+}

@@ -1,0 +1,160 @@
+// Package bctest gives the tests of packages bytecode and naming the real
+// engines and the programs they share: the two Javy plugins, the fixture
+// programs, their serialized bytecode kept in bytecode/testdata/naming,
+// and metered runs of static modules built from them.
+//
+// It is imported by tests only, and does not import package bytecode, whose
+// own tests use it.
+package bctest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// Plugins are the two real engines naming must work on.
+var Plugins = []string{"javy-plugin-1.7.0", "javy-plugin-1.1.0"}
+
+// Programs are the programs whose bytecode testdata keeps: fixture
+// programs (the largest, classes, for the benchmark) and testdata's own
+// variety.js, which has a constant and a definition of every kind.
+var Programs = []string{"fib", "classes", "generators", "trycatch", "variety"}
+
+// Path joins elem under bytecode/testdata/naming.
+func Path(elem ...string) string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		panic("bctest: cannot locate source directory")
+	}
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "bytecode", "testdata", "naming")
+	return filepath.Join(append([]string{dir}, elem...)...)
+}
+
+// Source reads a fixture program, or one of testdata/naming.
+func Source(tb testing.TB, program string) []byte {
+	tb.Helper()
+	src, err := os.ReadFile(fixtures.Path("js", program+".js"))
+	if os.IsNotExist(err) {
+		src, err = os.ReadFile(Path(program + ".js"))
+	}
+	require.NoError(tb, err)
+	return src
+}
+
+// SpecFile is what testdata keeps of an engine: enough to parse its
+// bytecode without the engine's binary.
+type SpecFile struct {
+	Family string   `json:"family"`
+	Table  string   `json:"table"`
+	Atoms  []string `json:"atoms"`
+}
+
+// ReadSpecFile returns the engine description kept in testdata.
+func ReadSpecFile(tb testing.TB, engine string) SpecFile {
+	tb.Helper()
+	b, err := os.ReadFile(Path(engine + ".json"))
+	require.NoError(tb, err)
+	var sf SpecFile
+	require.NoError(tb, json.Unmarshal(b, &sf))
+	return sf
+}
+
+// Bytecode returns a fixture program's bytecode kept in testdata.
+func Bytecode(tb testing.TB, engine, program string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(Path(engine + "-" + program + ".bc"))
+	require.NoError(tb, err)
+	return b
+}
+
+// Engine is a real Javy plugin, decoded and analysed.
+type Engine struct {
+	Name   string
+	Wasm   []byte
+	Module *wasmcore.Module
+	Plugin javy.Plugin
+	Report *dispatch.Report
+	Cache  wazero.CompilationCache
+}
+
+// LoadEngine loads a pinned engine (fixtures/engines).
+func LoadEngine(tb testing.TB, name string) *Engine {
+	tb.Helper()
+	wasm := fixtures.EngineBytes(tb, name)
+	m, err := wasmcore.Decode(wasm)
+	require.NoError(tb, err)
+	p, err := javy.Inspect(m)
+	require.NoError(tb, err)
+	r, err := dispatch.Analyze(context.Background(), m)
+	require.NoError(tb, err)
+	return &Engine{Name: name, Wasm: wasm, Module: m, Plugin: p, Report: r, Cache: fixtures.CompilationCache(tb)}
+}
+
+// Compile returns the serialized bytecode the plugin makes of src.
+func (e *Engine) Compile(tb testing.TB, src []byte) []byte {
+	tb.Helper()
+	bc, err := javy.Compile(context.Background(), e.Plugin, e.Wasm, src, e.Cache)
+	require.NoError(tb, err)
+	return bc
+}
+
+// Run is one run of a static Javy module under the meter.
+type Run struct {
+	Static  *wasmcore.Module // the static module, as it was before instrumenting
+	Report  *dispatch.Report // its analysis
+	Results *meter.Results
+	Memory  api.Memory // the instance's memory after the run
+	Stdout  string
+}
+
+// RunMetered builds src into a static module with the engine, instruments
+// it with the meter and runs it.
+func (e *Engine) RunMetered(tb testing.TB, src []byte) *Run {
+	tb.Helper()
+	ctx := context.Background()
+	static, err := javy.BuildStatic(ctx, e.Wasm, e.Plugin, e.Compile(tb, src), e.Cache)
+	require.NoError(tb, err)
+	m, err := wasmcore.Decode(static)
+	require.NoError(tb, err)
+	r, err := dispatch.Analyze(ctx, m)
+	require.NoError(tb, err)
+	require.NotNil(tb, r.Dispatch, r.Reason)
+	rewritten, err := wasmcore.Decode(static)
+	require.NoError(tb, err)
+	plan, err := meter.Instrument(rewritten, r.Dispatch, meter.Options{})
+	require.NoError(tb, err)
+	out, err := rewritten.Encode()
+	require.NoError(tb, err)
+	mt := meter.New(plan)
+	var stdout, stderr bytes.Buffer
+	var inst api.Module
+	res, err := runner.Run(ctx, out, runner.Options{
+		Name: "fixture.wasm", Stdout: &stdout, Stderr: &stderr, Cache: e.Cache, Deterministic: true,
+		Link: mt.Link,
+		Instantiated: func(ctx context.Context, mod api.Module) error {
+			inst = mod
+			return mt.Start(ctx, mod)
+		},
+	})
+	require.NoError(tb, err)
+	require.Zero(tb, res.ExitCode, "stderr: %s", stderr.String())
+	results, err := mt.Collect()
+	require.NoError(tb, err)
+	return &Run{Static: m, Report: r, Results: results, Memory: inst.Memory(), Stdout: stdout.String()}
+}

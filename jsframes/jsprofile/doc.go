@@ -1,0 +1,14 @@
+// Package jsprofile owns the jsprof profile format: a pprof profile
+// (github.com/google/pprof/profile) with jsprof's conventions, described
+// for users in docs/profile-format.md.
+//
+// It is the one definition of those conventions, for writing and for
+// reading alike: the sample types and their order, the frame kinds and how
+// a Function's system_name carries them, the jsprof.* comments (Meta), how
+// identical stacks merge (Builder), and what a reader accepts (Read), so
+// that a profile jsprof writes is always one it can read back, and a
+// profile it did not write is refused with a reason.
+//
+// It knows nothing of how stacks are measured (package stacks) or what is
+// computed from them (package report), and it must not import either.
+package jsprofile

@@ -1,0 +1,336 @@
+package jsprofile
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+)
+
+// Sample value indices: every sample carries the three values, in this
+// order.
+const (
+	ValueInstructions = iota // Wasm instructions executed
+	ValueExecutions          // JS opcode executions (exact mode)
+	ValueCalls               // JS function calls (exact mode)
+	NumValues
+)
+
+// SampleTypes are the profile's sample types, indexed by the Value*
+// constants.
+func SampleTypes() []*profile.ValueType {
+	return []*profile.ValueType{
+		{Type: "wasm_instructions", Unit: "count"},
+		{Type: "opcode_executions", Unit: "count"},
+		{Type: "calls", Unit: "count"},
+	}
+}
+
+// FrameKind tells JS, opcode, Wasm and bucket frames apart. A pprof
+// Function's system_name starts with the kind and a colon.
+type FrameKind string
+
+// The frame kinds.
+const (
+	KindJS     FrameKind = "js"
+	KindOpcode FrameKind = "op"
+	KindWasm   FrameKind = "wasm"
+	KindBucket FrameKind = "bucket"
+)
+
+// prefix is the kind's system_name prefix.
+func (k FrameKind) prefix() string { return string(k) + ":" }
+
+// OpcodePrefix starts every opcode frame's display name (op:get_field), so
+// that opcodes read apart from JS functions in pprof's views.
+const OpcodePrefix = "op:"
+
+// CallSetup is the opcode value of the call-setup pseudo-opcode: what the
+// interpreter runs between being entered and its first dispatch. Real
+// opcodes are bytes, 0-255.
+const CallSetup = 256
+
+// Frame is one frame of a stack.
+type Frame struct {
+	Kind       FrameKind
+	Name       string // display name (pprof Function.name)
+	SystemName string // pprof Function.system_name, kind prefix included
+	File       string
+	StartLine  int64
+	Line       int64  // the line of this frame's pc
+	Address    uint64 // JS: bytecode address of the pc; Wasm: code offset
+}
+
+// JSFrame is a JS function at a line; addr is its bytecode buffer's address
+// and pc the frame's offset in it. The system name keeps the address so
+// that two functions of one name stay apart.
+func JSFrame(name, file string, startLine, line int, addr, pc uint32) Frame {
+	return Frame{Kind: KindJS, Name: name, SystemName: fmt.Sprintf("%s%s@%#x", KindJS.prefix(), name, addr), File: file,
+		StartLine: int64(startLine), Line: int64(line), Address: uint64(addr) + uint64(pc)}
+}
+
+// OpcodeFrame is an opcode; value is the opcode byte, or CallSetup.
+func OpcodeFrame(name string, value int) Frame {
+	return Frame{Kind: KindOpcode, Name: OpcodePrefix + name, SystemName: KindOpcode.prefix() + strconv.Itoa(value)}
+}
+
+// WasmFrame is a Wasm function (index in the original module, imports
+// first) at a code offset, with DWARF file and line when known.
+func WasmFrame(index uint32, name, file string, line int, offset uint64) Frame {
+	return Frame{Kind: KindWasm, Name: name, SystemName: fmt.Sprintf("%s%d", KindWasm.prefix(), index), File: file, Line: int64(line), Address: offset}
+}
+
+// ForeignWasmFrame is a frame of another module than the one profiled (a
+// dynamic module's code calling its plugin), named as wazero names it.
+func ForeignWasmFrame(name string) Frame {
+	return Frame{Kind: KindWasm, Name: name, SystemName: KindWasm.prefix() + "other:" + name}
+}
+
+// The buckets: instructions that ran outside any JS function's opcodes,
+// each the root of its own stacks.
+const (
+	// BucketOutside: no interpreter activation was running (engine
+	// start-up, parsing, GC and host glue between JS calls).
+	BucketOutside = "(outside JS)"
+	// BucketNative: an interpreter activation that never dispatched an
+	// opcode (a native function called through the interpreter's entry).
+	BucketNative = "(native functions)"
+	// BucketTruncated: a sampled Wasm stack deeper than jsprof walks.
+	BucketTruncated = "(truncated Wasm stack)"
+)
+
+// BucketFrame roots the stacks of a bucket; its system name is bucket: and
+// the bucket's first word ("(outside JS)" is bucket:outside).
+func BucketFrame(name string) Frame {
+	sys := KindBucket.prefix()
+	if f := strings.Fields(name); len(f) > 0 {
+		sys += strings.Trim(f[0], "()")
+	}
+	return Frame{Kind: KindBucket, Name: name, SystemName: sys}
+}
+
+// Modes of a profile.
+const (
+	ModeExact  = "exact"
+	ModeSample = "sample"
+)
+
+// EngineInfo says which engine ran, as the dispatch analysis identified it.
+type EngineInfo struct {
+	Family   string   `json:"family"`
+	Releases []string `json:"releases"`
+	// OpcodeNamesSource says where opcode names came from (dispatch.Names*);
+	// "" when opcodes are named by number.
+	OpcodeNamesSource string `json:"opcode_names_source"`
+}
+
+// Meta is what a profile says about its run, in its jsprof.* comments.
+type Meta struct {
+	Mode string // ModeExact or ModeSample
+	// TotalInstructions is every Wasm instruction the run executed: the
+	// whole that shares are of. Exact profiles' samples add up to it.
+	TotalInstructions uint64
+	Engine            EngineInfo
+	UncertainOpcodes  []int // opcode values whose names are guesses
+	Module            string
+	// ExitCode is jsprof's exit code for the run (the guest's own, 134 for
+	// a trap, 124 for a limit, 128+n for signal n); nil when the profile
+	// does not say.
+	ExitCode *int
+	Trap     string // how the guest trapped; "" when it did not
+	// SampleEvery is the sampling period (sample mode only), written as
+	// the profile's Period.
+	SampleEvery uint64
+	// Start and Duration time the run (TimeNanos, DurationNanos).
+	Start    time.Time
+	Duration time.Duration
+}
+
+// The comment keys. A comment is "key=value".
+const (
+	commentMode             = "jsprof.mode"
+	commentTotal            = "jsprof.total_wasm_instructions"
+	commentEngineFamily     = "jsprof.engine.family"
+	commentEngineReleases   = "jsprof.engine.releases"
+	commentOpcodeNames      = "jsprof.engine.opcode_names_source"
+	commentUncertainOpcodes = "jsprof.engine.uncertain_opcodes"
+	commentModule           = "jsprof.module"
+	commentExitCode         = "jsprof.exit_code"
+	commentTrap             = "jsprof.trap"
+)
+
+func (m Meta) comments() []string {
+	c := []string{
+		commentMode + "=" + m.Mode,
+		fmt.Sprintf("%s=%d", commentTotal, m.TotalInstructions),
+		commentEngineFamily + "=" + m.Engine.Family,
+		commentEngineReleases + "=" + strings.Join(m.Engine.Releases, ","),
+		commentOpcodeNames + "=" + m.Engine.OpcodeNamesSource,
+	}
+	if len(m.UncertainOpcodes) > 0 {
+		vals := make([]string, len(m.UncertainOpcodes))
+		for i, v := range m.UncertainOpcodes {
+			vals[i] = strconv.Itoa(v)
+		}
+		c = append(c, commentUncertainOpcodes+"="+strings.Join(vals, ","))
+	}
+	if m.Module != "" {
+		c = append(c, commentModule+"="+oneLine(m.Module))
+	}
+	if m.ExitCode != nil {
+		c = append(c, fmt.Sprintf("%s=%d", commentExitCode, *m.ExitCode))
+	}
+	if m.Trap != "" {
+		c = append(c, commentTrap+"="+oneLine(m.Trap))
+	}
+	return c
+}
+
+// oneLine keeps a comment's value on its line.
+func oneLine(s string) string { return strings.NewReplacer("\n", " ", "\r", " ").Replace(s) }
+
+// Builder accumulates stacks into one pprof profile, with functions,
+// locations and identical stacks merged.
+type Builder struct {
+	p       *profile.Profile
+	funcs   map[string]*profile.Function
+	locs    map[locKey]*profile.Location
+	samples map[string]*profile.Sample
+	key     []byte
+}
+
+type locKey struct {
+	fn   uint64
+	line int64
+	addr uint64
+}
+
+// NewBuilder starts a profile described by meta.
+func NewBuilder(meta Meta) *Builder {
+	p := &profile.Profile{
+		SampleType:        SampleTypes(),
+		DefaultSampleType: SampleTypes()[ValueInstructions].Type,
+		TimeNanos:         meta.Start.UnixNano(),
+		DurationNanos:     meta.Duration.Nanoseconds(),
+		Comments:          meta.comments(),
+		// One mapping says the profile is symbolized already: pprof then
+		// neither looks for a binary nor warns that it has none.
+		Mapping: []*profile.Mapping{{ID: 1, File: meta.Module, HasFunctions: true, HasFilenames: true, HasLineNumbers: true}},
+	}
+	if meta.SampleEvery > 0 {
+		p.PeriodType = SampleTypes()[ValueInstructions]
+		p.Period = int64(meta.SampleEvery)
+	}
+	return &Builder{p: p, funcs: map[string]*profile.Function{}, locs: map[locKey]*profile.Location{}, samples: map[string]*profile.Sample{}}
+}
+
+// Add records values on a stack given root first.
+func (b *Builder) Add(stack []Frame, instructions, executions, calls int64) {
+	if len(stack) == 0 || (instructions == 0 && executions == 0 && calls == 0) {
+		return
+	}
+	locs := make([]*profile.Location, len(stack))
+	b.key = b.key[:0]
+	for i, f := range stack {
+		loc := b.location(f)
+		locs[len(stack)-1-i] = loc // pprof: leaf first
+		b.key = strconv.AppendUint(b.key, loc.ID, 10)
+		b.key = append(b.key, ',')
+	}
+	s := b.samples[string(b.key)]
+	if s == nil {
+		s = &profile.Sample{Location: locs, Value: make([]int64, NumValues)}
+		b.samples[string(b.key)] = s
+		b.p.Sample = append(b.p.Sample, s)
+	}
+	s.Value[ValueInstructions] += instructions
+	s.Value[ValueExecutions] += executions
+	s.Value[ValueCalls] += calls
+}
+
+func (b *Builder) location(f Frame) *profile.Location {
+	fn := b.funcs[f.SystemName]
+	if fn == nil {
+		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Name, SystemName: f.SystemName, Filename: f.File, StartLine: f.StartLine}
+		b.funcs[f.SystemName] = fn
+		b.p.Function = append(b.p.Function, fn)
+	}
+	k := locKey{fn: fn.ID, line: f.Line, addr: f.Address}
+	loc := b.locs[k]
+	if loc == nil {
+		loc = &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.p.Mapping[0], Address: f.Address, Line: []profile.Line{{Function: fn, Line: f.Line}}}
+		b.locs[k] = loc
+		b.p.Location = append(b.p.Location, loc)
+	}
+	return loc
+}
+
+// Profile returns the profile, checked with pprof's own validation and
+// with Read, so that what is written can be read back.
+func (b *Builder) Profile() (*profile.Profile, error) {
+	if err := b.p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("jsprofile: invalid profile: %w", err)
+	}
+	if _, err := Read(b.p); err != nil {
+		return nil, fmt.Errorf("jsprofile: the profile built does not read back: %w", err)
+	}
+	return b.p, nil
+}
+
+// WriteCollapsed writes p's stacks in the collapsed-stack format of
+// flamegraph.pl and speedscope: "root;...;leaf count" per line, counting
+// sample value index; stacks that read the same are merged, and sorted for
+// stable output. The format has no escapes: a ';' in a name becomes ':',
+// and line breaks and other control characters become spaces, so that
+// every stack stays one line.
+func WriteCollapsed(w io.Writer, p *profile.Profile, index int) error {
+	clean := strings.NewReplacer(";", ":", "\n", " ", "\r", " ", "\t", " ")
+	counts := map[string]int64{}
+	for _, s := range p.Sample {
+		if index >= len(s.Value) || s.Value[index] == 0 {
+			continue
+		}
+		names := make([]string, 0, len(s.Location))
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			loc := s.Location[i]
+			for j := len(loc.Line) - 1; j >= 0; j-- {
+				ln := loc.Line[j]
+				if ln.Function == nil {
+					continue
+				}
+				name := ln.Function.Name
+				if ln.Function.Filename != "" && ln.Line > 0 {
+					name = fmt.Sprintf("%s (%s:%d)", name, ln.Function.Filename, ln.Line)
+				}
+				names = append(names, strings.Map(controlToSpace, clean.Replace(name)))
+			}
+		}
+		counts[strings.Join(names, ";")] += s.Value[index]
+	}
+	stacks := make([]string, 0, len(counts))
+	for k := range counts {
+		stacks = append(stacks, k)
+	}
+	sort.Strings(stacks)
+	for _, k := range stacks {
+		if _, err := fmt.Fprintf(w, "%s %d\n", k, counts[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func controlToSpace(r rune) rune {
+	if r < 0x20 || r == 0x7f {
+		return ' '
+	}
+	return r
+}
+
+// CallSetupName names the call-setup pseudo-opcode (opcode value
+// CallSetup).
+const CallSetupName = "(call setup)"

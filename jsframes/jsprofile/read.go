@@ -1,0 +1,239 @@
+package jsprofile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+)
+
+// Profile is a jsprof profile read back: the pprof profile, what its
+// comments say, and the kind of each of its functions.
+type Profile struct {
+	*profile.Profile
+	Meta   Meta
+	frames map[uint64]StackFrame // by Function ID, Line unset
+}
+
+// StackFrame is one frame of a sample's stack, classified.
+type StackFrame struct {
+	Kind     FrameKind
+	Function *profile.Function
+	Line     int64
+	Opcode   int // the opcode value of a KindOpcode frame
+}
+
+// ReadFile reads a jsprof profile from a file; errors name it.
+func ReadFile(path string) (*Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a pprof profile: %w", path, err)
+	}
+	jp, err := Read(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return jp, nil
+}
+
+// Read checks that p follows jsprof's conventions (the sample types, the
+// jsprof.* comments, the kind of every function, non-negative values, and
+// in exact mode samples that add up to the total) and returns it with
+// them read. It says what is wrong with a profile jsprof did not write.
+func Read(p *profile.Profile) (*Profile, error) {
+	if p == nil {
+		return nil, errors.New("no profile")
+	}
+	if err := checkSampleTypes(p); err != nil {
+		return nil, err
+	}
+	jp := &Profile{Profile: p, frames: make(map[uint64]StackFrame, len(p.Function))}
+	if err := jp.Meta.readComments(p.Comments); err != nil {
+		return nil, err
+	}
+	if p.TimeNanos != 0 {
+		jp.Meta.Start = time.Unix(0, p.TimeNanos)
+	}
+	jp.Meta.Duration = time.Duration(p.DurationNanos)
+	if p.Period > 0 {
+		jp.Meta.SampleEvery = uint64(p.Period)
+	}
+	for _, fn := range p.Function {
+		f, err := classify(fn)
+		if err != nil {
+			return nil, err
+		}
+		jp.frames[fn.ID] = f
+	}
+	var sum uint64
+	for i, s := range p.Sample {
+		if len(s.Value) != NumValues {
+			return nil, fmt.Errorf("sample %d has %d values, want %d", i, len(s.Value), NumValues)
+		}
+		for j, v := range s.Value {
+			if v < 0 {
+				return nil, fmt.Errorf("sample %d: negative %s %d", i, p.SampleType[j].Type, v)
+			}
+		}
+		inJS := false
+		for _, loc := range s.Location {
+			for _, ln := range loc.Line {
+				if ln.Function == nil {
+					continue
+				}
+				f, ok := jp.frames[ln.Function.ID]
+				if !ok {
+					return nil, fmt.Errorf("sample %d: function %d is not in the profile's function table", i, ln.Function.ID)
+				}
+				inJS = inJS || f.Kind == KindJS
+			}
+		}
+		if !inJS && s.Value[ValueExecutions] > 0 {
+			return nil, fmt.Errorf("sample %d: %d opcode executions outside any JS function", i, s.Value[ValueExecutions])
+		}
+		next := sum + uint64(s.Value[ValueInstructions])
+		if next < sum {
+			return nil, fmt.Errorf("sample %d: the samples' wasm_instructions overflow 64 bits", i)
+		}
+		sum = next
+	}
+	if jp.Meta.Mode == ModeExact && sum != jp.Meta.TotalInstructions {
+		return nil, fmt.Errorf("exact profile's samples sum to %d wasm_instructions, but its %s comment says %d",
+			sum, commentTotal, jp.Meta.TotalInstructions)
+	}
+	return jp, nil
+}
+
+// Stack returns sample s's frames, leaf first (pprof's order), appended to
+// buf[:0]: locations leaf first, and within a location its lines innermost
+// (inlined) first.
+func (p *Profile) Stack(s *profile.Sample, buf []StackFrame) []StackFrame {
+	buf = buf[:0]
+	for _, loc := range s.Location {
+		for _, ln := range loc.Line {
+			if ln.Function == nil {
+				continue
+			}
+			f := p.frames[ln.Function.ID]
+			f.Line = ln.Line
+			buf = append(buf, f)
+		}
+	}
+	return buf
+}
+
+// JSAddress reads the bytecode address a JS frame's system_name carries
+// (js:NAME@0xADDR), 0 when it has none.
+func JSAddress(systemName string) uint64 {
+	i := strings.LastIndex(systemName, "@0x")
+	if i < 0 {
+		return 0
+	}
+	a, err := strconv.ParseUint(systemName[i+3:], 16, 64)
+	if err != nil {
+		return 0
+	}
+	return a
+}
+
+func checkSampleTypes(p *profile.Profile) error {
+	want := SampleTypes()
+	have := make([]string, len(p.SampleType))
+	ok := len(p.SampleType) == len(want)
+	for i, st := range p.SampleType {
+		have[i] = st.Type + "/" + st.Unit
+		if ok && (st.Type != want[i].Type || st.Unit != want[i].Unit) {
+			ok = false
+		}
+	}
+	if ok {
+		return nil
+	}
+	ws := make([]string, len(want))
+	for i, st := range want {
+		ws[i] = st.Type + "/" + st.Unit
+	}
+	return fmt.Errorf("not a jsprof profile: its sample types are [%s], a jsprof profile's are [%s]",
+		strings.Join(have, " "), strings.Join(ws, " "))
+}
+
+func (m *Meta) readComments(comments []string) error {
+	kv := map[string]string{}
+	for _, c := range comments {
+		k, v, ok := strings.Cut(c, "=")
+		if ok && strings.HasPrefix(k, "jsprof.") {
+			kv[k] = v
+		}
+	}
+	mode, ok := kv[commentMode]
+	if !ok {
+		return fmt.Errorf("not a jsprof profile: no %s comment", commentMode)
+	}
+	if mode != ModeExact && mode != ModeSample {
+		return fmt.Errorf("%s=%s: want %s or %s", commentMode, mode, ModeExact, ModeSample)
+	}
+	m.Mode = mode
+	total, ok := kv[commentTotal]
+	if !ok {
+		return fmt.Errorf("no %s comment", commentTotal)
+	}
+	n, err := strconv.ParseUint(total, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s=%s: not a count", commentTotal, total)
+	}
+	m.TotalInstructions = n
+	m.Engine.Family = kv[commentEngineFamily]
+	m.Engine.Releases = []string{}
+	if r := kv[commentEngineReleases]; r != "" {
+		m.Engine.Releases = strings.Split(r, ",")
+	}
+	m.Engine.OpcodeNamesSource = kv[commentOpcodeNames]
+	m.UncertainOpcodes = []int{}
+	if u := kv[commentUncertainOpcodes]; u != "" {
+		for _, s := range strings.Split(u, ",") {
+			op, err := strconv.Atoi(s)
+			if err != nil {
+				return fmt.Errorf("%s=%s: %q is not an opcode value", commentUncertainOpcodes, u, s)
+			}
+			m.UncertainOpcodes = append(m.UncertainOpcodes, op)
+		}
+	}
+	m.Module = kv[commentModule]
+	if c, ok := kv[commentExitCode]; ok {
+		code, err := strconv.Atoi(c)
+		if err != nil {
+			return fmt.Errorf("%s=%s: not a number", commentExitCode, c)
+		}
+		m.ExitCode = &code
+	}
+	m.Trap = kv[commentTrap]
+	return nil
+}
+
+// classify reads a function's kind from its system_name.
+func classify(fn *profile.Function) (StackFrame, error) {
+	kind, rest, _ := strings.Cut(fn.SystemName, ":")
+	switch FrameKind(kind) {
+	case KindJS, KindWasm, KindBucket:
+		return StackFrame{Kind: FrameKind(kind), Function: fn}, nil
+	case KindOpcode:
+		op, err := strconv.Atoi(rest)
+		if err != nil || op < 0 || op > CallSetup {
+			return StackFrame{}, fmt.Errorf("function %q: system_name %q: want op: and an opcode value 0-%d", fn.Name, fn.SystemName, CallSetup)
+		}
+		if !strings.HasPrefix(fn.Name, OpcodePrefix) {
+			return StackFrame{}, fmt.Errorf("function %q: an opcode frame's name starts with %s", fn.Name, OpcodePrefix)
+		}
+		return StackFrame{Kind: KindOpcode, Function: fn, Opcode: op}, nil
+	}
+	return StackFrame{}, fmt.Errorf("not a jsprof profile: function %q has system_name %q, want js:, op:, wasm: or bucket:", fn.Name, fn.SystemName)
+}

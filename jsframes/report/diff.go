@@ -1,0 +1,451 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+)
+
+// Diff compares two profiles of the same JS, typically on two engines
+// (jsprof diff). Opcodes are aligned by name — their values differ
+// between releases — and JS functions by name, file and first line —
+// their bytecode addresses differ. Every delta is new − base.
+type Diff struct {
+	Base DiffSide `json:"base"`
+	New  DiffSide `json:"new"`
+	// DeltaWasmInstructions is New.TotalWasmInstructions −
+	// Base.TotalWasmInstructions; in exact mode the opcodes' and the
+	// buckets' deltas add up to it.
+	DeltaWasmInstructions int64          `json:"delta_wasm_instructions"`
+	DeltaExecutions       int64          `json:"delta_opcode_executions"`
+	Opcodes               []OpcodeDiff   `json:"opcodes"`
+	Functions             []FunctionDiff `json:"functions"`
+	Buckets               []BucketDiff   `json:"buckets"`
+	// Summary says in one paragraph where the cost moved.
+	Summary string `json:"summary"`
+	// Warnings say where the comparison is shaky: unnamed opcodes, no
+	// function in common, different modes.
+	Warnings []string `json:"warnings"`
+}
+
+// DiffSide describes one of the two profiles.
+type DiffSide struct {
+	Profile               string               `json:"profile,omitempty"` // file name
+	Module                string               `json:"module,omitempty"`
+	Mode                  string               `json:"mode"`
+	Engine                jsprofile.EngineInfo `json:"engine"`
+	UncertainOpcodes      []int                `json:"uncertain_opcodes"`
+	TotalWasmInstructions uint64               `json:"total_wasm_instructions"`
+	Executions            uint64               `json:"opcode_executions"`
+	Calls                 uint64               `json:"calls"`
+}
+
+// OpcodeSide is an opcode's cost in one profile.
+type OpcodeSide struct {
+	Opcode           int     `json:"opcode"` // its value in that engine
+	UncertainName    bool    `json:"uncertain_name,omitempty"`
+	Executions       uint64  `json:"executions"`
+	WasmInstructions uint64  `json:"wasm_instructions"`
+	PerExecution     float64 `json:"instructions_per_execution"`
+}
+
+// Only values of OpcodeDiff.Only and FunctionDiff.Only.
+const (
+	OnlyBase = "base"
+	OnlyNew  = "new"
+)
+
+// OpcodeDiff is one opcode, by name, in both profiles.
+type OpcodeDiff struct {
+	Name string      `json:"name"`
+	Base *OpcodeSide `json:"base"` // null when the opcode is only in new
+	New  *OpcodeSide `json:"new"`  // null when only in base
+	// Only is "base" or "new" when the opcode ran in one profile only.
+	Only                  string `json:"only,omitempty"`
+	DeltaExecutions       int64  `json:"delta_executions"`
+	DeltaWasmInstructions int64  `json:"delta_wasm_instructions"`
+	// DeltaPerExecution is the change in instructions per execution, when
+	// both executed it.
+	DeltaPerExecution float64 `json:"delta_instructions_per_execution"`
+}
+
+// Uncertain says whether the name is a guess in either engine, and so the
+// alignment too.
+func (o *OpcodeDiff) Uncertain() bool {
+	return (o.Base != nil && o.Base.UncertainName) || (o.New != nil && o.New.UncertainName)
+}
+
+// FunctionSide is a JS function's cost in one profile.
+type FunctionSide struct {
+	Address              uint64 `json:"bytecode_address"`
+	Calls                uint64 `json:"calls"`
+	Executions           uint64 `json:"executions"`
+	SelfWasmInstructions uint64 `json:"self_wasm_instructions"`
+}
+
+// FunctionDiff is one JS function, by name, file and first line, in both.
+type FunctionDiff struct {
+	Name                  string        `json:"name"`
+	File                  string        `json:"file"`
+	Line                  int           `json:"line"`
+	Base                  *FunctionSide `json:"base"`
+	New                   *FunctionSide `json:"new"`
+	Only                  string        `json:"only,omitempty"`
+	DeltaWasmInstructions int64         `json:"delta_wasm_instructions"`
+}
+
+// Label prints the function as reports do.
+func (f *FunctionDiff) Label() string {
+	s := FunctionStats{Name: f.Name, File: f.File, Line: f.Line}
+	return s.Label()
+}
+
+// BucketDiff is a bucket of instructions outside JS opcodes in both.
+type BucketDiff struct {
+	Name                  string `json:"name"`
+	BaseWasmInstructions  uint64 `json:"base_wasm_instructions"`
+	NewWasmInstructions   uint64 `json:"new_wasm_instructions"`
+	DeltaWasmInstructions int64  `json:"delta_wasm_instructions"`
+}
+
+// deltaOf is new − base, signed.
+func deltaOf(base, new uint64) int64 { return int64(new) - int64(base) }
+
+// NewDiff compares base with new; baseName and newName name their files.
+func NewDiff(base, new *Tables, baseName, newName string) *Diff {
+	side := func(d *Tables, name string) DiffSide {
+		e := d.Engine
+		if e.Releases == nil {
+			e.Releases = []string{}
+		}
+		u := d.UncertainOpcodes
+		if u == nil {
+			u = []int{}
+		}
+		return DiffSide{Profile: name, Module: d.Module, Mode: d.Mode, Engine: e, UncertainOpcodes: u,
+			TotalWasmInstructions: d.TotalWasmInstructions, Executions: d.Executions, Calls: d.Calls}
+	}
+	df := &Diff{Base: side(base, baseName), New: side(new, newName), Warnings: []string{}}
+	df.DeltaWasmInstructions = deltaOf(base.TotalWasmInstructions, new.TotalWasmInstructions)
+	df.DeltaExecutions = deltaOf(base.Executions, new.Executions)
+
+	// Opcodes by name.
+	ops := map[string]*OpcodeDiff{}
+	opSide := func(o OpcodeStats) *OpcodeSide {
+		return &OpcodeSide{Opcode: o.Opcode, UncertainName: o.UncertainName, Executions: o.Executions, WasmInstructions: o.WasmInstructions, PerExecution: o.PerExecution}
+	}
+	for _, o := range base.Opcodes {
+		ops[o.Name] = &OpcodeDiff{Name: o.Name, Base: opSide(o)}
+	}
+	for _, o := range new.Opcodes {
+		od := ops[o.Name]
+		if od == nil {
+			od = &OpcodeDiff{Name: o.Name}
+			ops[o.Name] = od
+		}
+		od.New = opSide(o)
+	}
+	for _, od := range ops {
+		var b, n OpcodeSide
+		switch {
+		case od.Base == nil:
+			od.Only, n = OnlyNew, *od.New
+		case od.New == nil:
+			od.Only, b = OnlyBase, *od.Base
+		default:
+			b, n = *od.Base, *od.New
+			if b.Executions > 0 && n.Executions > 0 {
+				od.DeltaPerExecution = n.PerExecution - b.PerExecution
+			}
+		}
+		od.DeltaExecutions = deltaOf(b.Executions, n.Executions)
+		od.DeltaWasmInstructions = deltaOf(b.WasmInstructions, n.WasmInstructions)
+		df.Opcodes = append(df.Opcodes, *od)
+	}
+	sort.Slice(df.Opcodes, func(i, j int) bool {
+		return byChange(df.Opcodes[i].DeltaWasmInstructions, df.Opcodes[j].DeltaWasmInstructions,
+			opcodeWeight(&df.Opcodes[i]), opcodeWeight(&df.Opcodes[j]), df.Opcodes[i].Name, df.Opcodes[j].Name)
+	})
+	if df.Opcodes == nil {
+		df.Opcodes = []OpcodeDiff{}
+	}
+
+	// Functions by name, file and first line.
+	fns := map[string]*FunctionDiff{}
+	var order []string
+	fnSide := func(f FunctionStats) *FunctionSide {
+		return &FunctionSide{Address: f.Address, Calls: f.Calls, Executions: f.Executions, SelfWasmInstructions: f.SelfWasmInstructions}
+	}
+	add := func(d *Tables, isBase bool) {
+		for _, f := range d.Functions {
+			k := f.Key()
+			fd := fns[k]
+			if fd == nil {
+				fd = &FunctionDiff{Name: f.Name, File: f.File, Line: f.Line}
+				fns[k] = fd
+				order = append(order, k)
+			}
+			s := fnSide(f)
+			var into **FunctionSide = &fd.New
+			if isBase {
+				into = &fd.Base
+			}
+			if *into != nil { // the same name, file and line twice: add up
+				(*into).Calls += s.Calls
+				(*into).Executions += s.Executions
+				(*into).SelfWasmInstructions += s.SelfWasmInstructions
+				continue
+			}
+			*into = s
+		}
+	}
+	add(base, true)
+	add(new, false)
+	common := 0
+	for _, k := range order {
+		fd := fns[k]
+		var b, n FunctionSide
+		switch {
+		case fd.Base == nil:
+			fd.Only, n = OnlyNew, *fd.New
+		case fd.New == nil:
+			fd.Only, b = OnlyBase, *fd.Base
+		default:
+			b, n = *fd.Base, *fd.New
+			common++
+		}
+		fd.DeltaWasmInstructions = deltaOf(b.SelfWasmInstructions, n.SelfWasmInstructions)
+		df.Functions = append(df.Functions, *fd)
+	}
+	sort.SliceStable(df.Functions, func(i, j int) bool {
+		return byChange(df.Functions[i].DeltaWasmInstructions, df.Functions[j].DeltaWasmInstructions,
+			functionWeight(&df.Functions[i]), functionWeight(&df.Functions[j]), df.Functions[i].Label(), df.Functions[j].Label())
+	})
+	if df.Functions == nil {
+		df.Functions = []FunctionDiff{}
+	}
+
+	// Buckets by name.
+	bk := map[string]*BucketDiff{}
+	for _, b := range base.Buckets {
+		bk[b.Name] = &BucketDiff{Name: b.Name, BaseWasmInstructions: b.WasmInstructions}
+	}
+	for _, b := range new.Buckets {
+		if bk[b.Name] == nil {
+			bk[b.Name] = &BucketDiff{Name: b.Name}
+		}
+		bk[b.Name].NewWasmInstructions = b.WasmInstructions
+	}
+	df.Buckets = []BucketDiff{}
+	for _, b := range bk {
+		b.DeltaWasmInstructions = deltaOf(b.BaseWasmInstructions, b.NewWasmInstructions)
+		df.Buckets = append(df.Buckets, *b)
+	}
+	sort.Slice(df.Buckets, func(i, j int) bool { return df.Buckets[i].Name < df.Buckets[j].Name })
+
+	// What makes the comparison shaky.
+	for _, s := range []struct {
+		what string
+		d    *Tables
+	}{{"base", base}, {"new", new}} {
+		if s.d.Engine.OpcodeNamesSource == "" || s.d.Engine.OpcodeNamesSource == "none" {
+			df.Warnings = append(df.Warnings, fmt.Sprintf("the %s engine's opcodes have no names: they are aligned by their op_N placeholders, which differ between releases", s.what))
+		}
+		if len(s.d.UncertainOpcodes) > 0 {
+			df.Warnings = append(df.Warnings, fmt.Sprintf("the %s engine's names of %s are guesses (marked ?)", s.what, countNoun(uint64(len(s.d.UncertainOpcodes)), "opcode", "opcodes")))
+		}
+	}
+	if base.Mode != new.Mode {
+		df.Warnings = append(df.Warnings, fmt.Sprintf("the base was measured in %s mode, the new in %s mode", base.Mode, new.Mode))
+	}
+	if common == 0 && len(base.Functions)+len(new.Functions) > 0 {
+		df.Warnings = append(df.Warnings, "no JS function is in both profiles: are they of the same JS?")
+	}
+	df.Summary = df.summarize()
+	return df
+}
+
+// byChange orders by the size of a change, then by the weight of what
+// changed, then by name.
+func byChange(a, b int64, wa, wb uint64, na, nb string) bool {
+	if abs64(a) != abs64(b) {
+		return abs64(a) > abs64(b)
+	}
+	if wa != wb {
+		return wa > wb
+	}
+	return na < nb
+}
+
+func abs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func opcodeWeight(o *OpcodeDiff) uint64 {
+	var w uint64
+	if o.Base != nil {
+		w += o.Base.WasmInstructions
+	}
+	if o.New != nil {
+		w += o.New.WasmInstructions
+	}
+	return w
+}
+
+func functionWeight(f *FunctionDiff) uint64 {
+	var w uint64
+	if f.Base != nil {
+		w += f.Base.SelfWasmInstructions
+	}
+	if f.New != nil {
+		w += f.New.SelfWasmInstructions
+	}
+	return w
+}
+
+// summarize writes the paragraph of where the cost moved.
+func (df *Diff) summarize() string {
+	var s []string
+	b, n := df.Base, df.New
+	change := func(base, new uint64) string {
+		if base == new {
+			return "the same"
+		}
+		word := "more"
+		if new < base {
+			word = "fewer"
+		}
+		if base == 0 {
+			return fmt.Sprintf("%s %s", humanSigned(deltaOf(base, new)), word)
+		}
+		return fmt.Sprintf("%.1f%% %s", math.Abs(100*(float64(new)-float64(base))/float64(base)), word)
+	}
+	s = append(s, fmt.Sprintf("The new profile (%s) ran %s Wasm instructions, the base (%s) %s: %s (%s).",
+		engineLabel(n.Engine), Human(n.TotalWasmInstructions), engineLabel(b.Engine), Human(b.TotalWasmInstructions),
+		change(b.TotalWasmInstructions, n.TotalWasmInstructions), humanSigned(df.DeltaWasmInstructions)))
+	switch {
+	case b.Executions == n.Executions:
+		s = append(s, fmt.Sprintf("Both executed the same %s JS opcodes.", Human(b.Executions)))
+	case Human(b.Executions) == Human(n.Executions):
+		s = append(s, fmt.Sprintf("They executed nearly the same number of JS opcodes (base %d, new %d).", b.Executions, n.Executions))
+	default:
+		s = append(s, fmt.Sprintf("The new engine executed %s JS opcodes, the base %s (%s, %s): the engines compiled the JS to different bytecode.",
+			Human(n.Executions), Human(b.Executions), humanSigned(df.DeltaExecutions), signedPercent(float64(b.Executions), float64(n.Executions))))
+	}
+	var inOps, outside int64
+	for _, o := range df.Opcodes {
+		inOps += o.DeltaWasmInstructions
+	}
+	var bparts []string
+	for _, bk := range df.Buckets {
+		outside += bk.DeltaWasmInstructions
+		if bk.DeltaWasmInstructions != 0 {
+			bparts = append(bparts, fmt.Sprintf("%s %s", bk.Name, humanSigned(bk.DeltaWasmInstructions)))
+		}
+	}
+	moved := func(d int64) string {
+		switch {
+		case d > 0:
+			return "rose by " + Human(uint64(d))
+		case d < 0:
+			return "fell by " + Human(uint64(-d))
+		}
+		return "did not change"
+	}
+	outsideText := "outside them it " + moved(outside)
+	if len(bparts) > 0 {
+		outsideText += " (" + strings.Join(bparts, ", ") + ")"
+	}
+	s = append(s, fmt.Sprintf("In JS opcodes the cost %s; %s.", moved(inOps), outsideText))
+
+	var movers []string
+	for _, o := range df.Opcodes {
+		if len(movers) == 3 || o.DeltaWasmInstructions == 0 {
+			break
+		}
+		movers = append(movers, o.Name+" ("+opcodeChangeText(&o)+")")
+	}
+	if len(movers) > 0 {
+		s = append(s, "The largest changes are in "+joinAnd(movers)+".")
+	}
+	for _, only := range []string{OnlyBase, OnlyNew} {
+		var names []string
+		var instr uint64
+		for _, o := range df.Opcodes {
+			if o.Only != only {
+				continue
+			}
+			names = append(names, o.Name)
+			if o.Base != nil {
+				instr += o.Base.WasmInstructions
+			} else {
+				instr += o.New.WasmInstructions
+			}
+		}
+		if len(names) > 0 {
+			sort.Strings(names)
+			s = append(s, fmt.Sprintf("Only the %s engine ran %s (%s Wasm instructions).", only, joinAnd(names), Human(instr)))
+		}
+	}
+	var fns []string
+	for _, f := range df.Functions {
+		if len(fns) == 3 || f.DeltaWasmInstructions == 0 {
+			break
+		}
+		t := fmt.Sprintf("%s %s", f.Name, humanSigned(f.DeltaWasmInstructions))
+		switch f.Only {
+		case OnlyBase:
+			t += " (only in the base)"
+		case OnlyNew:
+			t += " (only in the new)"
+		default:
+			t += fmt.Sprintf(" (%s)", signedPercent(float64(f.Base.SelfWasmInstructions), float64(f.New.SelfWasmInstructions)))
+		}
+		fns = append(fns, t)
+	}
+	if len(fns) > 0 {
+		s = append(s, "By JS function: "+strings.Join(fns, ", ")+".")
+	}
+	return strings.Join(s, " ")
+}
+
+// opcodeChangeText says what changed in an opcode: its cost per execution,
+// how often it ran, or both.
+func opcodeChangeText(o *OpcodeDiff) string {
+	d := humanSigned(o.DeltaWasmInstructions)
+	switch o.Only {
+	case OnlyBase:
+		return d + ", only in the base"
+	case OnlyNew:
+		return d + ", only in the new"
+	}
+	b, n := o.Base, o.New
+	var parts []string
+	if b.Executions > 0 && n.Executions > 0 && math.Abs(n.PerExecution-b.PerExecution) >= 0.05 {
+		parts = append(parts, fmt.Sprintf("%.1f → %.1f instructions per execution", b.PerExecution, n.PerExecution))
+	}
+	if b.Executions != n.Executions {
+		parts = append(parts, fmt.Sprintf("%s → %s executions", Human(b.Executions), Human(n.Executions)))
+	}
+	if len(parts) == 0 {
+		return d
+	}
+	return d + ": " + strings.Join(parts, ", ")
+}
+
+// joinAnd reads "a", "a and b", "a, b and c".
+func joinAnd(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}

@@ -1,0 +1,193 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func fixtureDiff(t *testing.T) *Diff {
+	t.Helper()
+	return NewDiff(readFixture(t, "fib-base.pb.gz"), readFixture(t, "fib-new.pb.gz"), "fib-base.pb.gz", "fib-new.pb.gz")
+}
+
+func TestDiffAlignsByName(t *testing.T) {
+	base, new := readFixture(t, "fib-base.pb.gz"), readFixture(t, "fib-new.pb.gz")
+	df := NewDiff(base, new, "fib-base.pb.gz", "fib-new.pb.gz")
+
+	assert.Equal(t, base.TotalWasmInstructions, df.Base.TotalWasmInstructions)
+	assert.Equal(t, new.TotalWasmInstructions, df.New.TotalWasmInstructions)
+	assert.Equal(t, int64(new.TotalWasmInstructions)-int64(base.TotalWasmInstructions), df.DeltaWasmInstructions)
+	// The opcodes' and buckets' deltas add up to the totals' delta, and
+	// each side to its profile's total.
+	var sum int64
+	var baseSum, newSum uint64
+	for _, o := range df.Opcodes {
+		sum += o.DeltaWasmInstructions
+		if o.Base != nil {
+			baseSum += o.Base.WasmInstructions
+		}
+		if o.New != nil {
+			newSum += o.New.WasmInstructions
+		}
+	}
+	for _, b := range df.Buckets {
+		sum += b.DeltaWasmInstructions
+		baseSum += b.BaseWasmInstructions
+		newSum += b.NewWasmInstructions
+	}
+	assert.Equal(t, df.DeltaWasmInstructions, sum)
+	assert.Equal(t, base.TotalWasmInstructions, baseSum)
+	assert.Equal(t, new.TotalWasmInstructions, newSum)
+
+	byName := map[string]OpcodeDiff{}
+	for _, o := range df.Opcodes {
+		byName[o.Name] = o
+	}
+	tests := []struct {
+		name             string
+		only             string
+		baseOp, newOp    int
+		deltaInstr       int64
+		deltaPerExec     float64
+		deltaExecutions  int64
+		uncertainInEther bool
+	}{
+		{"call1", "", 36, 37, 4_641_280 - 5_911_000, (4_641_280.0 - 5_911_000.0) / 21892, 0, true},
+		{"get_var", "", 55, 56, 1_313_580 - 1_050_864, 1_313_580.0/21893 - 1_050_864.0/21893, 0, false},
+		{"(call setup)", "", 256, 256, 2_889_612 - 3_502_560, (2_889_612.0 - 3_502_560.0) / 21891, 0, false},
+		{"get_loc", OnlyBase, 88, -1, -840, 0, -84, false},
+		{"with_get_var", OnlyBase, 116, -1, -20, 0, -1, false},
+		{"get_loc_check", OnlyNew, -1, 90, 1008, 0, 84, false},
+		{"push_const8", OnlyNew, -1, 245, 24, 0, 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, ok := byName[tt.name]
+			require.True(t, ok)
+			assert.Equal(t, tt.only, o.Only)
+			if tt.baseOp >= 0 {
+				require.NotNil(t, o.Base)
+				assert.Equal(t, tt.baseOp, o.Base.Opcode)
+			} else {
+				assert.Nil(t, o.Base)
+			}
+			if tt.newOp >= 0 {
+				require.NotNil(t, o.New)
+				assert.Equal(t, tt.newOp, o.New.Opcode)
+			} else {
+				assert.Nil(t, o.New)
+			}
+			assert.Equal(t, tt.deltaInstr, o.DeltaWasmInstructions)
+			assert.Equal(t, tt.deltaExecutions, o.DeltaExecutions)
+			assert.InDelta(t, tt.deltaPerExec, o.DeltaPerExecution, 1e-9)
+			assert.Equal(t, tt.uncertainInEther, o.Uncertain())
+		})
+	}
+	assert.Equal(t, "call1", df.Opcodes[0].Name, "largest change first")
+
+	require.Len(t, df.Functions, 3)
+	assert.Equal(t, "fib", df.Functions[0].Name)
+	assert.Equal(t, uint64(0x10100), df.Functions[0].Base.Address)
+	assert.Equal(t, uint64(0x20100), df.Functions[0].New.Address, "aligned by name, file and line, not address")
+	assert.Empty(t, df.Functions[0].Only)
+	assert.Equal(t, []BucketDiff{
+		{"(native functions)", 183_004, 171_220, 171_220 - 183_004},
+		{"(outside JS)", 2_402_117, 3_114_950, 3_114_950 - 2_402_117},
+	}, df.Buckets)
+	assert.Equal(t, []string{"the base engine's names of 1 opcode are guesses (marked ?)"}, df.Warnings)
+}
+
+func TestDiffWarnings(t *testing.T) {
+	a := fixtureProfile{functions: []jsFn{{name: "f", file: "a.js", line: 1, addr: 0x10, calls: 1}},
+		samples: []opSample{{"f", 1, "op_3", 3, 10, 1, nil}}}.build(t)
+	b := fixtureProfile{mode: "exact", names: "table", functions: []jsFn{{name: "g", file: "b.js", line: 1, addr: 0x10, calls: 1}},
+		samples: []opSample{{"g", 1, "add", 3, 10, 1, nil}}}.build(t)
+	da, err := FromProfile(a)
+	require.NoError(t, err)
+	db, err := FromProfile(b)
+	require.NoError(t, err)
+	db.Mode = "sample"
+	df := NewDiff(da, db, "a", "b")
+	assert.Equal(t, []string{
+		"the base engine's opcodes have no names: they are aligned by their op_N placeholders, which differ between releases",
+		"the base was measured in exact mode, the new in sample mode",
+		"no JS function is in both profiles: are they of the same JS?",
+	}, df.Warnings)
+}
+
+func TestDiffGolden(t *testing.T) {
+	df := fixtureDiff(t)
+	for _, tt := range []struct {
+		name  string
+		write func(*bytes.Buffer) error
+	}{
+		{"diff.txt", func(b *bytes.Buffer) error { return df.WriteText(b, 0) }},
+		{"diff-top3.txt", func(b *bytes.Buffer) error { return df.WriteText(b, 3) }},
+		{"diff.csv", func(b *bytes.Buffer) error { return df.WriteCSV(b) }},
+		{"diff.json", func(b *bytes.Buffer) error { return df.WriteJSON(b) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			require.NoError(t, tt.write(&out))
+			golden(t, tt.name, out.Bytes())
+		})
+	}
+}
+
+// TestDiffFormatsAgree: the CSV's and JSON's totals are the profiles'.
+func TestDiffFormatsAgree(t *testing.T) {
+	df := fixtureDiff(t)
+	var csvOut, jsonOut bytes.Buffer
+	require.NoError(t, df.WriteCSV(&csvOut))
+	require.NoError(t, df.WriteJSON(&jsonOut))
+	rows, err := csv.NewReader(&csvOut).ReadAll()
+	require.NoError(t, err)
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	total := rows[1]
+	assert.Equal(t, "total", total[col["kind"]])
+	assert.Equal(t, strconv.FormatUint(df.Base.TotalWasmInstructions, 10), total[col["base_wasm_instructions"]])
+	assert.Equal(t, strconv.FormatUint(df.New.TotalWasmInstructions, 10), total[col["new_wasm_instructions"]])
+	var sum int64
+	for _, r := range rows[2:] {
+		if r[col["kind"]] == "opcode" || r[col["kind"]] == "bucket" {
+			d, err := strconv.ParseInt(r[col["delta_wasm_instructions"]], 10, 64)
+			require.NoError(t, err)
+			sum += d
+		}
+	}
+	assert.Equal(t, df.DeltaWasmInstructions, sum)
+
+	var back Diff
+	require.NoError(t, json.Unmarshal(jsonOut.Bytes(), &back))
+	assert.Equal(t, *df, back)
+}
+
+// TestDiffFunctionKey: functions align by name, file and first line; an
+// address in a name does not stop them aligning where file and line say
+// which function it is.
+func TestDiffFunctionKey(t *testing.T) {
+	tests := []struct {
+		a, b  FunctionStats
+		align bool
+	}{
+		{FunctionStats{Name: "fib", File: "index.js", Line: 1, Address: 0x100}, FunctionStats{Name: "fib", File: "index.js", Line: 1, Address: 0x900}, true},
+		{FunctionStats{Name: "fib", File: "index.js", Line: 1}, FunctionStats{Name: "fib", File: "index.js", Line: 7}, false},
+		{FunctionStats{Name: "fib", File: "a.js", Line: 1}, FunctionStats{Name: "fib", File: "b.js", Line: 1}, false},
+		{FunctionStats{Name: "anonymous@0x148ac4", File: "index.js", Line: 9}, FunctionStats{Name: "anonymous@0x1321bc", File: "index.js", Line: 9}, true},
+		{FunctionStats{Name: "bytecode@0x148ac4"}, FunctionStats{Name: "bytecode@0x1321bc"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.a.Name+"/"+tt.b.Name, func(t *testing.T) {
+			assert.Equal(t, tt.align, tt.a.Key() == tt.b.Key())
+		})
+	}
+}

@@ -1,0 +1,227 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// WriteText writes the diff for a terminal: both profiles, the totals, the
+// summary, then the opcodes and the functions by the size of their change
+// (top rows of each; 0: all) and the buckets.
+func (df *Diff) WriteText(w io.Writer, top int) error {
+	var b strings.Builder
+	for _, s := range []struct {
+		label string
+		side  DiffSide
+	}{{"base", df.Base}, {"new ", df.New}} {
+		name := s.side.Profile
+		if name == "" {
+			name = s.side.Module
+		}
+		fmt.Fprintf(&b, "%s: %s: %s (%s mode", s.label, name, engineLabel(s.side.Engine), s.side.Mode)
+		if s.side.Engine.OpcodeNamesSource != "" {
+			fmt.Fprintf(&b, "; opcode names: %s", s.side.Engine.OpcodeNamesSource)
+		}
+		b.WriteString(")\n")
+	}
+	b.WriteString("\n")
+	writeTable(&b, [][]string{
+		{"", "base", "new", "change", ""},
+		{"Wasm instructions", Human(df.Base.TotalWasmInstructions), Human(df.New.TotalWasmInstructions), humanSigned(df.DeltaWasmInstructions),
+			signedPercent(float64(df.Base.TotalWasmInstructions), float64(df.New.TotalWasmInstructions))},
+		{"JS opcode executions", Human(df.Base.Executions), Human(df.New.Executions), humanSigned(df.DeltaExecutions),
+			signedPercent(float64(df.Base.Executions), float64(df.New.Executions))},
+		{"JS calls", Human(df.Base.Calls), Human(df.New.Calls), humanSigned(deltaOf(df.Base.Calls, df.New.Calls)),
+			signedPercent(float64(df.Base.Calls), float64(df.New.Calls))},
+	})
+	b.WriteString("\n")
+	b.WriteString(wrapText(df.Summary, 79))
+	b.WriteString("\n")
+	for _, warn := range df.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", warn)
+	}
+	b.WriteString("\n")
+
+	side := func(o *OpcodeSide) (execs, perExec, instr string) {
+		if o == nil {
+			return "-", "-", "-"
+		}
+		pe := "-"
+		if o.Executions > 0 {
+			pe = fmt.Sprintf("%.1f", o.PerExecution)
+		}
+		return Human(o.Executions), pe, Human(o.WasmInstructions)
+	}
+	uncertain := false
+	rows := [][]string{{"opcode", "base exec", "new exec", "base i/e", "new i/e", "base instr", "new instr", "change", ""}}
+	shown, cut := firstN(df.Opcodes, top)
+	for _, o := range shown {
+		name := o.Name
+		if o.Uncertain() {
+			name += uncertainMark
+			uncertain = true
+		}
+		be, bpe, bi := side(o.Base)
+		ne, npe, ni := side(o.New)
+		rows = append(rows, []string{name, be, ne, bpe, npe, bi, ni, humanSigned(o.DeltaWasmInstructions), onlyText(o.Only)})
+	}
+	if cut > 0 {
+		var d int64
+		for _, o := range df.Opcodes[len(shown):] {
+			d += o.DeltaWasmInstructions
+		}
+		rows = append(rows, []string{fmt.Sprintf("… %d more", cut), "", "", "", "", "", "", humanSigned(d), ""})
+	}
+	writeTable(&b, rows)
+	b.WriteString("\n")
+
+	rows = [][]string{{"function", "base calls", "new calls", "base instr", "new instr", "change", ""}}
+	fshown, fcut := firstN(df.Functions, top)
+	for _, f := range fshown {
+		bc, bi, nc, ni := "-", "-", "-", "-"
+		if f.Base != nil {
+			bc, bi = Human(f.Base.Calls), Human(f.Base.SelfWasmInstructions)
+		}
+		if f.New != nil {
+			nc, ni = Human(f.New.Calls), Human(f.New.SelfWasmInstructions)
+		}
+		note := onlyText(f.Only)
+		if f.Only == "" {
+			note = signedPercent(float64(f.Base.SelfWasmInstructions), float64(f.New.SelfWasmInstructions))
+		}
+		rows = append(rows, []string{f.Label(), bc, nc, bi, ni, humanSigned(f.DeltaWasmInstructions), note})
+	}
+	if fcut > 0 {
+		var d int64
+		for _, f := range df.Functions[len(fshown):] {
+			d += f.DeltaWasmInstructions
+		}
+		rows = append(rows, []string{fmt.Sprintf("… %d more functions", fcut), "", "", "", "", humanSigned(d), ""})
+	}
+	for _, bk := range df.Buckets {
+		rows = append(rows, []string{bk.Name, "", "", Human(bk.BaseWasmInstructions), Human(bk.NewWasmInstructions), humanSigned(bk.DeltaWasmInstructions),
+			signedPercent(float64(bk.BaseWasmInstructions), float64(bk.NewWasmInstructions))})
+	}
+	writeTable(&b, rows)
+	if uncertain {
+		fmt.Fprintf(&b, "\n%s: name uncertain in one engine, and so its alignment\n", uncertainMark)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func onlyText(only string) string {
+	switch only {
+	case OnlyBase:
+		return "only in base"
+	case OnlyNew:
+		return "only in new"
+	}
+	return ""
+}
+
+// wrapText breaks text into lines of at most width columns at spaces.
+func wrapText(text string, width int) string {
+	var b strings.Builder
+	col := 0
+	for _, word := range strings.Fields(text) {
+		n := len([]rune(word))
+		if col > 0 && col+1+n > width {
+			b.WriteString("\n")
+			col = 0
+		}
+		if col > 0 {
+			b.WriteString(" ")
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String()
+}
+
+// diffCSVHeader is the header row of jsprof diff --csv: one table whose
+// kind column says what a row is (total, opcode, function or bucket).
+var diffCSVHeader = []string{
+	"kind", "name", "file", "line", "only",
+	"base_opcode", "new_opcode",
+	"base_calls", "new_calls",
+	"base_executions", "new_executions",
+	"base_wasm_instructions", "new_wasm_instructions", "delta_wasm_instructions",
+	"base_instructions_per_execution", "new_instructions_per_execution",
+}
+
+// WriteCSV writes every row of the diff with exact counts: a total row,
+// then opcodes, functions and buckets, each by the size of their change.
+// Cells that do not apply are empty.
+func (df *Diff) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	rows := [][]string{diffCSVHeader}
+	row := func(kv map[string]string) []string {
+		out := make([]string, len(diffCSVHeader))
+		for i, k := range diffCSVHeader {
+			out[i] = kv[k]
+		}
+		return out
+	}
+	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+	rows = append(rows, row(map[string]string{
+		"kind": "total", "name": "total",
+		"base_calls": formatU64(df.Base.Calls), "new_calls": formatU64(df.New.Calls),
+		"base_executions": formatU64(df.Base.Executions), "new_executions": formatU64(df.New.Executions),
+		"base_wasm_instructions": formatU64(df.Base.TotalWasmInstructions), "new_wasm_instructions": formatU64(df.New.TotalWasmInstructions),
+		"delta_wasm_instructions": i64(df.DeltaWasmInstructions),
+	}))
+	for _, o := range df.Opcodes {
+		kv := map[string]string{"kind": "opcode", "name": o.Name, "only": o.Only, "delta_wasm_instructions": i64(o.DeltaWasmInstructions)}
+		for _, s := range []struct {
+			p string
+			o *OpcodeSide
+		}{{"base_", o.Base}, {"new_", o.New}} {
+			if s.o == nil {
+				continue
+			}
+			kv[s.p+"opcode"] = strconv.Itoa(s.o.Opcode)
+			kv[s.p+"executions"] = formatU64(s.o.Executions)
+			kv[s.p+"wasm_instructions"] = formatU64(s.o.WasmInstructions)
+			kv[s.p+"instructions_per_execution"] = exactFloat(s.o.PerExecution)
+		}
+		rows = append(rows, row(kv))
+	}
+	for _, f := range df.Functions {
+		kv := map[string]string{"kind": "function", "name": f.Name, "file": f.File, "line": strconv.Itoa(f.Line), "only": f.Only,
+			"delta_wasm_instructions": i64(f.DeltaWasmInstructions)}
+		for _, s := range []struct {
+			p string
+			f *FunctionSide
+		}{{"base_", f.Base}, {"new_", f.New}} {
+			if s.f == nil {
+				continue
+			}
+			kv[s.p+"calls"] = formatU64(s.f.Calls)
+			kv[s.p+"executions"] = formatU64(s.f.Executions)
+			kv[s.p+"wasm_instructions"] = formatU64(s.f.SelfWasmInstructions)
+		}
+		rows = append(rows, row(kv))
+	}
+	for _, bk := range df.Buckets {
+		rows = append(rows, row(map[string]string{"kind": "bucket", "name": bk.Name,
+			"base_wasm_instructions": formatU64(bk.BaseWasmInstructions), "new_wasm_instructions": formatU64(bk.NewWasmInstructions),
+			"delta_wasm_instructions": i64(bk.DeltaWasmInstructions)}))
+	}
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// WriteJSON writes the diff as one indented JSON document (docs/compare.md).
+func (df *Diff) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(df)
+}

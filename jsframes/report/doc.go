@@ -1,0 +1,10 @@
+// Package report computes the cost tables of a jsprof profile (Tables:
+// per opcode, per JS function and opcode, per line, and the buckets) from
+// the profile alone, and shows them: the views of jsprof report and of
+// jsprof run --report and --report-json (Report: text, CSV, JSON, HTML),
+// and the comparison of two profiles (Diff) for jsprof diff and compare.
+//
+// It is the one computation of those tables: whatever prints a cost reads
+// it from here, so every output agrees. It reads profiles through package
+// jsprofile and must not depend on how they were measured.
+package report

@@ -1,0 +1,204 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// chromium finds headless Chromium (Debian's package chromium) or skips;
+// in CI, where scripts/setup.sh installs it, its absence is a failure.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	const why = "headless Chromium not found (Debian: apt-get install chromium): the HTML is not rendered"
+	if os.Getenv("CI") != "" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+	return ""
+}
+
+// render loads page in headless Chromium, with no network, and returns
+// the DOM it built and a screenshot.
+func render(t *testing.T, page []byte) (dom string, shot image.Image) {
+	t.Helper()
+	bin := chromium(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "page.html")
+	require.NoError(t, os.WriteFile(path, page, 0o644))
+	run := func(extra ...string) []byte {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+			"--user-data-dir=" + filepath.Join(dir, "profile"), "--window-size=1400,1800"}, extra...)
+		args = append(args, "file://"+path)
+		var stdout, stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		require.NoError(t, cmd.Run(), "chromium: %s", stderr.String())
+		return stdout.Bytes()
+	}
+	dom = string(run("--dump-dom"))
+	shotPath := filepath.Join(dir, "shot.png")
+	run("--screenshot=" + shotPath)
+	f, err := os.Open(shotPath)
+	require.NoError(t, err)
+	defer f.Close()
+	shot, err = png.Decode(f)
+	require.NoError(t, err)
+	return dom, shot
+}
+
+// pixels counts the pixels of one colour (within a small tolerance).
+func pixels(img image.Image, r, g, b uint8) int {
+	n := 0
+	near := func(a uint32, want uint8) bool {
+		d := int(a>>8) - int(want)
+		return d > -6 && d < 6
+	}
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+		for x := bounds.Min.X; x < bounds.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if near(cr, r) && near(cg, g) && near(cb, b) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// rows returns the data-name of every <tr> of class class in dom.
+func rows(dom, class string) []string {
+	re := regexp.MustCompile(`<tr class="` + regexp.QuoteMeta(class) + `" data-name="([^"]*)"`)
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(dom, -1) {
+		out = append(out, unescape(m[1]))
+	}
+	return out
+}
+
+func unescape(s string) string {
+	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&#34;", `"`, "&quot;", `"`).Replace(s)
+}
+
+// has checks that dom contains s, without printing the whole page.
+func has(t *testing.T, dom, s string, msgAndArgs ...any) {
+	t.Helper()
+	if !strings.Contains(dom, s) {
+		assert.Fail(t, fmt.Sprintf("the rendered page lacks %q", s), msgAndArgs...)
+	}
+}
+
+// selfContained checks that a page loads nothing: no script, stylesheet,
+// image, font or frame from anywhere.
+func selfContained(t *testing.T, page string) {
+	t.Helper()
+	for _, bad := range []string{"<script", "<link", "<img", "<iframe", "src=", "@import", "url(", "http://", "https://"} {
+		assert.NotContains(t, page, bad)
+	}
+}
+
+func TestHTMLReport(t *testing.T) {
+	d := readFixture(t, "fib-base.pb.gz")
+	r, err := NewReport(d, ReportOptions{Source: "fib-base.pb.gz"})
+	require.NoError(t, err)
+	var page bytes.Buffer
+	require.NoError(t, r.WriteHTML(&page))
+	selfContained(t, page.String())
+
+	dom, shot := render(t, page.Bytes())
+	has(t, dom, "<title>jsprof report: fib-base.pb.gz</title>")
+	var ops, fns, lines []string
+	for _, o := range d.Opcodes {
+		ops = append(ops, o.Name)
+	}
+	for _, f := range d.Functions {
+		fns = append(fns, f.Name)
+	}
+	assert.Equal(t, ops, rows(dom, "opcode"), "every opcode, by cost")
+	assert.Equal(t, []string{"(native functions)", "(outside JS)"}, rows(dom, "bucket"))
+	assert.Equal(t, fns, rows(dom, "function"))
+	assert.Equal(t, []string{"fib", "<eval>", "fibLoop"}, fns)
+	for _, l := range d.Lines {
+		lines = append(lines, lineLabel(l))
+	}
+	assert.Len(t, regexp.MustCompile(`<tr class="line" `).FindAllString(dom, -1), len(lines))
+	// The first opcode row: call1, its name uncertain, 5.91M of 16.25M.
+	assert.Regexp(t, `<tr class="opcode" data-name="call1" data-opcode="36"><td class="name">call1<span class="uncertain"[^>]*>\?</span></td><td title="21,892">21.9k</td><td title="5,911,000">5.91M</td><td>270.0</td><td>36.4%</td><td class="bars"><div class="bar" style="width: 100.00%;?"></div>`, dom)
+	has(t, dom, "16,250,072")
+	has(t, dom, `<details class="function-opcodes" data-name="fib" open="">`)
+	has(t, dom, "name uncertain (opcode names source: aligned")
+	// The bars are drawn: the opcode, function and line bars in blue.
+	assert.Greater(t, pixels(shot, 0x3b, 0x6f, 0xd8), 5000, "blue cost bars on the screenshot")
+}
+
+func TestHTMLReportOneFunction(t *testing.T) {
+	r, err := NewReport(readFixture(t, "fib-base.pb.gz"), ReportOptions{Function: "fibLoop", Top: 3})
+	require.NoError(t, err)
+	var page bytes.Buffer
+	require.NoError(t, r.WriteHTML(&page))
+	dom, _ := render(t, page.Bytes())
+	assert.Equal(t, []string{"get_loc", "add", "inc_loc"}, rows(dom, "opcode"))
+	has(t, dom, "… 2 more opcodes")
+	assert.Equal(t, []string{"fibLoop"}, rows(dom, "function"))
+	assert.Empty(t, rows(dom, "bucket"))
+	has(t, dom, "Only the JS functions named <b>fibLoop</b>")
+}
+
+func TestHTMLDiff(t *testing.T) {
+	df := fixtureDiff(t)
+	var page bytes.Buffer
+	require.NoError(t, df.WriteHTML(&page, 0))
+	selfContained(t, page.String())
+
+	dom, shot := render(t, page.Bytes())
+	has(t, dom, "<title>jsprof diff: fib-base.pb.gz → fib-new.pb.gz</title>")
+	var ops []string
+	for _, o := range df.Opcodes {
+		ops = append(ops, o.Name)
+	}
+	assert.Equal(t, ops, rows(dom, "opcode-change"), "every opcode of either engine, largest change first")
+	assert.Equal(t, []string{"fib", "fibLoop", "<eval>"}, rows(dom, "function-change"))
+	assert.Equal(t, []string{"(native functions)", "(outside JS)"}, rows(dom, "bucket-change"))
+	has(t, dom, `<tr class="opcode-change" data-name="get_loc" data-in="base">`)
+	has(t, dom, `<tr class="opcode-change" data-name="push_const8" data-in="new">`)
+	has(t, dom, `<td class="down" title="-1,269,720">-1.27M</td>`, "call1's change")
+	has(t, dom, `<td class="up" title="+262,716">+262.7k</td>`, "get_var's change")
+	has(t, dom, fmt.Sprintf(`title="%s">%s</td>`, "-941,730", "-941.7k"), "the total change")
+	summary := regexp.MustCompile(`(?s)<p class="summary" id="summary">(.*?)</p>`).FindStringSubmatch(dom)
+	require.Len(t, summary, 2)
+	assert.Equal(t, df.Summary, unescape(summary[1]))
+	// Decreases in green, increases in red.
+	assert.Greater(t, pixels(shot, 0x2e, 0x9e, 0x5b), 1000, "green bars for fewer instructions")
+	assert.Greater(t, pixels(shot, 0xd6, 0x45, 0x45), 300, "red bars for more")
+}
+
+func TestHTMLDiffTop(t *testing.T) {
+	var page bytes.Buffer
+	require.NoError(t, fixtureDiff(t).WriteHTML(&page, 2))
+	dom, _ := render(t, page.Bytes())
+	assert.Equal(t, []string{"call1", "(call setup)"}, rows(dom, "opcode-change"))
+	has(t, dom, `… 17 more opcodes</td><td class="up" title="+239,889">+239.9k</td>`)
+	assert.Equal(t, []string{"fib", "fibLoop"}, rows(dom, "function-change"))
+	has(t, dom, `… 1 more functions</td><td class="down" title="-160">-160</td>`)
+	assert.Equal(t, []string{"(native functions)", "(outside JS)"}, rows(dom, "bucket-change"), "buckets are never cut")
+}

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The real profiles of testdata/real (make.sh): fixtures/js/fib.js and
+// sort.js on the two pinned Javy plugins, a patched Bellard QuickJS of
+// early 2024 and QuickJS-NG v0.10, as jsprof run wrote them.
+
+func readReal(t *testing.T, name string) *Tables {
+	t.Helper()
+	d, err := ReadFile(filepath.Join("testdata", "real", name))
+	require.NoError(t, err)
+	return d
+}
+
+func TestReportRealProfiles(t *testing.T) {
+	for _, engine := range []string{"quickjs-2024", "quickjs-ng-0.10"} {
+		t.Run(engine, func(t *testing.T) {
+			d := readReal(t, "fib-"+engine+".pb.gz")
+			assert.Equal(t, "exact", d.Mode)
+			assert.Equal(t, d.TotalWasmInstructions, d.SampledWasmInstructions)
+			var fib *FunctionStats
+			for i := range d.Functions {
+				if d.Functions[i].Name == "fib" {
+					fib = &d.Functions[i]
+				}
+			}
+			require.NotNil(t, fib)
+			assert.Equal(t, uint64(21891), fib.Calls, "fib(20) calls fib 21891 times")
+			assert.Equal(t, "function.mjs", fib.File)
+			assert.Equal(t, 1, fib.Line)
+			assert.Greater(t, fib.Share, 0.99)
+			var sum uint64
+			for _, l := range d.Lines {
+				sum += l.WasmInstructions
+				assert.NotZero(t, l.Line, "%s: every pc has a line", l.Function)
+			}
+			for _, b := range d.Buckets {
+				sum += b.WasmInstructions
+			}
+			assert.Equal(t, d.TotalWasmInstructions, sum)
+		})
+	}
+	t.Run("engines", func(t *testing.T) {
+		assert.Equal(t, "quickjs", readReal(t, "fib-quickjs-2024.pb.gz").Engine.Family)
+		assert.Equal(t, "quickjs-ng", readReal(t, "fib-quickjs-ng-0.10.pb.gz").Engine.Family)
+	})
+}
+
+func TestReportRealGolden(t *testing.T) {
+	for _, name := range []string{"fib-quickjs-2024", "fib-quickjs-ng-0.10", "sort-quickjs-ng-0.10"} {
+		d := readReal(t, name+".pb.gz")
+		for _, by := range []string{ByOpcode, ByFunction, ByLine} {
+			t.Run(name+"/"+by, func(t *testing.T) {
+				r, err := NewReport(d, ReportOptions{By: by, Top: 10, Source: name + ".pb.gz"})
+				require.NoError(t, err)
+				for _, f := range []struct {
+					ext   string
+					write func(*bytes.Buffer) error
+				}{
+					{"txt", func(b *bytes.Buffer) error { return r.WriteText(b) }},
+					{"csv", func(b *bytes.Buffer) error { return r.WriteCSV(b) }},
+					{"json", func(b *bytes.Buffer) error { return r.WriteJSON(b) }},
+				} {
+					var out bytes.Buffer
+					require.NoError(t, f.write(&out))
+					golden(t, "real-"+name+"-by-"+by+"."+f.ext, out.Bytes())
+				}
+			})
+		}
+	}
+}
+
+// TestReportRealSummaryGolden: the summary view is what jsprof run
+// --report prints and --report-json writes (cmd/jsprof's
+// TestRunReportIsTheSummary checks that they are the same).
+func TestReportRealSummaryGolden(t *testing.T) {
+	for _, name := range []string{"fib-quickjs-2024", "sort-quickjs-ng-0.10"} {
+		t.Run(name, func(t *testing.T) {
+			d := readReal(t, name+".pb.gz")
+			r, err := NewReport(d, ReportOptions{By: BySummary, Top: 10, Source: name + ".pb.gz"})
+			require.NoError(t, err)
+			var text, doc bytes.Buffer
+			require.NoError(t, r.WriteText(&text))
+			require.NoError(t, r.WriteJSON(&doc))
+			golden(t, "real-"+name+"-summary.txt", text.Bytes())
+			golden(t, "real-"+name+"-summary.json", doc.Bytes())
+			assert.Error(t, r.WriteCSV(&bytes.Buffer{}), "one CSV table cannot hold the summary's two")
+		})
+	}
+}
+
+func TestDiffRealProfiles(t *testing.T) {
+	fib := NewDiff(readReal(t, "fib-quickjs-2024.pb.gz"), readReal(t, "fib-quickjs-ng-0.10.pb.gz"), "fib-quickjs-2024.pb.gz", "fib-quickjs-ng-0.10.pb.gz")
+	assert.Equal(t, fib.Base.Executions, fib.New.Executions, "fib.js: both engines execute the same opcodes")
+	for _, o := range fib.Opcodes {
+		assert.Empty(t, o.Only, "%s: the same opcodes in both", o.Name)
+		assert.Equal(t, o.Base.Executions, o.New.Executions, o.Name)
+	}
+	require.NotEmpty(t, fib.Functions)
+	assert.Equal(t, "fib", fib.Functions[0].Name)
+	assert.Empty(t, fib.Warnings, "functions align by name, file and line")
+
+	sort := NewDiff(readReal(t, "sort-quickjs-2024.pb.gz"), readReal(t, "sort-quickjs-ng-0.10.pb.gz"), "sort-quickjs-2024.pb.gz", "sort-quickjs-ng-0.10.pb.gz")
+	only := map[string]string{}
+	for _, o := range sort.Opcodes {
+		only[o.Name] = o.Only
+	}
+	assert.Equal(t, OnlyNew, only["swap"])
+	assert.Equal(t, OnlyBase, only["to_propkey2"])
+	assert.Equal(t, "insertionSort", sort.Functions[0].Name, "the largest change")
+	var sum int64
+	for _, o := range sort.Opcodes {
+		sum += o.DeltaWasmInstructions
+	}
+	for _, b := range sort.Buckets {
+		sum += b.DeltaWasmInstructions
+	}
+	assert.Equal(t, sort.DeltaWasmInstructions, sum)
+
+	for _, tt := range []struct {
+		name string
+		df   *Diff
+	}{{"fib", fib}, {"sort", sort}} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, f := range []struct {
+				ext   string
+				write func(*bytes.Buffer) error
+			}{
+				{"txt", func(b *bytes.Buffer) error { return tt.df.WriteText(b, 12) }},
+				{"csv", func(b *bytes.Buffer) error { return tt.df.WriteCSV(b) }},
+				{"json", func(b *bytes.Buffer) error { return tt.df.WriteJSON(b) }},
+			} {
+				var out bytes.Buffer
+				require.NoError(t, f.write(&out))
+				golden(t, "real-diff-"+tt.name+"."+f.ext, out.Bytes())
+			}
+		})
+	}
+}

@@ -1,0 +1,368 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./jsframes -run %s -update to create it", t.Name())
+	assert.Equal(t, string(want), string(got), "%s differs (go test -update rewrites it)", path)
+}
+
+// readFixture reads a fixture profile from its file, as jsprof report does.
+func readFixture(t *testing.T, name string) *Tables {
+	t.Helper()
+	d, err := ReadFile(fixtureProfilePath(t, name))
+	require.NoError(t, err)
+	return d
+}
+
+func TestReportReadProfile(t *testing.T) {
+	d := readFixture(t, "fib-base.pb.gz")
+	// The file matches its description.
+	var sum uint64
+	for _, s := range baseFixture.samples {
+		sum += uint64(s.instr)
+	}
+	for _, b := range baseFixture.buckets {
+		sum += uint64(b.instr)
+	}
+	assert.Equal(t, sum, d.TotalWasmInstructions)
+	assert.Equal(t, d.TotalWasmInstructions, d.SampledWasmInstructions)
+	assert.Equal(t, "exact", d.Mode)
+	assert.Equal(t, jsprofile.EngineInfo{Family: "quickjs", Releases: []string{"2024-01-13", "2024-02-14"}, OpcodeNamesSource: "aligned-table"}, d.Engine)
+	assert.Equal(t, []int{36}, d.UncertainOpcodes)
+	assert.Equal(t, "fib-base.wasm", d.Module)
+	require.NotNil(t, d.ExitCode)
+	assert.Equal(t, 0, *d.ExitCode)
+	var calls uint64
+	for _, f := range baseFixture.functions {
+		calls += uint64(f.calls)
+	}
+	assert.Equal(t, calls, d.Calls)
+
+	// Opcodes and buckets add up to the total; functions and buckets too;
+	// lines and buckets too.
+	var ops, fns, lines, buckets uint64
+	for _, o := range d.Opcodes {
+		ops += o.WasmInstructions
+	}
+	for _, f := range d.Functions {
+		fns += f.SelfWasmInstructions
+		assert.Equal(t, f.SelfWasmInstructions, f.TotalWasmInstructions, "exact mode: one JS frame per stack")
+	}
+	for _, l := range d.Lines {
+		lines += l.WasmInstructions
+	}
+	for _, b := range d.Buckets {
+		buckets += b.WasmInstructions
+	}
+	assert.Equal(t, d.TotalWasmInstructions, ops+buckets)
+	assert.Equal(t, d.TotalWasmInstructions, fns+buckets)
+	assert.Equal(t, d.TotalWasmInstructions, lines+buckets)
+	assert.Equal(t, []BucketCost{{"(native functions)", 183_004}, {"(outside JS)", 2_402_117}}, d.Buckets)
+
+	tests := []struct {
+		name   string
+		opcode int
+		execs  uint64
+		instr  uint64
+		uncert bool
+	}{
+		{"call1", 36, 21892, 5_911_000, true},
+		{"(call setup)", 256, 21891, 3_502_560, false},
+		{"get_arg0", 198, 32836, 328_360, false},
+		{"add", 157, 10969, 331_350, false},
+		{"with_get_var", 116, 1, 20, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := opcodeNamed(d.Opcodes, tt.name)
+			require.NotNil(t, o)
+			assert.Equal(t, tt.opcode, o.Opcode)
+			assert.Equal(t, tt.execs, o.Executions)
+			assert.Equal(t, tt.instr, o.WasmInstructions)
+			assert.InDelta(t, float64(tt.instr)/float64(tt.execs), o.PerExecution, 1e-9)
+			assert.InDelta(t, float64(tt.instr)/float64(d.TotalWasmInstructions), o.Share, 1e-12)
+			assert.Equal(t, tt.uncert, o.UncertainName)
+		})
+	}
+	assert.Equal(t, "call1", d.Opcodes[0].Name, "sorted by instructions")
+
+	fib := d.Functions[0]
+	assert.Equal(t, "fib", fib.Name)
+	assert.Equal(t, "function.mjs", fib.File)
+	assert.Equal(t, 1, fib.Line)
+	assert.Equal(t, uint64(0x10100), fib.Address)
+	assert.Equal(t, uint64(21891), fib.Calls)
+	assert.Equal(t, "fib (function.mjs:1)", fib.Label())
+	c := opcodeNamed(fib.Opcodes, "call1")
+	require.NotNil(t, c)
+	assert.Equal(t, uint64(21890), c.Executions, "fib's own call1, not <eval>'s")
+
+	// The heaviest line is fib's line 3: what the fixture's samples there
+	// add up to.
+	line3 := LineStats{Function: "fib", FunctionLine: 1, File: "function.mjs", Line: 3}
+	for _, s := range baseFixture.samples {
+		if s.fn == "fib" && s.line == 3 {
+			line3.Executions += uint64(s.execs)
+			line3.WasmInstructions += uint64(s.instr)
+		}
+	}
+	line3.Share = float64(line3.WasmInstructions) / float64(d.TotalWasmInstructions)
+	assert.Equal(t, line3, d.Lines[0])
+}
+
+func opcodeNamed(ops []OpcodeStats, name string) *OpcodeStats {
+	for i := range ops {
+		if ops[i].Name == name {
+			return &ops[i]
+		}
+	}
+	return nil
+}
+
+// TestReportSampleMode: full stacks, nested interpreter activations: the
+// innermost JS frame and the opcode under it take the sample; every JS
+// function on the stack its cumulative cost.
+func TestReportSampleMode(t *testing.T) {
+	p := fixtureProfile{mode: "sample", family: "quickjs-ng", functions: []jsFn{
+		{name: "outer", file: "a.js", line: 1, addr: 0x100, calls: 1},
+		{name: "inner", file: "a.js", line: 9, addr: 0x200, calls: 3},
+	}, samples: []opSample{
+		{"outer", 2, "call1", 36, 1000, 1, []string{"JS_CallInternal"}},
+		{"inner", 10, "add", 150, 300, 3, []string{"JS_CallInternal", "js_add_slow"}},
+	}, buckets: []bucket{{"(outside JS)", 50}}}.build(t)
+	// Nest inner under outer's call1, as a sampled stack would be.
+	var innerSample *profile.Sample
+	var outerStack []*profile.Location
+	for _, s := range p.Sample {
+		if s.Value[0] == 300 {
+			innerSample = s
+		}
+		if s.Value[0] == 1000 {
+			outerStack = s.Location
+		}
+	}
+	innerSample.Location = append(innerSample.Location, outerStack...)
+	// A sampled stack of Wasm frames only, no bucket frame: outside JS.
+	wasmOnly := &profile.Function{ID: uint64(len(p.Function) + 1), Name: "_start", SystemName: "wasm:7"}
+	p.Function = append(p.Function, wasmOnly)
+	loc := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: wasmOnly}}}
+	p.Location = append(p.Location, loc)
+	p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc}, Value: []int64{25, 0, 0}})
+	p.Comments[1] = "jsprof.total_wasm_instructions=1400"
+
+	d, err := FromProfile(p)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1400), d.TotalWasmInstructions)
+	assert.Equal(t, uint64(1375), d.SampledWasmInstructions)
+	assert.Equal(t, []BucketCost{{"(outside JS)", 75}}, d.Buckets, "the bucket frame's and the Wasm-only stack's")
+	require.Len(t, d.Functions, 2)
+	assert.Equal(t, "outer", d.Functions[0].Name)
+	assert.Equal(t, uint64(1000), d.Functions[0].SelfWasmInstructions)
+	assert.Equal(t, uint64(1300), d.Functions[0].TotalWasmInstructions)
+	assert.Equal(t, uint64(300), d.Functions[1].SelfWasmInstructions)
+	assert.Equal(t, uint64(300), d.Functions[1].TotalWasmInstructions)
+	add := opcodeNamed(d.Opcodes, "add")
+	require.NotNil(t, add)
+	assert.Equal(t, uint64(300), add.WasmInstructions, "the innermost opcode takes the sample")
+	call := opcodeNamed(d.Opcodes, "call1")
+	require.NotNil(t, call)
+	assert.Equal(t, uint64(1000), call.WasmInstructions, "not the nested activation's cost")
+
+	r, err := NewReport(d, ReportOptions{By: ByFunction})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, r.WriteText(&out))
+	golden(t, "sample-by-function.txt", out.Bytes())
+}
+
+func TestReportReadProfileErrors(t *testing.T) {
+	good := func() fixtureProfile {
+		return fixtureProfile{family: "quickjs", functions: []jsFn{{name: "f", file: "a.js", line: 1, addr: 0x10, calls: 1}},
+			samples: []opSample{{"f", 1, "add", 3, 10, 1, nil}}}
+	}
+	tests := []struct {
+		name   string
+		mutate func(p *profile.Profile)
+		want   string
+	}{
+		{"a Go CPU profile", func(p *profile.Profile) {
+			p.SampleType = []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}}
+		}, "not a jsprof profile: its sample types are [samples/count cpu/nanoseconds], a jsprof profile's are [wasm_instructions/count opcode_executions/count calls/count]"},
+		{"no comments", func(p *profile.Profile) { p.Comments = nil }, "not a jsprof profile: no jsprof.mode comment"},
+		{"unknown mode", func(p *profile.Profile) { p.Comments[0] = "jsprof.mode=cpu" }, "jsprof.mode=cpu: want exact or sample"},
+		{"no total", func(p *profile.Profile) { p.Comments = p.Comments[:1] }, "no jsprof.total_wasm_instructions comment"},
+		{"bad total", func(p *profile.Profile) { p.Comments[1] = "jsprof.total_wasm_instructions=lots" }, "jsprof.total_wasm_instructions=lots: not a count"},
+		{"exact total does not add up", func(p *profile.Profile) { p.Comments[1] = "jsprof.total_wasm_instructions=11" },
+			"exact profile's samples sum to 10 wasm_instructions, but its jsprof.total_wasm_instructions comment says 11"},
+		{"bad uncertain", func(p *profile.Profile) { p.Comments[5] = "jsprof.engine.uncertain_opcodes=1,x" }, `"x" is not an opcode value`},
+		{"foreign function", func(p *profile.Profile) { p.Function[0].SystemName = "main.main" },
+			`not a jsprof profile: function "f" has system_name "main.main", want js:, op:, wasm: or bucket:`},
+		{"opcode frame without a value", func(p *profile.Profile) { p.Function[1].SystemName = "op:add" }, `system_name "op:add": want op: and an opcode value 0-256`},
+		{"negative value", func(p *profile.Profile) { p.Sample[1].Value[1] = -1 }, "sample 1: negative opcode_executions -1"},
+		{"executions outside JS", func(p *profile.Profile) { p.Sample[1].Location = p.Sample[1].Location[:1] }, "opcode executions outside any JS function"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := good().build(t)
+			tt.mutate(p)
+			_, err := FromProfile(p)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+
+	dir := t.TempDir()
+	notPprof := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(notPprof, []byte("hello"), 0o644))
+	_, err := ReadFile(notPprof)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "notes.txt: not a pprof profile")
+	_, err = ReadFile(filepath.Join(dir, "missing.pb.gz"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "missing.pb.gz")
+
+	cpu := filepath.Join(dir, "cpu.pb.gz")
+	p := good().build(t)
+	p.Comments = nil
+	f, err := os.Create(cpu)
+	require.NoError(t, err)
+	require.NoError(t, p.Write(f))
+	require.NoError(t, f.Close())
+	_, err = ReadFile(cpu)
+	require.Error(t, err)
+	assert.Equal(t, cpu+": not a jsprof profile: no jsprof.mode comment", err.Error())
+}
+
+// TestReportGolden: every view in every format, on the fixture profiles.
+func TestReportGolden(t *testing.T) {
+	tests := []struct {
+		name    string
+		profile string
+		opts    ReportOptions
+	}{
+		{"base-by-opcode", "fib-base.pb.gz", ReportOptions{Source: "fib-base.pb.gz"}},
+		{"base-by-opcode-top5", "fib-base.pb.gz", ReportOptions{Source: "fib-base.pb.gz", Top: 5}},
+		{"base-by-function", "fib-base.pb.gz", ReportOptions{Source: "fib-base.pb.gz", By: ByFunction}},
+		{"base-by-function-top3", "fib-base.pb.gz", ReportOptions{Source: "fib-base.pb.gz", By: ByFunction, Top: 3}},
+		{"base-by-line", "fib-base.pb.gz", ReportOptions{Source: "fib-base.pb.gz", By: ByLine}},
+		{"base-fibloop-by-opcode", "fib-base.pb.gz", ReportOptions{Source: "fib-base.pb.gz", Function: "fibLoop"}},
+		{"new-by-opcode", "fib-new.pb.gz", ReportOptions{Source: "fib-new.pb.gz"}},
+		{"new-fib-by-line", "fib-new.pb.gz", ReportOptions{Source: "fib-new.pb.gz", By: ByLine, Function: "fib"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := NewReport(readFixture(t, tt.profile), tt.opts)
+			require.NoError(t, err)
+			for _, format := range []struct {
+				ext   string
+				write func(*bytes.Buffer) error
+			}{
+				{"txt", func(b *bytes.Buffer) error { return r.WriteText(b) }},
+				{"csv", func(b *bytes.Buffer) error { return r.WriteCSV(b) }},
+				{"json", func(b *bytes.Buffer) error { return r.WriteJSON(b) }},
+			} {
+				var out bytes.Buffer
+				require.NoError(t, format.write(&out))
+				golden(t, "report-"+tt.name+"."+format.ext, out.Bytes())
+			}
+		})
+	}
+}
+
+// TestReportFormatsAgree: the CSV and JSON carry the exact counts the
+// profile holds, and text the same rows, human-scaled.
+func TestReportFormatsAgree(t *testing.T) {
+	d := readFixture(t, "fib-base.pb.gz")
+	r, err := NewReport(d, ReportOptions{})
+	require.NoError(t, err)
+
+	var csvOut, jsonOut, textOut bytes.Buffer
+	require.NoError(t, r.WriteCSV(&csvOut))
+	require.NoError(t, r.WriteJSON(&jsonOut))
+	require.NoError(t, r.WriteText(&textOut))
+
+	rows, err := csv.NewReader(&csvOut).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, len(d.Opcodes)+1)
+	var doc struct {
+		Total   uint64        `json:"total_wasm_instructions"`
+		Opcodes []OpcodeStats `json:"opcodes"`
+		Buckets []BucketCost  `json:"buckets"`
+	}
+	require.NoError(t, json.Unmarshal(jsonOut.Bytes(), &doc))
+	require.Equal(t, d.Opcodes, doc.Opcodes)
+	var sum uint64
+	for i, o := range d.Opcodes {
+		row := rows[i+1]
+		assert.Equal(t, o.Name, row[0])
+		assert.Equal(t, strconv.Itoa(o.Opcode), row[1])
+		assert.Equal(t, strconv.FormatUint(o.Executions, 10), row[3])
+		assert.Equal(t, strconv.FormatUint(o.WasmInstructions, 10), row[4])
+		pe, err := strconv.ParseFloat(row[5], 64)
+		require.NoError(t, err)
+		assert.Equal(t, o.PerExecution, pe, "CSV ratios round-trip")
+		sum += o.WasmInstructions
+		assert.Contains(t, textOut.String(), "\n"+o.Name)
+	}
+	for _, b := range doc.Buckets {
+		sum += b.WasmInstructions
+	}
+	assert.Equal(t, doc.Total, sum)
+	// Columns line up: every table row is as wide as the header.
+	lines := strings.Split(textOut.String(), "\n")
+	var header string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "opcode ") {
+			header = l
+		}
+	}
+	require.NotEmpty(t, header)
+	for _, l := range lines {
+		if strings.HasSuffix(l, "%") {
+			assert.Equal(t, len([]rune(header)), len([]rune(l)), "%q", l)
+		}
+	}
+}
+
+func TestReportOptionsErrors(t *testing.T) {
+	d := readFixture(t, "fib-base.pb.gz")
+	tests := []struct {
+		opts ReportOptions
+		want string
+	}{
+		{ReportOptions{By: "file"}, "--by file: want opcode, function, line or summary"},
+		{ReportOptions{Top: -1}, "--top -1"},
+		{ReportOptions{Function: "nope"}, `no JS function named "nope" in the profile (it has fib, <eval>, fibLoop)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			_, err := NewReport(d, tt.opts)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}

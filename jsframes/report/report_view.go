@@ -1,0 +1,175 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+)
+
+// Views of a report (jsprof report --by).
+const (
+	ByOpcode   = "opcode"
+	ByFunction = "function"
+	ByLine     = "line"
+	// BySummary is the view jsprof run --report prints: the opcode table,
+	// then the functions with their self and total cost.
+	BySummary = "summary"
+)
+
+// ReportOptions choose what a report shows.
+type ReportOptions struct {
+	By       string // ByOpcode (the default), ByFunction or ByLine
+	Top      int    // rows of each table (and opcodes under each function); 0: all
+	Function string // only the JS functions of this name
+	Source   string // the profile's file name, for headings
+}
+
+// Report is one view of a profile, ready to write as text, CSV, JSON or
+// HTML (report_write.go, html.go).
+type Report struct {
+	opts ReportOptions
+	// data is the profile, restricted to opts.Function: Opcodes, Lines and
+	// Functions then cover those functions only, while the totals and the
+	// shares stay those of the whole profile.
+	data *Tables
+	// matched counts the functions opts.Function matched.
+	matched int
+}
+
+// NewReport makes the report opts ask for. It fails on an unknown view
+// and on a function name no function has, listing the heaviest ones.
+func NewReport(d *Tables, opts ReportOptions) (*Report, error) {
+	switch opts.By {
+	case "":
+		opts.By = ByOpcode
+	case ByOpcode, ByFunction, ByLine, BySummary:
+	default:
+		return nil, fmt.Errorf("--by %s: want %s, %s, %s or %s", opts.By, ByOpcode, ByFunction, ByLine, BySummary)
+	}
+	if opts.Top < 0 {
+		return nil, fmt.Errorf("--top %d: want 0 (all) or more", opts.Top)
+	}
+	r := &Report{opts: opts, data: d}
+	if opts.Function != "" {
+		f, n := d.onlyFunction(opts.Function)
+		if n == 0 {
+			return nil, fmt.Errorf("no JS function named %q in the profile (%s)", opts.Function, functionNames(d, 8))
+		}
+		r.data, r.matched = f, n
+	}
+	return r, nil
+}
+
+// Data is the profile the report shows (restricted to --function).
+func (r *Report) Data() *Tables { return r.data }
+
+// functionNames lists up to n function names, heaviest first.
+func functionNames(d *Tables, n int) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, f := range d.Functions {
+		if !seen[f.Name] {
+			seen[f.Name] = true
+			names = append(names, f.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "it has none"
+	}
+	more := ""
+	if len(names) > n {
+		more = fmt.Sprintf(", and %d more", len(names)-n)
+		names = names[:n]
+	}
+	return "it has " + strings.Join(names, ", ") + more
+}
+
+// onlyFunction keeps the functions named name: their opcodes summed, their
+// lines. Totals stay those of the whole profile; buckets go.
+func (d *Tables) onlyFunction(name string) (*Tables, int) {
+	out := *d
+	out.Functions, out.Lines, out.Buckets = nil, nil, []BucketCost{}
+	out.Executions, out.Calls = 0, 0
+	ops := map[string]*OpcodeStats{}
+	var order []string
+	for _, f := range d.Functions {
+		if f.Name != name {
+			continue
+		}
+		out.Functions = append(out.Functions, f)
+		out.Executions += f.Executions
+		out.Calls += f.Calls
+		for _, o := range f.Opcodes {
+			s := ops[o.Name]
+			if s == nil {
+				c := o
+				c.Executions, c.WasmInstructions = 0, 0
+				s = &c
+				ops[o.Name] = s
+				order = append(order, o.Name)
+			}
+			s.Executions += o.Executions
+			s.WasmInstructions += o.WasmInstructions
+		}
+	}
+	total := float64(d.TotalWasmInstructions)
+	out.Opcodes = make([]OpcodeStats, 0, len(order))
+	for _, n := range order {
+		o := ops[n]
+		o.PerExecution = 0
+		if o.Executions > 0 {
+			o.PerExecution = float64(o.WasmInstructions) / float64(o.Executions)
+		}
+		o.Share = shareOf(o.WasmInstructions, total)
+		out.Opcodes = append(out.Opcodes, *o)
+	}
+	sortOpcodeStats(out.Opcodes)
+	for _, l := range d.Lines {
+		if l.Function == name {
+			out.Lines = append(out.Lines, l)
+		}
+	}
+	if out.Lines == nil {
+		out.Lines = []LineStats{}
+	}
+	return &out, len(out.Functions)
+}
+
+// selfInstructions sums the functions' self instructions.
+func (d *Tables) selfInstructions() uint64 {
+	var n uint64
+	for _, f := range d.Functions {
+		n += f.SelfWasmInstructions
+	}
+	return n
+}
+
+// firstN cuts n rows off a list; 0 keeps all. It returns how many it cut.
+func firstN[T any](rows []T, n int) ([]T, int) {
+	if n <= 0 || len(rows) <= n {
+		return rows, 0
+	}
+	return rows[:n], len(rows) - n
+}
+
+// opcodeSum adds up the opcodes cut from a table, for its "… N more" row.
+func opcodeSum(ops []OpcodeStats) (execs, instr uint64) {
+	for _, o := range ops {
+		execs += o.Executions
+		instr += o.WasmInstructions
+	}
+	return execs, instr
+}
+
+// engineLabel reads like "quickjs-ng v0.10.0, v0.10.1".
+func engineLabel(e jsprofile.EngineInfo) string {
+	family := e.Family
+	if family == "" {
+		family = "unknown"
+	}
+	if len(e.Releases) == 0 {
+		return family
+	}
+	return family + " " + strings.Join(e.Releases, ", ")
+}

@@ -1,0 +1,332 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+)
+
+// uncertainMark follows an opcode name that is a guess, in text reports.
+const uncertainMark = "?"
+
+// WriteText writes the report for a terminal: a heading, then the table of
+// the view, aligned, with human-scaled counts.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	d := r.data
+	r.writeHeading(&b)
+	total := float64(d.TotalWasmInstructions)
+	uncertain := false
+	opName := func(o OpcodeStats) string {
+		if o.UncertainName {
+			uncertain = true
+			return o.Name + uncertainMark
+		}
+		return o.Name
+	}
+	opcodeRows := func() [][]string {
+		rows := [][]string{{"opcode", "executions", "wasm instr", "instr/exec", "share"}}
+		shown, cut := firstN(d.Opcodes, r.opts.Top)
+		for _, o := range shown {
+			rows = append(rows, []string{opName(o), Human(o.Executions), Human(o.WasmInstructions), perExec(o), percent(float64(o.WasmInstructions), total)})
+		}
+		if cut > 0 {
+			e, n := opcodeSum(d.Opcodes[len(shown):])
+			rows = append(rows, []string{fmt.Sprintf("… %d more", cut), Human(e), Human(n), "", percent(float64(n), total)})
+		}
+		return rows
+	}
+	switch r.opts.By {
+	case ByOpcode:
+		rows := opcodeRows()
+		for _, bk := range d.Buckets {
+			rows = append(rows, []string{bk.Name, "", Human(bk.WasmInstructions), "", percent(float64(bk.WasmInstructions), total)})
+		}
+		writeTable(&b, rows)
+	case BySummary:
+		writeTable(&b, opcodeRows())
+		b.WriteString("\n")
+		rows := [][]string{{"function", "calls", "self instr", "total instr", "self share"}}
+		shown, cut := firstN(d.Functions, r.opts.Top)
+		for _, f := range shown {
+			rows = append(rows, []string{f.Label(), Human(f.Calls), Human(f.SelfWasmInstructions), Human(f.TotalWasmInstructions), percent(float64(f.SelfWasmInstructions), total)})
+		}
+		if cut > 0 {
+			var calls, n uint64
+			for _, f := range d.Functions[len(shown):] {
+				calls, n = calls+f.Calls, n+f.SelfWasmInstructions
+			}
+			rows = append(rows, []string{fmt.Sprintf("… %d more functions", cut), Human(calls), Human(n), "", percent(float64(n), total)})
+		}
+		for _, bk := range d.Buckets {
+			rows = append(rows, []string{bk.Name, "", Human(bk.WasmInstructions), "", percent(float64(bk.WasmInstructions), total)})
+		}
+		writeTable(&b, rows)
+	case ByFunction:
+		cum := d.Mode == "sample"
+		head := []string{"function / opcode", "calls", "executions", "wasm instr", "instr/exec", "share"}
+		if cum {
+			head = append(head, "cum instr", "cum share")
+		}
+		rows := [][]string{head}
+		shown, cut := firstN(d.Functions, r.opts.Top)
+		for _, f := range shown {
+			row := []string{f.Label(), Human(f.Calls), Human(f.Executions), Human(f.SelfWasmInstructions), "", percent(float64(f.SelfWasmInstructions), total)}
+			if cum {
+				row = append(row, Human(f.TotalWasmInstructions), percent(float64(f.TotalWasmInstructions), total))
+			}
+			rows = append(rows, row)
+			ops, opsCut := firstN(f.Opcodes, r.opts.Top)
+			for _, o := range ops {
+				row := []string{"  " + opName(o), "", Human(o.Executions), Human(o.WasmInstructions), perExec(o), percent(float64(o.WasmInstructions), total)}
+				if cum {
+					row = append(row, "", "")
+				}
+				rows = append(rows, row)
+			}
+			if opsCut > 0 {
+				e, n := opcodeSum(f.Opcodes[len(ops):])
+				row := []string{fmt.Sprintf("  … %d more", opsCut), "", Human(e), Human(n), "", percent(float64(n), total)}
+				if cum {
+					row = append(row, "", "")
+				}
+				rows = append(rows, row)
+			}
+		}
+		if cut > 0 {
+			var calls, e, n uint64
+			for _, f := range d.Functions[len(shown):] {
+				calls, e, n = calls+f.Calls, e+f.Executions, n+f.SelfWasmInstructions
+			}
+			row := []string{fmt.Sprintf("… %d more functions", cut), Human(calls), Human(e), Human(n), "", percent(float64(n), total)}
+			if cum {
+				row = append(row, "", "")
+			}
+			rows = append(rows, row)
+		}
+		for _, bk := range d.Buckets {
+			row := []string{bk.Name, "", "", Human(bk.WasmInstructions), "", percent(float64(bk.WasmInstructions), total)}
+			if cum {
+				row = append(row, "", "")
+			}
+			rows = append(rows, row)
+		}
+		writeTable(&b, rows)
+	case ByLine:
+		rows := [][]string{{"line", "function", "executions", "wasm instr", "share"}}
+		shown, cut := firstN(d.Lines, r.opts.Top)
+		for _, l := range shown {
+			rows = append(rows, []string{lineLabel(l), l.Function, Human(l.Executions), Human(l.WasmInstructions), percent(float64(l.WasmInstructions), total)})
+		}
+		if cut > 0 {
+			var e, n uint64
+			for _, l := range d.Lines[len(shown):] {
+				e, n = e+l.Executions, n+l.WasmInstructions
+			}
+			rows = append(rows, []string{fmt.Sprintf("… %d more", cut), "", Human(e), Human(n), percent(float64(n), total)})
+		}
+		for _, bk := range d.Buckets {
+			rows = append(rows, []string{bk.Name, "", "", Human(bk.WasmInstructions), percent(float64(bk.WasmInstructions), total)})
+		}
+		writeAligned(&b, rows, func(col int) bool { return col < 2 }, true)
+	}
+	if uncertain {
+		fmt.Fprintf(&b, "\n%s: name uncertain (%s)\n", uncertainMark, uncertainWhy(d.Engine))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *Report) writeHeading(b *strings.Builder) {
+	d := r.data
+	what := r.opts.Source
+	if what == "" {
+		what = d.Module
+	}
+	if what != "" {
+		what += ": "
+	}
+	fmt.Fprintf(b, "%s%s Wasm instructions, %s mode (engine: %s", what, Human(d.TotalWasmInstructions), d.Mode, engineLabel(d.Engine))
+	if d.Engine.OpcodeNamesSource != "" {
+		fmt.Fprintf(b, "; opcode names: %s", d.Engine.OpcodeNamesSource)
+	}
+	b.WriteString(")\n")
+	if r.opts.Function != "" {
+		noun := "function"
+		if r.matched > 1 {
+			noun = fmt.Sprintf("%d functions", r.matched)
+		}
+		self := d.selfInstructions()
+		fmt.Fprintf(b, "%s %s: %s, %s opcode executions, %s Wasm instructions (%s)\n", noun, r.opts.Function,
+			countNoun(d.Calls, "call", "calls"), Human(d.Executions), Human(self), percent(float64(self), float64(d.TotalWasmInstructions)))
+	} else {
+		fmt.Fprintf(b, "%s JS opcode executions, %s, %s\n", Human(d.Executions),
+			countNoun(d.Calls, "JS call", "JS calls"), countNoun(uint64(len(d.Functions)), "JS function", "JS functions"))
+	}
+	if d.Mode == "sample" && d.Executions == 0 {
+		b.WriteString("sample mode counts no opcode executions or calls (--mode exact does)\n")
+	}
+	if d.Mode == "sample" && d.SampledWasmInstructions != d.TotalWasmInstructions {
+		fmt.Fprintf(b, "samples: %s Wasm instructions\n", Human(d.SampledWasmInstructions))
+	}
+	if d.Trap != "" {
+		fmt.Fprintf(b, "the guest trapped: %s\n", d.Trap)
+	} else if d.ExitCode != nil && *d.ExitCode != 0 {
+		fmt.Fprintf(b, "the guest exited with code %d\n", *d.ExitCode)
+	}
+	b.WriteString("\n")
+}
+
+func uncertainWhy(e jsprofile.EngineInfo) string {
+	if e.OpcodeNamesSource != "" {
+		return "opcode names source: " + e.OpcodeNamesSource + "; the engine matches no release exactly"
+	}
+	return "the engine matches no release exactly"
+}
+
+func perExec(o OpcodeStats) string {
+	if o.Executions == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", o.PerExecution)
+}
+
+func lineLabel(l LineStats) string {
+	file := l.File
+	if file == "" {
+		file = "?"
+	}
+	if l.Line == 0 {
+		return file + ":?"
+	}
+	return fmt.Sprintf("%s:%d", file, l.Line)
+}
+
+// exactFloat formats a ratio with every digit it has, for CSV.
+func exactFloat(f float64) string {
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// formatU64 writes n exactly, for CSV.
+func formatU64(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// WriteCSV writes the view's rows with exact integers, one header row:
+//
+//	opcode:   opcode,opcode_value,uncertain_name,executions,wasm_instructions,instructions_per_execution,share
+//	function: function,file,line,bytecode_address,calls,self_wasm_instructions,total_wasm_instructions,opcode,opcode_value,uncertain_name,executions,wasm_instructions,instructions_per_execution,share
+//	line:     file,line,function,function_line,executions,wasm_instructions,share
+//
+// The function view has a row per function × opcode. --top cuts rows;
+// shares are fractions of the whole profile's total.
+func (r *Report) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	d := r.data
+	opCols := func(o OpcodeStats) []string {
+		return []string{o.Name, strconv.Itoa(o.Opcode), strconv.FormatBool(o.UncertainName), formatU64(o.Executions), formatU64(o.WasmInstructions), exactFloat(o.PerExecution), exactFloat(o.Share)}
+	}
+	var rows [][]string
+	switch r.opts.By {
+	case BySummary:
+		return fmt.Errorf("--by %s has no CSV: CSV has one table, choose --by %s, %s or %s", BySummary, ByOpcode, ByFunction, ByLine)
+	case ByOpcode:
+		rows = append(rows, []string{"opcode", "opcode_value", "uncertain_name", "executions", "wasm_instructions", "instructions_per_execution", "share"})
+		shown, _ := firstN(d.Opcodes, r.opts.Top)
+		for _, o := range shown {
+			rows = append(rows, opCols(o))
+		}
+	case ByFunction:
+		rows = append(rows, []string{"function", "file", "line", "bytecode_address", "calls", "self_wasm_instructions", "total_wasm_instructions",
+			"opcode", "opcode_value", "uncertain_name", "executions", "wasm_instructions", "instructions_per_execution", "share"})
+		shown, _ := firstN(d.Functions, r.opts.Top)
+		for _, f := range shown {
+			fn := []string{f.Name, f.File, strconv.Itoa(f.Line), fmt.Sprintf("%#x", f.Address), formatU64(f.Calls), formatU64(f.SelfWasmInstructions), formatU64(f.TotalWasmInstructions)}
+			ops, _ := firstN(f.Opcodes, r.opts.Top)
+			if len(ops) == 0 { // called, never dispatched an opcode
+				rows = append(rows, append(fn, "", "", "", "0", "0", "0", "0"))
+			}
+			for _, o := range ops {
+				rows = append(rows, append(append([]string(nil), fn...), opCols(o)...))
+			}
+		}
+	case ByLine:
+		rows = append(rows, []string{"file", "line", "function", "function_line", "executions", "wasm_instructions", "share"})
+		shown, _ := firstN(d.Lines, r.opts.Top)
+		for _, l := range shown {
+			rows = append(rows, []string{l.File, strconv.Itoa(l.Line), l.Function, strconv.Itoa(l.FunctionLine), formatU64(l.Executions), formatU64(l.WasmInstructions), exactFloat(l.Share)})
+		}
+	}
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// reportJSON is the document of jsprof report --json (docs/reports.md).
+type reportJSON struct {
+	Profile                  string               `json:"profile,omitempty"`
+	By                       string               `json:"by"`
+	Function                 string               `json:"function,omitempty"`
+	Mode                     string               `json:"mode"`
+	Module                   string               `json:"module,omitempty"`
+	ExitCode                 *int                 `json:"exit_code,omitempty"`
+	Trap                     string               `json:"trap,omitempty"`
+	Engine                   jsprofile.EngineInfo `json:"engine"`
+	UncertainOpcodes         []int                `json:"uncertain_opcodes"`
+	TotalWasmInstructions    uint64               `json:"total_wasm_instructions"`
+	SampledWasmInstructions  uint64               `json:"sampled_wasm_instructions"`
+	SelectedWasmInstructions uint64               `json:"selected_wasm_instructions"`
+	Executions               uint64               `json:"opcode_executions"`
+	Calls                    uint64               `json:"calls"`
+	Opcodes                  *[]OpcodeStats       `json:"opcodes,omitempty"`
+	Functions                *[]FunctionStats     `json:"functions,omitempty"`
+	Lines                    *[]LineStats         `json:"lines,omitempty"`
+	Buckets                  []BucketCost         `json:"buckets"`
+	OmittedRows              int                  `json:"omitted_rows"`
+}
+
+// WriteJSON writes the view as one indented JSON document
+// (docs/reports.md).
+func (r *Report) WriteJSON(w io.Writer) error {
+	d := r.data
+	doc := reportJSON{
+		Profile: r.opts.Source, By: r.opts.By, Function: r.opts.Function, Mode: d.Mode, Module: d.Module, ExitCode: d.ExitCode, Trap: d.Trap,
+		Engine: d.Engine, UncertainOpcodes: d.UncertainOpcodes,
+		TotalWasmInstructions: d.TotalWasmInstructions, SampledWasmInstructions: d.SampledWasmInstructions,
+		SelectedWasmInstructions: d.SampledWasmInstructions, Executions: d.Executions, Calls: d.Calls,
+		Buckets: d.Buckets,
+	}
+	if r.opts.Function != "" {
+		doc.SelectedWasmInstructions = d.selfInstructions()
+	}
+	if doc.Engine.Releases == nil {
+		doc.Engine.Releases = []string{}
+	}
+	switch r.opts.By {
+	case ByOpcode:
+		ops, cut := firstN(d.Opcodes, r.opts.Top)
+		doc.Opcodes, doc.OmittedRows = &ops, cut
+	case BySummary:
+		ops, _ := firstN(d.Opcodes, r.opts.Top)
+		doc.Opcodes = &ops
+		fallthrough
+	case ByFunction:
+		fns, cut := firstN(d.Functions, r.opts.Top)
+		out := make([]FunctionStats, len(fns))
+		for i, f := range fns {
+			out[i] = f
+			out[i].Opcodes, _ = firstN(f.Opcodes, r.opts.Top)
+		}
+		doc.Functions, doc.OmittedRows = &out, cut
+	case ByLine:
+		lines, cut := firstN(d.Lines, r.opts.Top)
+		doc.Lines, doc.OmittedRows = &lines, cut
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

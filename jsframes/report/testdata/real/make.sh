@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Rewrites the real profiles of this directory: fixtures/js programs built
+# with the two pinned Javy plugins (fixtures/engines) and profiled in exact
+# mode by jsprof compare. The golden tests of report_real_test.go read them;
+# after running this, run go test ./jsframes/report -run Real -update.
+set -euo pipefail
+cd "$(dirname "$0")/../../../.."
+engines=fixtures/engines/.cache
+[ -f "$engines/javy-plugin-1.1.0.wasm" ] || fixtures/engines/fetch.sh
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for prog in fib sort; do
+  go run ./cmd/jsprof compare --json --out-dir "$out/$prog" \
+    --plugin "$engines/javy-plugin-1.1.0.wasm" --plugin "$engines/javy-plugin-1.7.0.wasm" \
+    "fixtures/js/$prog.js" >/dev/null
+  cp "$out/$prog/base.pb.gz" "jsframes/report/testdata/real/$prog-quickjs-2024.pb.gz"
+  cp "$out/$prog/new.pb.gz" "jsframes/report/testdata/real/$prog-quickjs-ng-0.10.pb.gz"
+done
+chmod 644 jsframes/report/testdata/real/*.pb.gz

@@ -1,0 +1,9 @@
+// Package stacks builds jsprof profiles from what the meter measured: the
+// exact results of a run (ExactProfile) or the samples taken during one
+// (Sampler), each stack laid out as docs/profile-format.md says, JS
+// functions named through an Identity.
+//
+// It owns the shape of the stacks, not the format they are written in
+// (package jsprofile), nor the names (package naming), nor what reports
+// compute from them (package report).
+package stacks

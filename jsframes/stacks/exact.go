@@ -1,0 +1,105 @@
+package stacks
+
+import (
+	"github.com/google/pprof/profile"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/meter"
+)
+
+// ExactProfile turns the meter's exact results into a profile: per
+// calling context and pc, the stack of the JS callers (each at the line and
+// opcode of its call) → JS frame (at the pc's line) → opcode frame, with
+// the pc's instructions and executions; per context, its calls on its JS
+// frame alone; per bucket, its instructions. Results without contexts give
+// one stack per function and pc.
+func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id Identity) (*profile.Profile, error) {
+	if id == nil {
+		id = AddressIdentity{}
+	}
+	meta.Mode = jsprofile.ModeExact
+	meta.TotalInstructions = res.TotalInstructions
+	b := jsprofile.NewBuilder(meta)
+	type named struct {
+		name, file string
+		line       int
+	}
+	names := make([]named, len(res.Functions))
+	for i, f := range res.Functions {
+		names[i].name, names[i].file, names[i].line = id.Function(f)
+	}
+	at := func(fi int, pc uint32) jsprofile.Frame {
+		f, n := res.Functions[fi], names[fi]
+		l := id.Line(f, pc)
+		if l == 0 {
+			l = n.line
+		}
+		return jsprofile.JSFrame(n.name, n.file, n.line, l, f.Address, pc)
+	}
+	opAt := func(fi int, pc uint32) jsprofile.Frame {
+		code := res.Functions[fi].Code
+		opcode := -1
+		if int(pc) < len(code) {
+			opcode = int(code[pc])
+		}
+		return jsprofile.OpcodeFrame(ops.Name(opcode), opcode)
+	}
+	setup := jsprofile.OpcodeFrame(ops.Name(meter.CallSetup), meter.CallSetup)
+	// add adds one function's (or context's) stacks under prefix.
+	add := func(prefix []jsprofile.Frame, fi int, calls, setupInstrs uint64, pcs []meter.PCCost) {
+		f := res.Functions[fi]
+		stack := func(fs ...jsprofile.Frame) []jsprofile.Frame {
+			return append(append([]jsprofile.Frame(nil), prefix...), fs...)
+		}
+		b.Add(stack(at(fi, 0)), 0, 0, int64(calls))
+		b.Add(stack(at(fi, 0), setup), int64(setupInstrs), 0, 0)
+		if f.PCs == nil { // slots by opcode: no pcs, no lines
+			for _, o := range pcs {
+				if o.Opcode != meter.CallSetup {
+					b.Add(stack(at(fi, 0), jsprofile.OpcodeFrame(ops.Name(o.Opcode), o.Opcode)), int64(o.Instructions), int64(o.Executions), 0)
+				}
+			}
+			return
+		}
+		for _, pc := range pcs {
+			b.Add(stack(at(fi, pc.PC), jsprofile.OpcodeFrame(ops.Name(pc.Opcode), pc.Opcode)), int64(pc.Instructions), int64(pc.Executions), 0)
+		}
+	}
+	if len(res.Contexts) == 0 {
+		for fi, f := range res.Functions {
+			pcs := f.PCs
+			if pcs == nil {
+				for _, o := range f.Opcodes {
+					pcs = append(pcs, meter.PCCost{PC: uint32(o.Opcode), Opcode: o.Opcode, Executions: o.Executions, Instructions: o.Instructions})
+				}
+			}
+			add(nil, fi, f.Calls, f.CallSetupInstructions, pcs)
+		}
+	} else {
+		// prefixes[i]: the caller frames above context i, root first.
+		prefixes := make([][]jsprofile.Frame, len(res.Contexts))
+		var prefix func(i int) []jsprofile.Frame
+		prefix = func(i int) []jsprofile.Frame {
+			c := res.Contexts[i]
+			if c.Parent < 0 || prefixes[i] != nil {
+				return prefixes[i]
+			}
+			p := res.Contexts[c.Parent]
+			caller := append([]jsprofile.Frame(nil), prefix(c.Parent)...)
+			if c.HasCallSite {
+				caller = append(caller, at(p.Function, c.CallSite), opAt(p.Function, c.CallSite))
+			} else {
+				caller = append(caller, at(p.Function, 0), setup)
+			}
+			prefixes[i] = caller
+			return caller
+		}
+		for i, c := range res.Contexts {
+			add(prefix(i), c.Function, c.Calls, c.CallSetupInstructions, c.PCs)
+		}
+	}
+	for _, bk := range res.Buckets {
+		b.Add([]jsprofile.Frame{jsprofile.BucketFrame(bk.Name)}, int64(bk.Instructions), 0, 0)
+	}
+	return b.Profile()
+}

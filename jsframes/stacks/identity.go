@@ -1,0 +1,65 @@
+package stacks
+
+import (
+	"fmt"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/meter"
+)
+
+// Identity names measured functions and the lines of their pcs
+// (package naming's Namer is the real one).
+type Identity interface {
+	// Function returns a function's display name, file and first line.
+	Function(f meter.FunctionCost) (name, file string, line int)
+	// Line returns the source line of a pc of f, 0 when unknown.
+	Line(f meter.FunctionCost, pc uint32) int
+}
+
+// AddressIdentity names functions by their bytecode address, with no lines:
+// what is known before a function is matched to its source.
+type AddressIdentity struct{}
+
+// Function names f bytecode@0xADDR.
+func (AddressIdentity) Function(f meter.FunctionCost) (string, string, int) {
+	return fmt.Sprintf("bytecode@%#x", f.Address), "", 0
+}
+
+// Line knows no lines.
+func (AddressIdentity) Line(meter.FunctionCost, uint32) int { return 0 }
+
+// RenameFile shows functions of file from as file to: Javy compiles every
+// program as "function.mjs", while the user knows, and pprof can find,
+// their own file.
+func RenameFile(id Identity, from, to string) Identity {
+	return renamed{id, from, to}
+}
+
+type renamed struct {
+	Identity
+	from, to string
+}
+
+func (r renamed) Function(f meter.FunctionCost) (string, string, int) {
+	name, file, line := r.Identity.Function(f)
+	if file == r.from {
+		file = r.to
+	}
+	return name, file, line
+}
+
+// OpcodeNamer names opcode values, as the dispatch analysis named them;
+// it may be shorter than 256.
+type OpcodeNamer []string
+
+// Name returns the opcode's name: jsprofile.CallSetupName for the call
+// setup, op_N when unknown.
+func (n OpcodeNamer) Name(op int) string {
+	if op == jsprofile.CallSetup {
+		return jsprofile.CallSetupName
+	}
+	if op >= 0 && op < len(n) && n[op] != "" {
+		return n[op]
+	}
+	return fmt.Sprintf("op_%d", op)
+}

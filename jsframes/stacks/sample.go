@@ -1,0 +1,259 @@
+package stacks
+
+import (
+	"encoding/binary"
+	"strings"
+	"sync"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// isEntryPoint tells the exports a host calls: a complete stack starts at
+// one.
+func isEntryPoint(name string) bool {
+	// wasi-libc names a command module's export wrappers so
+	name = strings.TrimSuffix(name, ".command_export")
+	switch name {
+	case "_start", "shopify_main", "_initialize", "initialize-runtime", "initialize_runtime":
+		return true
+	}
+	return false
+}
+
+// Sampler turns the meter's samples into layered stacks (docs/profile-format.md):
+// Wasm frames from the entry point; at each interpreter activation, in
+// place of the interpreter's own frame, the JS frame at its pc's line and
+// the opcode frame; then the Wasm frames the handler runs.
+//
+// Samples are kept raw (function addresses and pcs) and named when a
+// profile is built, since names are best once every function of the run is
+// known. It is safe for concurrent use: a running guest adds samples while
+// an HTTP handler reads.
+type Sampler struct {
+	dispatch uint32 // the interpreter's function index, in the original module
+	sym      *wasmcore.Symbolizer
+	ops      OpcodeNamer
+
+	mu      sync.Mutex
+	main    *rawProfile
+	windows map[*rawProfile]struct{}
+	buf     []rawFrame
+	key     []byte
+}
+
+// rawFrame is a frame before naming.
+type rawFrame struct {
+	kind     jsprofile.FrameKind
+	index    uint32              // Wasm: function index
+	offset   uint64              // Wasm: code offset
+	fn       *meter.FunctionCost // JS: the function (identity fields)
+	pc       uint32              // JS: pc in the function's bytecode
+	name     string              // bucket: its name; Wasm: another module's function's name (empty for the profiled module's)
+	entering bool                // JS: call setup of an activation not yet identified
+}
+
+type rawSample struct {
+	stack  []rawFrame
+	weight uint64
+}
+
+// rawProfile aggregates raw samples by stack.
+type rawProfile struct {
+	samples map[string]*rawSample
+	order   []string
+	total   uint64
+}
+
+func newRawProfile() *rawProfile { return &rawProfile{samples: map[string]*rawSample{}} }
+
+func (r *rawProfile) add(key []byte, stack []rawFrame, weight uint64) {
+	r.total += weight
+	s := r.samples[string(key)] // no allocation for the lookup
+	if s == nil {
+		k := string(key)
+		s = &rawSample{stack: append([]rawFrame(nil), stack...)}
+		r.samples[k] = s
+		r.order = append(r.order, k)
+	}
+	s.weight += weight
+}
+
+// NewSampler prepares a sampler; sym names Wasm functions of the original
+// module, dispatch is the interpreter's index in it.
+func NewSampler(dispatch uint32, sym *wasmcore.Symbolizer, ops OpcodeNamer) *Sampler {
+	return &Sampler{dispatch: dispatch, sym: sym, ops: ops, main: newRawProfile(), windows: map[*rawProfile]struct{}{}}
+}
+
+// Add records one sample; it fits meter.SampleFunc.
+func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.buf[:0]
+	// wazero's stack walk sometimes stops short of the entry point (it
+	// unwinds by frame pointers). The shadow stack still knows every JS
+	// activation: those the walk missed go at the root, under a frame that
+	// says the Wasm frames between them are unknown.
+	seen := 0
+	for _, w := range wasm {
+		if !w.Injected && w.Index == s.dispatch {
+			seen++
+		}
+	}
+	next := 0
+	if seen < len(js) || len(wasm) == 0 || !isEntryPoint(s.rootName(wasm[0])) {
+		st = append(st, rawFrame{kind: jsprofile.KindBucket, name: jsprofile.BucketTruncated})
+		for ; next < len(js)-seen; next++ {
+			st = append(st, jsRaw(js[next]))
+		}
+	}
+	for _, w := range wasm {
+		if w.Injected {
+			continue
+		}
+		if w.Foreign != "" {
+			st = append(st, rawFrame{kind: jsprofile.KindWasm, index: w.Index, name: w.Foreign})
+			continue
+		}
+		if w.Index == s.dispatch && next < len(js) {
+			st = append(st, jsRaw(js[next]))
+			next++
+			continue
+		}
+		st = append(st, rawFrame{kind: jsprofile.KindWasm, index: w.Index, offset: w.Offset})
+	}
+	s.buf = st
+	// The stack's key: a sample is taken every few microseconds of guest
+	// time, so it is built without formatting or allocating.
+	k := s.key[:0]
+	for _, f := range st {
+		switch f.kind {
+		case jsprofile.KindJS:
+			addr := uint32(0)
+			if f.fn != nil {
+				addr = f.fn.Address
+			}
+			if f.entering {
+				k = append(k, 'J')
+			} else {
+				k = append(k, 'j')
+			}
+			k = binary.AppendUvarint(k, uint64(addr))
+			k = binary.AppendUvarint(k, uint64(f.pc))
+		case jsprofile.KindWasm:
+			k = append(k, 'w')
+			k = binary.AppendUvarint(k, uint64(f.index))
+			k = binary.AppendUvarint(k, f.offset)
+			k = append(k, f.name...)
+			k = append(k, 0)
+		default:
+			k = append(k, 'b')
+			k = append(k, f.name...)
+			k = append(k, 0)
+		}
+	}
+	s.key = k
+	s.main.add(k, st, weight)
+	for w := range s.windows {
+		w.add(k, st, weight)
+	}
+}
+
+// rootName is the name a stack's outermost frame goes by, to tell an entry
+// point.
+func (s *Sampler) rootName(w meter.WasmFrame) string {
+	if w.Foreign != "" {
+		return w.Foreign
+	}
+	return s.sym.FuncName(w.Index)
+}
+
+func jsRaw(a meter.Activation) rawFrame {
+	return rawFrame{kind: jsprofile.KindJS, fn: a.Function, pc: a.PC, entering: a.Entering}
+}
+
+// Total is the sum of the samples' weights so far.
+func (s *Sampler) Total() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.main.total
+}
+
+// Profile names every sample so far with id and returns the profile,
+// described by meta (its mode set to sample).
+func (s *Sampler) Profile(meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.build(s.main, meta, id)
+}
+
+// Window starts collecting the samples from now on into a profile of their
+// own; stop ends it and returns that profile, named with id.
+func (s *Sampler) Window() (stop func(meta jsprofile.Meta, id Identity) (*profile.Profile, error)) {
+	r := newRawProfile()
+	s.mu.Lock()
+	s.windows[r] = struct{}{}
+	s.mu.Unlock()
+	return func(meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.windows, r)
+		return s.build(r, meta, id)
+	}
+}
+
+func (s *Sampler) build(r *rawProfile, meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
+	if id == nil {
+		id = AddressIdentity{}
+	}
+	meta.Mode = jsprofile.ModeSample
+	if meta.TotalInstructions == 0 {
+		meta.TotalInstructions = r.total
+	}
+	b := jsprofile.NewBuilder(meta)
+	var frames []jsprofile.Frame
+	for _, k := range r.order {
+		rs := r.samples[k]
+		frames = frames[:0]
+		for _, f := range rs.stack {
+			frames = append(frames, s.frames(f, id)...)
+		}
+		b.Add(frames, int64(rs.weight), 0, 0)
+	}
+	return b.Profile()
+}
+
+func (s *Sampler) frames(f rawFrame, id Identity) []jsprofile.Frame {
+	switch f.kind {
+	case jsprofile.KindWasm:
+		if f.name != "" {
+			return []jsprofile.Frame{jsprofile.ForeignWasmFrame(f.name)}
+		}
+		return []jsprofile.Frame{jsprofile.WasmFrame(f.index, s.sym.FuncName(f.index), "", 0, f.offset)}
+	case jsprofile.KindBucket:
+		return []jsprofile.Frame{jsprofile.BucketFrame(f.name)}
+	}
+	switch {
+	case f.entering && f.fn == nil: // no telling whose
+		return []jsprofile.Frame{jsprofile.OpcodeFrame(jsprofile.CallSetupName, meter.CallSetup)}
+	case f.fn == nil:
+		return []jsprofile.Frame{jsprofile.BucketFrame(meter.BucketNative)}
+	}
+	fn := *f.fn
+	name, file, line := id.Function(fn)
+	if f.entering {
+		return []jsprofile.Frame{jsprofile.JSFrame(name, file, line, line, fn.Address, 0), jsprofile.OpcodeFrame(jsprofile.CallSetupName, meter.CallSetup)}
+	}
+	l := id.Line(fn, f.pc)
+	if l == 0 {
+		l = line
+	}
+	opcode := -1
+	if int(f.pc) < len(fn.Code) {
+		opcode = int(fn.Code[f.pc])
+	}
+	return []jsprofile.Frame{jsprofile.JSFrame(name, file, line, l, fn.Address, f.pc), jsprofile.OpcodeFrame(s.ops.Name(opcode), opcode)}
+}
