@@ -49,7 +49,11 @@ func TestDeterminism(t *testing.T) {
 					profile                   *profile.Profile
 				}
 				run := func(i int, mode string) outputs {
-					p := filepath.Join(dir, mode+"-"+string(rune('a'+i)))
+					// The same file names in another directory: the report
+					// names its profile.
+					sub := filepath.Join(dir, string(rune('a'+i)))
+					require.NoError(t, os.MkdirAll(sub, 0o755))
+					p := filepath.Join(sub, mode)
 					args := []string{"run", "--mode", mode, "-o", p + ".pb.gz", "--collapsed", p + ".collapsed"}
 					if mode == modeExact {
 						args = append(args, "--report-json", p+".json")

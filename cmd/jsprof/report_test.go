@@ -83,7 +83,7 @@ func TestReportCommandErrors(t *testing.T) {
 		{"not a profile", []string{notProfile}, exitFailure, "notes.txt: not a pprof profile"},
 		{"csv and json", []string{"--csv", "--json", base}, exitUsage, "--csv and --json: choose one"},
 		{"bad top", []string{"--top", "-3", base}, exitUsage, "--top -3: want 0 (all) or more"},
-		{"bad view", []string{"--by", "file", base}, exitUsage, "--by file: want opcode, function or line"},
+		{"bad view", []string{"--by", "file", base}, exitUsage, "--by file: want opcode, function, line or summary"},
 		{"unknown function", []string{"--function", "nope", base}, exitUsage, `no JS function named "nope" in the profile (it has fib, <eval>, fibLoop)`},
 		{"html in a missing directory", []string{"--html", filepath.Join(dir, "no", "such", "dir", "r.html"), base}, exitFailure, "r.html"},
 	}
