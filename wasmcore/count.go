@@ -5,18 +5,55 @@ import (
 	"slices"
 )
 
-// What counts as one executed instruction (docs/instruction-counting.md):
-// every instruction of a function body except the structure markers block,
-// loop, else and end, which do no work of their own. Everything else counts
-// one, whatever its cost on a real machine: an i32.add, a call, a br_table
-// and a memory.copy each count one.
-func countsAsWork(op Opcode) bool {
+// CostModel says what each executed instruction adds to the count
+// (docs/instruction-counting.md). Whatever the model, the count's segments,
+// hoisting and checkpoints are placed by control flow alone: an
+// instruction that costs nothing still ends its segment if it branches.
+type CostModel int
+
+const (
+	// CostAll, the default, counts every instruction of a function body one
+	// except the structure markers block, loop, else and end, which do no
+	// work of their own. Everything else counts one, whatever its cost on a
+	// real machine: an i32.add, a call, a br_table and a memory.copy each
+	// count one.
+	CostAll CostModel = iota
+	// CostFuel counts wasmtime's fuel (up to wasmtime 42, which Shopify's
+	// function-runner uses): as CostAll, except that nop, drop, unreachable
+	// and return cost nothing either. memory.copy and memory.fill still
+	// cost one whatever their length.
+	CostFuel
+)
+
+// String returns the model's name: "all" or "fuel".
+func (c CostModel) String() string {
+	switch c {
+	case CostAll:
+		return "all"
+	case CostFuel:
+		return "fuel"
+	}
+	return fmt.Sprintf("CostModel(%d)", int(c))
+}
+
+// Cost returns what one execution of op adds to the count under c.
+func (c CostModel) Cost(op Opcode) int64 {
 	switch op {
 	case OpBlock, OpLoop, OpElse, OpEnd:
-		return false
+		return 0
+	case OpNop, OpDrop, OpUnreachable, OpReturn:
+		// wasmtime's fuel_before_op (crates/cranelift/src/func_environ.rs):
+		// nop and drop generate no code, and leaving the function is as
+		// free as the other control markers.
+		if c == CostFuel {
+			return 0
+		}
 	}
-	return true
+	return 1
 }
+
+// valid reports whether c is one of the models above.
+func (c CostModel) valid() bool { return c == CostAll || c == CostFuel }
 
 // endsSegment reports whether the instruction after op may start executing
 // without op's predecessors having run just before it (a branch target, the
@@ -58,6 +95,9 @@ type Hooks struct {
 
 // CountOptions configures CountInstructions.
 type CountOptions struct {
+	// Cost says what each instruction counts; the zero value is CostAll.
+	// Every mode below counts the same total under a given model.
+	Cost CostModel
 	// PerInstruction charges every instruction on its own: the slow, simple
 	// mode that checks the per-segment mode in tests.
 	PerInstruction bool
@@ -120,17 +160,20 @@ type Counter struct {
 }
 
 // CountInstructions rewrites every defined function so that the mutable i64
-// global it adds (exported as InstructionCounterExport) holds the number of
-// instructions executed so far: without hoisting, exactly so at any segment
-// boundary (every call, branch, branch target and hook); with it, exactly
-// so when the outermost call returns (or a host function is called), and
-// ahead by some of the running functions' hoisted code elsewhere.
-// Each straight-line segment adds its length once, on entry, rather than
-// once per instruction.
+// global it adds (exported as InstructionCounterExport) holds the cost
+// (CountOptions.Cost) of the instructions executed so far: without
+// hoisting, exactly so at any segment boundary (every call, branch, branch
+// target and hook); with it, exactly so when the outermost call returns (or
+// a host function is called), and ahead by some of the running functions'
+// hoisted code elsewhere. Each straight-line segment adds its cost once, on
+// entry, rather than once per instruction.
 //
 // Functions added after this call are not counted: that is how injected
 // helpers stay out of the count.
 func (m *Module) CountInstructions(opts CountOptions) (Counter, error) {
+	if !opts.Cost.valid() {
+		return Counter{}, fmt.Errorf("wasmcore: counting instructions: unknown cost model %d", int(opts.Cost))
+	}
 	ctr := Counter{Export: InstructionCounterExport}
 	ctr.Global = m.AddGlobal(Global{Type: GlobalType{Type: ValI64, Mutable: true}, Init: ConstI64(0)})
 	m.Exports = append(m.Exports, Export{Name: ctr.Export, Kind: ExternGlobal, Index: ctr.Global})
@@ -302,16 +345,20 @@ func countBody(body []byte, counter, imported uint32, local int64, funcTyped, ch
 				return fmt.Errorf("code after the function's end at body offset %d", in.Offset+in.Len)
 			}
 		}
+		cost := opts.Cost.Cost(in.Op)
 		if perInstruction {
-			if countsAsWork(in.Op) {
-				charge(in.Offset, 1, checkAt[in.Offset])
+			// An instruction that CostAll counts carries the checkpoint of
+			// the loop top or entry it starts even when it costs nothing
+			// here, so that checkpoints sit in the same places under every
+			// model. (A body that starts with block, loop or end gets none
+			// in this mode; that is left as it was, to keep CostAll's code.)
+			if cost != 0 || CostAll.Cost(in.Op) != 0 {
+				charge(in.Offset, cost, checkAt[in.Offset])
 			}
 			return nil
 		}
 		plan.instr(in, hooked)
-		if countsAsWork(in.Op) {
-			plan.work()
-		}
+		plan.work(cost)
 		if endsSegment(in.Op) {
 			plan.next(in.Offset + in.Len)
 		}

@@ -13,10 +13,11 @@ import (
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
-// FuzzCountInstructions: every way of counting rewrites any module it
-// accepts into one that decodes, and a valid module into a valid one,
-// whatever its control flow: hoisting restructures br_ifs and adds else
-// arms, and must never produce code wazero rejects.
+// FuzzCountInstructions: every way of counting, under every cost model,
+// rewrites any module it accepts into one that decodes, and a valid module
+// into a valid one, whatever its control flow: hoisting restructures
+// br_ifs and adds else arms, and must never produce code wazero rejects,
+// also where the code it moves or takes back costs nothing.
 func FuzzCountInstructions(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*.wasm")
 	for _, p := range seeds {
@@ -44,29 +45,31 @@ func FuzzCountInstructions(f *testing.F) {
 			return
 		}
 		isValid := valid(b) == nil
-		for _, h := range []wasmcore.Hoisting{wasmcore.HoistNone, wasmcore.HoistLocal, wasmcore.HoistAcrossCalls} {
-			m, err := wasmcore.Decode(b)
-			require.NoError(t, err)
-			inLocal := map[uint32]bool{}
-			for i := range m.Functions {
-				if i%2 == 0 {
-					inLocal[m.NumImportedFuncs()+uint32(i)] = true
+		for _, cost := range []wasmcore.CostModel{wasmcore.CostAll, wasmcore.CostFuel} {
+			for _, h := range []wasmcore.Hoisting{wasmcore.HoistNone, wasmcore.HoistLocal, wasmcore.HoistAcrossCalls} {
+				m, err := wasmcore.Decode(b)
+				require.NoError(t, err)
+				inLocal := map[uint32]bool{}
+				for i := range m.Functions {
+					if i%2 == 0 {
+						inLocal[m.NumImportedFuncs()+uint32(i)] = true
+					}
 				}
-			}
-			next := m.AddGlobal(wasmcore.Global{Type: wasmcore.GlobalType{Type: wasmcore.ValI64, Mutable: true}, Init: wasmcore.ConstI64(-1)})
-			call := m.NumFuncs()
-			if _, err := m.CountInstructions(wasmcore.CountOptions{Hoist: h, InLocal: inLocal, Checkpoint: &wasmcore.Checkpoint{Next: next, Call: call}}); err != nil {
-				continue
-			}
-			m.AddFunction(wasmcore.Function{Type: m.AddType(wasmcore.FuncType{}), Body: []byte{byte(wasmcore.OpEnd)}})
-			out, err := m.Encode()
-			if err != nil {
-				continue
-			}
-			_, err = wasmcore.Decode(out)
-			require.NoError(t, err, "the rewrite decodes")
-			if isValid {
-				require.NoError(t, valid(out), "hoisting %d: the rewrite of a valid module is valid", h)
+				next := m.AddGlobal(wasmcore.Global{Type: wasmcore.GlobalType{Type: wasmcore.ValI64, Mutable: true}, Init: wasmcore.ConstI64(-1)})
+				call := m.NumFuncs()
+				if _, err := m.CountInstructions(wasmcore.CountOptions{Cost: cost, Hoist: h, InLocal: inLocal, Checkpoint: &wasmcore.Checkpoint{Next: next, Call: call}}); err != nil {
+					continue
+				}
+				m.AddFunction(wasmcore.Function{Type: m.AddType(wasmcore.FuncType{}), Body: []byte{byte(wasmcore.OpEnd)}})
+				out, err := m.Encode()
+				if err != nil {
+					continue
+				}
+				_, err = wasmcore.Decode(out)
+				require.NoError(t, err, "the rewrite decodes")
+				if isValid {
+					require.NoError(t, valid(out), "%s, hoisting %d: the rewrite of a valid module is valid", cost, h)
+				}
 			}
 		}
 	})

@@ -1,7 +1,9 @@
 package wasmcore_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
 	"strconv"
 	"testing"
@@ -9,9 +11,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
+	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/fixtures/interp"
+	"github.com/jsprof/jsprof/fixtures/js"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -28,6 +33,7 @@ func countedRun(t *testing.T, wasm []byte, mod interp.Module, g interp.Golden, o
 	}
 	ctr, err := m.CountInstructions(opts)
 	require.NoError(t, err)
+	addCheckpointFunc(t, m, ctr, opts)
 	out, err := m.Encode()
 	require.NoError(t, err)
 
@@ -55,6 +61,98 @@ func countedRun(t *testing.T, wasm []byte, mod interp.Module, g interp.Golden, o
 	return inst.ExportedGlobal(ctr.Export).Get(), globals
 }
 
+// bumpGlobal adds an exported i64 global and returns code that adds one
+// to it.
+func bumpGlobal(m *wasmcore.Module, name string) []byte {
+	idx := m.AddGlobal(wasmcore.Global{Type: wasmcore.GlobalType{Type: wasmcore.ValI64, Mutable: true}, Init: wasmcore.ConstI64(0)})
+	m.Exports = append(m.Exports, wasmcore.Export{Name: name, Kind: wasmcore.ExternGlobal, Index: idx})
+	var code []byte
+	for _, in := range []wasmcore.Instr{{Op: wasmcore.OpGlobalGet, Index: idx}, {Op: wasmcore.OpI64Const, I64: 1}, {Op: wasmcore.OpI64Add}, {Op: wasmcore.OpGlobalSet, Index: idx}} {
+		code = wasmcore.AppendInstr(code, in)
+	}
+	return code
+}
+
+// withCheckpoints adds what a firing checkpoint needs: the global of the
+// next sample point and the index its function will have
+// (addCheckpointFunc adds it once the module is counted), and a global
+// counting how often it fired.
+func withCheckpoints(m *wasmcore.Module, opts wasmcore.CountOptions) wasmcore.CountOptions {
+	next := m.AddGlobal(wasmcore.Global{Type: wasmcore.GlobalType{Type: wasmcore.ValI64, Mutable: true}, Init: wasmcore.ConstI64(0)})
+	m.Exports = append(m.Exports, wasmcore.Export{Name: checkpointNextExport, Kind: wasmcore.ExternGlobal, Index: next})
+	opts.Checkpoint = &wasmcore.Checkpoint{Next: next, Call: m.NumFuncs()}
+	return opts
+}
+
+const checkpointNextExport = "checkpoint.next"
+
+// addCheckpointFunc adds the function withCheckpoints promised, uncounted
+// since it comes after counting: it moves the next sample point a few
+// instructions past the count, so that checkpoints fire all along a run.
+func addCheckpointFunc(t *testing.T, m *wasmcore.Module, ctr wasmcore.Counter, opts wasmcore.CountOptions) {
+	t.Helper()
+	if opts.Checkpoint == nil || opts.Checkpoint.Call != m.NumFuncs() {
+		return
+	}
+	code := bumpGlobal(m, "checkpoint.fired")
+	for _, in := range []wasmcore.Instr{{Op: wasmcore.OpGlobalGet, Index: ctr.Global}, {Op: wasmcore.OpI64Const, I64: 7}, {Op: wasmcore.OpI64Add}, {Op: wasmcore.OpGlobalSet, Index: opts.Checkpoint.Next}, {Op: wasmcore.OpEnd}} {
+		code = wasmcore.AppendInstr(code, in)
+	}
+	require.Equal(t, opts.Checkpoint.Call, m.AddFunction(wasmcore.Function{Type: m.AddType(wasmcore.FuncType{}), Body: code}))
+}
+
+// fuelFreeExport counts, in zeroFuelHooks, the executed instructions that
+// CostAll counts and CostFuel does not.
+const fuelFreeExport = "tally.fuel-free"
+
+// zeroFuelHooks tallies the executed nop, drop, unreachable and return
+// instructions of every defined function, with hooks (not counted) before
+// each: the test's own list of what wasmtime's fuel skips beyond block,
+// loop, else and end, independent of CostModel.Cost.
+func zeroFuelHooks(t *testing.T, m *wasmcore.Module) map[uint32]wasmcore.Hooks {
+	t.Helper()
+	bump := bumpGlobal(m, fuelFreeExport)
+	hooks := map[uint32]wasmcore.Hooks{}
+	for i, f := range m.Functions {
+		ins, err := wasmcore.DecodeInstructions(f.Body)
+		require.NoError(t, err)
+		before := map[uint32][]byte{}
+		for _, in := range ins {
+			switch in.Op {
+			case wasmcore.OpNop, wasmcore.OpDrop, wasmcore.OpUnreachable, wasmcore.OpReturn:
+				before[in.Offset] = bump
+			}
+		}
+		if len(before) > 0 {
+			hooks[m.NumImportedFuncs()+uint32(i)] = wasmcore.Hooks{Before: before, CountUnread: true}
+		}
+	}
+	return hooks
+}
+
+// fastCountModes are the counting modes that must agree with the
+// per-instruction mode on every complete run.
+func fastCountModes(cost wasmcore.CostModel) []countVariant {
+	inLocals := func(m *wasmcore.Module) wasmcore.CountOptions {
+		all := map[uint32]bool{}
+		for i := range m.Functions {
+			all[m.NumImportedFuncs()+uint32(i)] = true
+		}
+		return wasmcore.CountOptions{Cost: cost, InLocal: all, Hoist: wasmcore.HoistAcrossCalls}
+	}
+	return []countVariant{
+		{"segments", func(*wasmcore.Module) wasmcore.CountOptions { return wasmcore.CountOptions{Cost: cost} }},
+		{"hoist local", func(*wasmcore.Module) wasmcore.CountOptions {
+			return wasmcore.CountOptions{Cost: cost, Hoist: wasmcore.HoistLocal}
+		}},
+		{"hoist across calls", func(*wasmcore.Module) wasmcore.CountOptions {
+			return wasmcore.CountOptions{Cost: cost, Hoist: wasmcore.HoistAcrossCalls}
+		}},
+		{"in locals", inLocals},
+		{"in locals, checkpoints", func(m *wasmcore.Module) wasmcore.CountOptions { return withCheckpoints(m, inLocals(m)) }},
+	}
+}
+
 // smallGoldens returns the golden of each program at the n that the module
 // kind runs: the bare modules' run_<program>() use the small n.
 func goldensFor(t *testing.T, kind string) []interp.Golden {
@@ -75,9 +173,11 @@ func goldensFor(t *testing.T, kind string) []interp.Golden {
 	return out
 }
 
-// TestCountInstructionsSegmentsEqualPerInstruction checks the per-segment
-// counter against the slow mode that charges each instruction on its own,
-// on every fixture interpreter build and program.
+// TestCountInstructionsSegmentsEqualPerInstruction checks every fast mode
+// against the slow mode that charges each instruction on its own, under
+// each cost model, on every fixture interpreter build and program; and
+// that the fuel model counts exactly the executed nop, drop, unreachable
+// and return instructions fewer.
 func TestCountInstructionsSegmentsEqualPerInstruction(t *testing.T) {
 	mods, err := interp.Modules()
 	require.NoError(t, err)
@@ -86,23 +186,25 @@ func TestCountInstructionsSegmentsEqualPerInstruction(t *testing.T) {
 		require.NoError(t, err)
 		for _, g := range goldensFor(t, mod.Kind) {
 			t.Run(mod.File+"/"+g.Program, func(t *testing.T) {
-				fast, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, nil)
-				slow, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{PerInstruction: true}, nil)
-				assert.Equal(t, slow, fast)
-				assert.Greater(t, fast, uint64(10*g.Dispatch), "at least a few instructions per opcode")
-				// Hoisted charges have all run by the time the run ends.
-				for _, h := range []wasmcore.Hoisting{wasmcore.HoistLocal, wasmcore.HoistAcrossCalls} {
-					hoisted, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{Hoist: h}, nil)
-					assert.Equal(t, slow, hoisted, "hoisting %d", h)
-				}
-				inLocal, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, func(m *wasmcore.Module) wasmcore.CountOptions {
-					all := map[uint32]bool{}
-					for i := range m.Functions {
-						all[m.NumImportedFuncs()+uint32(i)] = true
-					}
-					return wasmcore.CountOptions{InLocal: all, Hoist: wasmcore.HoistAcrossCalls}
+				all, tally := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, func(m *wasmcore.Module) wasmcore.CountOptions {
+					return wasmcore.CountOptions{PerInstruction: true, Hooks: zeroFuelHooks(t, m)}
 				})
-				assert.Equal(t, slow, inLocal, "in locals")
+				fuel, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{Cost: wasmcore.CostFuel, PerInstruction: true}, nil)
+				assert.Greater(t, all, uint64(10*g.Dispatch), "at least a few instructions per opcode")
+				assert.Equal(t, all-tally[fuelFreeExport], fuel, "fuel = all - executed nop, drop, unreachable, return (%d)", tally[fuelFreeExport])
+				for _, model := range []struct {
+					cost wasmcore.CostModel
+					want uint64
+				}{{wasmcore.CostAll, all}, {wasmcore.CostFuel, fuel}} {
+					// Hoisted charges have all run by the time the run ends.
+					for _, v := range fastCountModes(model.cost) {
+						got, globals := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, v.opts)
+						assert.Equal(t, model.want, got, "%s, %s", model.cost, v.name)
+						if _, ok := globals[checkpointNextExport]; ok {
+							assert.Greater(t, globals["checkpoint.fired"], uint64(g.Dispatch)/10, "%s, %s: checkpoints fire", model.cost, v.name)
+						}
+					}
+				}
 			})
 		}
 	}
@@ -121,15 +223,7 @@ func TestCountInstructionsHooks(t *testing.T) {
 			t.Run(mod.File+"/"+g.Program, func(t *testing.T) {
 				plain, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, nil)
 				hooked, globals := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, func(m *wasmcore.Module) wasmcore.CountOptions {
-					bump := func(name string) []byte {
-						idx := m.AddGlobal(wasmcore.Global{Type: wasmcore.GlobalType{Type: wasmcore.ValI64, Mutable: true}, Init: wasmcore.ConstI64(0)})
-						m.Exports = append(m.Exports, wasmcore.Export{Name: name, Kind: wasmcore.ExternGlobal, Index: idx})
-						var code []byte
-						for _, in := range []wasmcore.Instr{{Op: wasmcore.OpGlobalGet, Index: idx}, {Op: wasmcore.OpI64Const, I64: 1}, {Op: wasmcore.OpI64Add}, {Op: wasmcore.OpGlobalSet, Index: idx}} {
-							code = wasmcore.AppendInstr(code, in)
-						}
-						return code
-					}
+					bump := func(name string) []byte { return bumpGlobal(m, name) }
 					f := m.Function(mod.DispatchFunc)
 					require.NotNil(t, f)
 					ins, err := wasmcore.DecodeInstructions(f.Body)
@@ -150,5 +244,114 @@ func TestCountInstructionsHooks(t *testing.T) {
 				assert.Equal(t, plain, hooked, "hooks are not counted")
 			})
 		}
+	}
+}
+
+// javyRun instruments the newer Javy plugin as prepare says, compiles src
+// and runs it, and returns what the counter and the module's other
+// exported i64 globals gained during invoke alone: the plugin's
+// initialization and compilation are no part of a program's cost, as
+// function-runner counts the export call only.
+func javyRun(t *testing.T, wasm, src []byte, prepare func(m *wasmcore.Module) wasmcore.CountOptions) (uint64, map[string]uint64) {
+	t.Helper()
+	ctx := context.Background()
+	m, err := wasmcore.Decode(wasm)
+	require.NoError(t, err)
+	opts := prepare(m)
+	ctr, err := m.CountInstructions(opts)
+	require.NoError(t, err)
+	addCheckpointFunc(t, m, ctr, opts)
+	out, err := m.Encode()
+	require.NoError(t, err)
+
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(fixtures.CompilationCache(t)))
+	defer rt.Close(ctx)
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	compiled, err := rt.CompileModule(ctx, out)
+	require.NoError(t, err)
+	env := rt.NewHostModuleBuilder("env")
+	for _, imp := range compiled.ImportedFunctions() {
+		mod, name, _ := imp.Import()
+		if mod == "env" {
+			env.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(context.Context, api.Module, []uint64) {
+				panic("unexpected call of env." + name)
+			}), imp.ParamTypes(), imp.ResultTypes()).Export(name)
+		}
+	}
+	_, err = env.Instantiate(ctx)
+	require.NoError(t, err)
+	var stdout bytes.Buffer
+	inst, err := rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithStdout(&stdout).WithStartFunctions())
+	require.NoError(t, err)
+	call := func(name string, args ...uint64) uint64 {
+		res, err := inst.ExportedFunction(name).Call(ctx, args...)
+		require.NoError(t, err, name)
+		if len(res) == 0 {
+			return 0
+		}
+		return res[0]
+	}
+	call("initialize-runtime")
+	ptr := call("cabi_realloc", 0, 0, 1, uint64(len(src)))
+	require.True(t, inst.Memory().Write(uint32(ptr), src))
+	ret, ok := inst.Memory().Read(uint32(call("compile-src", ptr, uint64(len(src)))), 12)
+	require.True(t, ok)
+	require.Zero(t, binary.LittleEndian.Uint32(ret), "compile-src")
+	values := func() map[string]uint64 {
+		out := map[string]uint64{}
+		for _, e := range m.Exports {
+			if e.Kind == wasmcore.ExternGlobal {
+				out[e.Name] = inst.ExportedGlobal(e.Name).Get()
+			}
+		}
+		return out
+	}
+	before := values()
+	call("invoke", uint64(binary.LittleEndian.Uint32(ret[4:])), uint64(binary.LittleEndian.Uint32(ret[8:])), 0, 0, 0)
+	gained := values()
+	for name := range gained {
+		gained[name] -= before[name]
+	}
+	require.NotEmpty(t, stdout.String(), "the program prints")
+	return gained[ctr.Export], gained
+}
+
+// TestCostFuelOnJavyPlugin: on a real engine running JavaScript, every
+// fast mode counts what the per-instruction mode counts under the fuel
+// model, which is CostAll less the executed nop, drop, unreachable and
+// return.
+func TestCostFuelOnJavyPlugin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real engines skipped in -short mode")
+	}
+	wasm := fixtures.EngineBytes(t, "javy-plugin-1.7.0")
+	progs, err := js.Programs()
+	require.NoError(t, err)
+	for _, p := range progs {
+		if p.Name != "fib" && p.Name != "json" {
+			continue
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			src, err := p.Source()
+			require.NoError(t, err)
+			all, tally := javyRun(t, wasm, src, func(m *wasmcore.Module) wasmcore.CountOptions {
+				return wasmcore.CountOptions{PerInstruction: true, Hooks: zeroFuelHooks(t, m)}
+			})
+			fuel, _ := javyRun(t, wasm, src, func(*wasmcore.Module) wasmcore.CountOptions {
+				return wasmcore.CountOptions{Cost: wasmcore.CostFuel, PerInstruction: true}
+			})
+			t.Logf("%s: CostAll %d, CostFuel %d, nop/drop/unreachable/return %d", p.Name, all, fuel, tally[fuelFreeExport])
+			assert.Equal(t, all-tally[fuelFreeExport], fuel)
+			for _, v := range fastCountModes(wasmcore.CostFuel) {
+				if v.name == "hoist across calls" { // the in-locals modes hoist as far
+					continue
+				}
+				got, globals := javyRun(t, wasm, src, v.opts)
+				assert.Equal(t, fuel, got, v.name)
+				if _, ok := globals[checkpointNextExport]; ok {
+					assert.NotZero(t, globals["checkpoint.fired"], "%s: checkpoints fire", v.name)
+				}
+			}
+		})
 	}
 }

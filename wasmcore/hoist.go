@@ -103,8 +103,10 @@ func newSegmentPlan(hoist Hoisting, imported uint32, funcTyped bool) *segmentPla
 	}
 }
 
-// work counts one instruction of the current segment.
-func (p *segmentPlan) work() { p.segs[p.cur].n++ }
+// work adds one instruction's cost to the current segment. The plan only
+// adds and subtracts these sums, so any cost (zero included) leaves every
+// path charged exactly.
+func (p *segmentPlan) work(cost int64) { p.segs[p.cur].n += cost }
 
 // unhoistable marks every open construct as not to be hoisted: something
 // in it cannot be compensated (a host call that may end the run, a hook or

@@ -13,17 +13,20 @@ import (
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
-// shapeCounts runs export fn of testdata/shapes.wasm, counted with opts,
-// once for each selector and returns the count after each call.
-func shapeCounts(t *testing.T, opts func(m *wasmcore.Module) wasmcore.CountOptions, fn string, selectors []uint64) []uint64 {
+// shapeRun runs export fn of a test module, counted with opts, once for
+// each selector and returns the count after each call, and the values of
+// the module's other exported globals after each call.
+func shapeRun(t *testing.T, file string, opts func(m *wasmcore.Module) wasmcore.CountOptions, fn string, selectors []uint64) ([]uint64, map[string][]uint64) {
 	t.Helper()
 	ctx := context.Background()
-	wasm, err := os.ReadFile("testdata/shapes.wasm")
+	wasm, err := os.ReadFile(file)
 	require.NoError(t, err)
 	m, err := wasmcore.Decode(wasm)
 	require.NoError(t, err)
-	ctr, err := m.CountInstructions(opts(m))
+	o := opts(m)
+	ctr, err := m.CountInstructions(o)
 	require.NoError(t, err)
+	addCheckpointFunc(t, m, ctr, o)
 	out, err := m.Encode()
 	require.NoError(t, err)
 	rt := wazero.NewRuntime(ctx)
@@ -31,50 +34,126 @@ func shapeCounts(t *testing.T, opts func(m *wasmcore.Module) wasmcore.CountOptio
 	inst, err := rt.Instantiate(ctx, out)
 	require.NoError(t, err)
 	var counts []uint64
+	globals := map[string][]uint64{}
 	for _, sel := range selectors {
 		_, err := inst.ExportedFunction(fn).Call(ctx, sel)
 		require.NoError(t, err, "%s(%d)", fn, sel)
 		counts = append(counts, inst.ExportedGlobal(ctr.Export).Get())
+		for _, e := range m.Exports {
+			if e.Kind == wasmcore.ExternGlobal && e.Name != ctr.Export {
+				globals[e.Name] = append(globals[e.Name], inst.ExportedGlobal(e.Name).Get())
+			}
+		}
 	}
-	return counts
+	return counts, globals
 }
+
+// shapeCases: every export of the control-flow shapes and of the
+// cost-model shapes, each with selectors that take every path.
+var shapeCases = []struct {
+	file, fn  string
+	selectors []uint64
+}{
+	{"testdata/shapes.wasm", "ifelse", shapeSelectors},
+	{"testdata/shapes.wasm", "brifs", shapeSelectors},
+	{"testdata/shapes.wasm", "table", shapeSelectors},
+	{"testdata/shapes.wasm", "loops", shapeSelectors},
+	{"testdata/shapes.wasm", "selfloop", shapeSelectors},
+	{"testdata/shapes.wasm", "returns", shapeSelectors},
+	{"testdata/shapes.wasm", "fact", shapeSelectors},
+	{"testdata/costs.wasm", "straight", shapeSelectors},
+	{"testdata/costs.wasm", "nops", shapeSelectors},
+	{"testdata/costs.wasm", "early", shapeSelectors},
+	{"testdata/costs.wasm", "drops", shapeSelectors},
+	{"testdata/costs.wasm", "table", shapeSelectors},
+	{"testdata/costs.wasm", "dead", shapeSelectors},
+	{"testdata/costs.wasm", "bulk", []uint64{0, 1, 1000, 60000, 3}},
+}
+
+var shapeSelectors = []uint64{0, 1, 2, 3, 4, 5, 6, 7, 9, 12}
 
 // TestHoistingKeepsCountsExact: whatever the hoisting moves, every path
 // through every shape counts what the per-instruction mode counts, call by
-// call: escapes (br, br_if, br_table, return) take back exactly what was
-// charged ahead for the code they skip.
+// call, under each cost model: escapes (br, br_if, br_table, return) take
+// back exactly what was charged ahead for the code they skip, also where
+// what they skip, or they themselves, cost nothing.
 func TestHoistingKeepsCountsExact(t *testing.T) {
-	selectors := []uint64{0, 1, 2, 3, 4, 5, 6, 7, 9, 12}
-	all := func(h wasmcore.Hoisting, inLocal bool) func(m *wasmcore.Module) wasmcore.CountOptions {
+	for _, c := range shapeCases {
+		for _, cost := range []wasmcore.CostModel{wasmcore.CostAll, wasmcore.CostFuel} {
+			want, _ := shapeRun(t, c.file, func(*wasmcore.Module) wasmcore.CountOptions {
+				return wasmcore.CountOptions{Cost: cost, PerInstruction: true}
+			}, c.fn, c.selectors)
+			require.Greater(t, want[len(want)-1], uint64(len(c.selectors)), "%s runs", c.fn)
+			for _, v := range fastCountModes(cost) {
+				t.Run(c.file+"/"+c.fn+"/"+cost.String()+"/"+v.name, func(t *testing.T) {
+					got, globals := shapeRun(t, c.file, v.opts, c.fn, c.selectors)
+					assert.Equal(t, want, got)
+					if fired, ok := globals["checkpoint.fired"]; ok && (c.fn == "loops" || c.fn == "fact" || c.fn == "nops") {
+						assert.NotZero(t, fired[len(fired)-1], "checkpoints fire")
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestCostFuel: the fuel model counts, call by call, exactly the executed
+// nop, drop, unreachable and return instructions fewer than CostAll (as
+// hooks before each tally them); the instructions of a straight line and
+// a bulk memory instruction of any length cost what wasmtime charges.
+func TestCostFuel(t *testing.T) {
+	perInstruction := func(cost wasmcore.CostModel, tally bool) func(m *wasmcore.Module) wasmcore.CountOptions {
 		return func(m *wasmcore.Module) wasmcore.CountOptions {
-			opts := wasmcore.CountOptions{Hoist: h}
-			if inLocal {
-				opts.InLocal = map[uint32]bool{}
-				for i := range m.Functions {
-					opts.InLocal[m.NumImportedFuncs()+uint32(i)] = true
-				}
+			opts := wasmcore.CountOptions{Cost: cost, PerInstruction: true}
+			if tally {
+				opts.Hooks = zeroFuelHooks(t, m)
 			}
 			return opts
 		}
 	}
-	variants := []struct {
-		name string
-		opts func(m *wasmcore.Module) wasmcore.CountOptions
-	}{
-		{"segments", all(wasmcore.HoistNone, false)},
-		{"hoist local", all(wasmcore.HoistLocal, false)},
-		{"hoist across calls", all(wasmcore.HoistAcrossCalls, false)},
-		{"hoist across calls, in locals", all(wasmcore.HoistAcrossCalls, true)},
-	}
-	for _, fn := range []string{"ifelse", "brifs", "table", "loops", "selfloop", "returns", "fact"} {
-		want := shapeCounts(t, func(*wasmcore.Module) wasmcore.CountOptions { return wasmcore.CountOptions{PerInstruction: true} }, fn, selectors)
-		require.Greater(t, want[len(want)-1], uint64(len(selectors)*5), "%s runs", fn)
-		for _, v := range variants {
-			t.Run(fn+"/"+v.name, func(t *testing.T) {
-				assert.Equal(t, want, shapeCounts(t, v.opts, fn, selectors))
-			})
+	deltas := func(counts []uint64) []uint64 {
+		out := make([]uint64, len(counts))
+		for i := range counts {
+			out[i] = counts[i]
+			if i > 0 {
+				out[i] -= counts[i-1]
+			}
 		}
+		return out
 	}
+	repeat := func(n uint64, k int) []uint64 {
+		out := make([]uint64, k)
+		for i := range out {
+			out[i] = n
+		}
+		return out
+	}
+	tallied := uint64(0)
+	for _, c := range shapeCases {
+		t.Run(c.file+"/"+c.fn, func(t *testing.T) {
+			all, globals := shapeRun(t, c.file, perInstruction(wasmcore.CostAll, true), c.fn, c.selectors)
+			allPlain, _ := shapeRun(t, c.file, perInstruction(wasmcore.CostAll, false), c.fn, c.selectors)
+			require.Equal(t, allPlain, all, "the tally is not counted")
+			fuel, _ := shapeRun(t, c.file, perInstruction(wasmcore.CostFuel, false), c.fn, c.selectors)
+			free := globals[fuelFreeExport]
+			if free == nil { // nothing to tally in the module
+				free = make([]uint64, len(all))
+			}
+			for i := range all {
+				assert.Equal(t, all[i]-free[i], fuel[i], "after %s(%d)", c.fn, c.selectors[i])
+			}
+			tallied += free[len(free)-1]
+			switch c.fn {
+			case "straight": // nop, local.get, drop, i32.const, return
+				assert.Equal(t, repeat(5, len(all)), deltas(all))
+				assert.Equal(t, repeat(2, len(all)), deltas(fuel))
+			case "bulk": // 3 operands and memory.fill, 3 and memory.copy
+				assert.Equal(t, repeat(8, len(all)), deltas(all))
+				assert.Equal(t, repeat(8, len(all)), deltas(fuel))
+			}
+		})
+	}
+	assert.Greater(t, tallied, uint64(50), "the shapes run nop, drop and return")
 }
 
 // TestHoistingChargesLess: on a real engine, hoisting leaves fewer charges
