@@ -70,6 +70,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
 	outDir := fs.String("out-dir", "", "keep the modules, profiles and guest outputs in `DIR` (base.wasm, base.pb.gz, base.stdout, new.…)")
 	stdinPath := fs.String("stdin", "", "give both guests this `file` as stdin (default: empty)")
+	timeout := fs.Duration("timeout", 0, "stop each guest after this `duration` (the compare then fails)")
 	openCache := cacheFlag(fs)
 	// Flags may come after the JS file; guest arguments after --.
 	var guestArgs []string
@@ -141,7 +142,12 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	}
 	for _, s := range sides {
 		guest := stdio{in: bytes.NewReader(stdin), out: &s.stdout, err: io.err}
-		prof, code, err := run(ctx, s.label+".wasm", s.module, guestArgs, cache, guest)
+		runCtx, cancel := ctx, context.CancelFunc(func() {})
+		if *timeout > 0 {
+			runCtx, cancel = context.WithTimeoutCause(ctx, *timeout, fmt.Errorf("%s %v", profiler.TimeoutPrefix, *timeout))
+		}
+		prof, code, err := run(runCtx, s.label+".wasm", s.module, guestArgs, cache, guest)
+		cancel()
 		if err != nil {
 			return fail(io, exitFailure, fmt.Errorf("running %s built with %s: %w", jsPath, s.pluginPath, err))
 		}

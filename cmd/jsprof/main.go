@@ -19,14 +19,25 @@ func main() {
 	// SIGINT and SIGTERM cancel the context with the signal as the cause:
 	// wazero then stops the guest, and jsprof writes what it measured and
 	// exits with 128 + the signal's number.
+	// A second signal, while jsprof is still writing, ends it at once.
 	ctx, cancel := context.WithCancelCause(context.Background())
-	signals := make(chan os.Signal, 1)
+	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	go func() {
+		sig, ok := <-signals
+		if !ok {
+			return
+		}
+		cancel(interrupted{sig.(syscall.Signal)})
 		if sig, ok := <-signals; ok {
-			cancel(interrupted{sig.(syscall.Signal)})
+			fmt.Fprintf(os.Stderr, "jsprof: %s again: exiting without writing\n", sig)
+			os.Exit(128 + int(sig.(syscall.Signal)))
 		}
 	}()
+	// A reader that has gone (jsprof run … | head) must not kill jsprof
+	// before it writes the profile: writes to it fail with EPIPE instead,
+	// which the guest sees as any write error.
+	signal.Ignore(syscall.SIGPIPE)
 	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	signal.Stop(signals)
 	cancel(nil)
@@ -104,25 +115,65 @@ func usage(w io.Writer) {
 }
 
 // newFlagSet returns a flag set that reports errors on io.err and prints
-// synopsis above the flags for --help.
+// synopsis above the flags for --help, once, on io.out.
 func newFlagSet(name, synopsis string, io stdio) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.err)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", synopsis)
-		fs.PrintDefaults()
+		printDefaults(fs)
 	}
 	return fs
 }
 
+// printDefaults is flag's PrintDefaults, except that a default of -1
+// (--top's "not given": the default depends on the output) is not shown,
+// as the flag's own text says what it means.
+func printDefaults(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "  -%s", f.Name)
+		kind, usage := flag.UnquoteUsage(f)
+		if kind != "" {
+			b.WriteString(" " + kind)
+		}
+		if b.Len() <= 4 && kind == "" {
+			b.WriteString("\t")
+		} else {
+			b.WriteString("\n    \t")
+		}
+		b.WriteString(strings.ReplaceAll(usage, "\n", "\n    \t"))
+		switch f.DefValue {
+		case "", "0", "0s", "false", "-1":
+		default:
+			if g, ok := f.Value.(flag.Getter); ok && isString(g.Get()) {
+				fmt.Fprintf(&b, " (default %q)", f.DefValue)
+			} else {
+				fmt.Fprintf(&b, " (default %v)", f.DefValue)
+			}
+		}
+		fmt.Fprintln(fs.Output(), b.String())
+	})
+}
+
+func isString(v any) bool { _, ok := v.(string); return ok }
+
 // parseFlags parses args; done reports that the caller should return code.
+// --help prints the usage on stdout; a bad flag, flag's message and the
+// usage on stderr.
 func parseFlags(fs *flag.FlagSet, args []string, io stdio) (code int, done bool) {
-	if err := fs.Parse(args); err != nil {
+	usage := fs.Usage
+	fs.Usage = func() {} // printed below, once, where it belongs
+	err := fs.Parse(args)
+	fs.Usage = usage
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(io.out)
 			fs.Usage()
+			fs.SetOutput(io.err)
 			return 0, true
 		}
+		fs.Usage()
 		return exitUsage, true
 	}
 	return 0, false

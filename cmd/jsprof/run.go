@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -11,7 +12,6 @@ import (
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -104,6 +104,14 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if f.mode == modeOff && f.maxInstr > 0 {
 		return fail(io, exitUsage, errors.New("--max-instructions counts instructions: it needs a profiling --mode"))
 	}
+	if f.mode == modeSample && f.every == 0 {
+		return fail(io, exitUsage, errors.New("--sample-every 0: want a period of at least 1 instruction"))
+	}
+	if f.pprofAddr != "" {
+		if _, _, err := net.SplitHostPort(f.pprofAddr); err != nil {
+			return fail(io, exitUsage, fmt.Errorf("--pprof-addr %s: want HOST:PORT: %w", f.pprofAddr, err))
+		}
+	}
 	modulePath, guestArgs := rest[0], rest[1:]
 	if len(guestArgs) > 0 && guestArgs[0] == "--" {
 		guestArgs = guestArgs[1:]
@@ -143,6 +151,16 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitFailure, err)
 	}
 
+	var outs *outputs
+	if f.mode != modeOff {
+		// Every output is created (as a temporary file beside it) before
+		// the guest runs, so that an unwritable path is said now, not
+		// after a long run, and the guest's exit code survives.
+		if outs, err = openOutputs(f, modulePath); err != nil {
+			return fail(io, exitUsage, err)
+		}
+		defer outs.discard()
+	}
 	var sess *profiler.Session
 	if f.mode != modeOff {
 		var plugin []byte
@@ -179,11 +197,12 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if sess != nil {
 		runCtx = sess.Context(runCtx)
 		if f.pprofAddr != "" {
-			_, stop, err := sess.Serve(f.pprofAddr)
+			addr, stop, err := sess.Serve(f.pprofAddr)
 			if err != nil {
 				return fail(io, exitFailure, fmt.Errorf("--pprof-addr: %w", err))
 			}
 			defer stop()
+			fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
 		}
 	}
 	stopProgress := func() {}
@@ -202,11 +221,18 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if sess != nil {
 		// The guest has ended, however it ended: what was measured is
 		// written before anything else is said.
-		out, err := sess.Finish(profiler.Run{Start: start, ExitCode: code, Trap: res.Trap})
+		// An interrupt that stopped the guest has done its work: naming
+		// still runs. One that comes after the guest ended skips it (and
+		// a second one ends jsprof: main).
+		finishCtx := ctx
+		if ctx.Err() != nil {
+			finishCtx = context.WithoutCancel(ctx)
+		}
+		out, err := sess.Finish(finishCtx, profiler.Run{Start: start, ExitCode: code, Trap: res.Trap})
 		if err != nil {
 			return fail(io, exitFailure, err)
 		}
-		if err := writeOutputs(out, f, io); err != nil {
+		if err := outs.write(out, f, io); err != nil {
 			return fail(io, exitFailure, err)
 		}
 	}
@@ -258,6 +284,9 @@ func progress(io stdio, interval time.Duration, start time.Time, instructions fu
 // returns jsprof's exit code for it.
 func exitStatus(res runner.Result, code int, io stdio) int {
 	if res.Trap == nil {
+		if res.ExitCode > profiler.MaxExitStatus {
+			return fail(io, code, fmt.Errorf("the guest exited with code %d, which no process can exit with (0-%d)", res.ExitCode, profiler.MaxExitStatus))
+		}
 		return code
 	}
 	var (
@@ -276,41 +305,6 @@ func exitStatus(res runner.Result, code int, io stdio) int {
 		return fail(io, code, res.Trap)
 	}
 	return fail(io, code, fmt.Errorf("guest trapped: %w", res.Trap))
-}
-
-// writeOutputs writes every output the flags ask for: the profile, the
-// collapsed stacks and the cost tables.
-func writeOutputs(out *profiler.Outcome, f runFlags, io stdio) error {
-	for _, w := range out.Warnings {
-		warn(io, w)
-	}
-	if err := writeFileAtomic(f.output, func(w *os.File) error { return out.Profile.Write(w) }); err != nil {
-		return err
-	}
-	if f.collapsed != "" {
-		if err := writeFileAtomic(f.collapsed, func(w *os.File) error {
-			return jsprofile.WriteCollapsed(w, out.Profile, jsprofile.ValueInstructions)
-		}); err != nil {
-			return err
-		}
-	}
-	if f.reportJSON != "" {
-		r, err := report.NewReport(out.Tables, report.ReportOptions{By: report.BySummary, Source: filepath.Base(f.output)})
-		if err != nil {
-			return err
-		}
-		if err := writeFileAtomic(f.reportJSON, func(w *os.File) error { return r.WriteJSON(w) }); err != nil {
-			return err
-		}
-	}
-	if f.report {
-		r, err := report.NewReport(out.Tables, report.ReportOptions{By: report.BySummary, Top: f.top, Source: filepath.Base(f.output)})
-		if err != nil {
-			return err
-		}
-		return r.WriteText(io.err)
-	}
-	return nil
 }
 
 // readModule reads a module. With check, it is decoded, so that a
@@ -353,29 +347,11 @@ func loadPlugin(path string) (*loadedPlugin, error) {
 }
 
 // writeFileAtomic writes via a temporary file in the same directory and a
-// rename, so an interrupted jsprof never leaves half a file. The file is
-// readable by all (0644), as profiles and reports are meant to be shared;
-// CreateTemp's 0600 would not be.
+// rename, so an interrupted jsprof never leaves half a file.
 func writeFileAtomic(path string, write func(f *os.File) error) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".jsprof-*")
+	o, err := createOutput(path)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return err
 	}
-	tmp := f.Name()
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return o.commit(write)
 }

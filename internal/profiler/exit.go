@@ -19,6 +19,14 @@ const (
 	ExitSignalBase = 128
 )
 
+// MaxExitStatus is the largest exit status a process can report; a guest
+// exiting with a larger code (WASI allows any u32) makes jsprof exit with
+// ExitOutOfRange instead.
+const (
+	MaxExitStatus  = 255
+	ExitOutOfRange = 1
+)
+
 // Signaled is the cause of a run cancelled by a signal.
 type Signaled interface {
 	error
@@ -30,6 +38,10 @@ type Signaled interface {
 // --max-instructions; 128+n for signal n.
 func ExitCode(res runner.Result) int {
 	if res.Trap == nil {
+		if res.ExitCode > MaxExitStatus {
+			// A process cannot exit with it: 256 would read as 0.
+			return ExitOutOfRange
+		}
 		return int(res.ExitCode)
 	}
 	var (

@@ -281,8 +281,11 @@ type Outcome struct {
 
 // Finish collects the measurements once the guest has ended and builds
 // the profile and its tables. However the guest ended, what was measured
-// is kept; what could not be read is said in Warnings.
-func (s *Session) Finish(run Run) (*Outcome, error) {
+// is kept; what could not be read is said in Warnings. When ctx is done
+// (the user interrupted the run), naming, the one step whose cost is not
+// bounded by the measurements' size, is skipped: functions keep their
+// addresses, and the profile is written at once.
+func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	s.Finished()
 	results, err := s.meter.Collect()
 	if results == nil {
@@ -292,11 +295,15 @@ func (s *Session) Finish(run Run) (*Outcome, error) {
 	if err != nil {
 		out.Warnings = append(out.Warnings, err)
 	}
-	if s.namer != nil {
+	if s.namer != nil && ctx.Err() != nil {
+		out.Warnings = append(out.Warnings, errors.New("interrupted: JS functions are named by their bytecode address"))
+		s.namer = nil
+	}
+	if namer := s.namer; namer != nil {
 		if mem := s.meter.Memory(); mem != nil {
-			s.namer.UseMemory(mem)
+			namer.UseMemory(mem)
 		}
-		s.namer.Learn(results.Functions)
+		namer.Learn(results.Functions)
 	}
 	meta := s.meta(run)
 	if s.sampler != nil {
@@ -444,6 +451,6 @@ func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Option
 		s.Finished()
 		return nil, res, err
 	}
-	out, err := s.Finish(Run{Start: start, ExitCode: ExitCode(res), Trap: res.Trap})
+	out, err := s.Finish(ctx, Run{Start: start, ExitCode: ExitCode(res), Trap: res.Trap})
 	return out, res, err
 }

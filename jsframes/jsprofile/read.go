@@ -3,6 +3,7 @@ package jsprofile
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -74,7 +75,7 @@ func Read(p *profile.Profile) (*Profile, error) {
 		}
 		jp.frames[fn.ID] = f
 	}
-	var sum uint64
+	var sums [NumValues]uint64
 	for i, s := range p.Sample {
 		if len(s.Value) != NumValues {
 			return nil, fmt.Errorf("sample %d has %d values, want %d", i, len(s.Value), NumValues)
@@ -100,15 +101,19 @@ func Read(p *profile.Profile) (*Profile, error) {
 		if !inJS && s.Value[ValueExecutions] > 0 {
 			return nil, fmt.Errorf("sample %d: %d opcode executions outside any JS function", i, s.Value[ValueExecutions])
 		}
-		next := sum + uint64(s.Value[ValueInstructions])
-		if next < sum {
-			return nil, fmt.Errorf("sample %d: the samples' wasm_instructions overflow 64 bits", i)
+		// Sums of the values must fit, so that no table built from them
+		// wraps: every total a report shows is at most one of these.
+		for j, v := range s.Value {
+			next := sums[j] + uint64(v)
+			if next < sums[j] || next > math.MaxInt64 {
+				return nil, fmt.Errorf("sample %d: the samples' %s overflow a 64-bit count", i, p.SampleType[j].Type)
+			}
+			sums[j] = next
 		}
-		sum = next
 	}
-	if jp.Meta.Mode == ModeExact && sum != jp.Meta.TotalInstructions {
+	if jp.Meta.Mode == ModeExact && sums[ValueInstructions] != jp.Meta.TotalInstructions {
 		return nil, fmt.Errorf("exact profile's samples sum to %d wasm_instructions, but its %s comment says %d",
-			sum, commentTotal, jp.Meta.TotalInstructions)
+			sums[ValueInstructions], commentTotal, jp.Meta.TotalInstructions)
 	}
 	return jp, nil
 }
