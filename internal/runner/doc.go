@@ -8,6 +8,15 @@
 // a stub that fails, naming the import, only if the guest calls it: Javy
 // plugins import host functions (env.*) that most programs never use.
 //
+// The guest is hostile until shown otherwise. A granted directory is a file
+// system the guest cannot leave (rootfs.go: every path and symbolic link is
+// resolved beneath it by os.Root, where wazero's own mount follows links
+// anywhere). Every host call that can block — reading stdin, sleeping,
+// polling, writing to a pipe — returns when the run's context is done
+// (cancel.go), so that the guest goes back to Wasm, where it is stopped
+// (by wazero, or by the profiler's checkpoints), and Run returns the
+// context's cause as the trap.
+//
 // The runner knows nothing of JS or of profiling; the profiler hands it an
 // already instrumented module and a context carrying its listeners.
 package runner

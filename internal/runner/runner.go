@@ -14,6 +14,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 )
@@ -53,10 +54,14 @@ type Plugin struct {
 
 // Options configures one run.
 type Options struct {
-	Name   string   // program name: argv[0] and messages
-	Args   []string // guest arguments after argv[0]
-	Env    []string // "KEY=VALUE" entries; nothing of the host's is inherited
-	Dirs   []Mount
+	Name string   // program name: argv[0] and messages
+	Args []string // guest arguments after argv[0]
+	Env  []string // "KEY=VALUE" entries; nothing of the host's is inherited
+	// Dirs are directories the guest may use, and nothing outside them:
+	// links that lead out are not followed.
+	Dirs []Mount
+	// Stdio. A read or write that blocks returns when the run's context is
+	// done; the goroutine doing it is then left behind until it returns.
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
@@ -182,31 +187,57 @@ func (s *Session) Instantiate(ctx context.Context, compiled wazero.CompiledModul
 }
 
 // ModuleConfig is the WASI configuration of opts: stdio, arguments,
-// environment and directories, and nothing of the host's beyond them.
+// environment and directories, and nothing of the host's beyond them. Its
+// host calls do not watch any context, and the directories it opens are
+// closed when garbage; Run uses ModuleConfigContext.
 func ModuleConfig(opts Options) (wazero.ModuleConfig, error) {
-	cfg := wazero.NewModuleConfig().
-		WithStdin(orEmpty(opts.Stdin)).
-		WithStdout(orDiscard(opts.Stdout)).
-		WithStderr(orDiscard(opts.Stderr)).
+	cfg, _, err := ModuleConfigContext(context.Background(), opts)
+	return cfg, err
+}
+
+// ModuleConfigContext is ModuleConfig for a run that ctx can stop: a guest
+// blocked in a host call (reading stdin, sleeping, writing to a pipe nobody
+// drains) returns to Wasm when ctx is done (cancel.go). Each --dir is a
+// file system the guest cannot leave (rootfs.go); release closes them,
+// once the run is over.
+func ModuleConfigContext(ctx context.Context, opts Options) (cfg wazero.ModuleConfig, release func(), err error) {
+	cfg = wazero.NewModuleConfig().
+		WithStdin(cancellableStdin(ctx, opts.Stdin)).
+		WithStdout(cancellableOutput(ctx, opts.Stdout)).
+		WithStderr(cancellableOutput(ctx, opts.Stderr)).
 		WithArgs(append([]string{opts.Name}, opts.Args...)...)
 	if !opts.Deterministic {
-		cfg = cfg.WithSysWalltime().WithSysNanotime().WithSysNanosleep().WithRandSource(rand.Reader)
+		// wazero's fixed clocks sleep not at all; the host's sleep is cut
+		// short by ctx.
+		cfg = cfg.WithSysWalltime().WithSysNanotime().WithNanosleep(nanosleep(ctx)).WithRandSource(rand.Reader)
 	}
 	for _, kv := range opts.Env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--env %q: want KEY=VALUE", kv)
+			return nil, nil, fmt.Errorf("--env %q: want KEY=VALUE", kv)
 		}
 		cfg = cfg.WithEnv(k, v)
 	}
-	if len(opts.Dirs) > 0 {
-		fs := wazero.NewFSConfig()
-		for _, d := range opts.Dirs {
-			fs = fs.WithDirMount(d.Host, d.Guest)
+	var roots []*rootFS
+	release = func() {
+		for _, r := range roots {
+			_ = r.Close()
 		}
-		cfg = cfg.WithFSConfig(fs)
 	}
-	return cfg, nil
+	if len(opts.Dirs) > 0 {
+		fsc := wazero.NewFSConfig().(sysfs.FSConfig)
+		for _, d := range opts.Dirs {
+			r, err := openRootFS(d.Host)
+			if err != nil {
+				release()
+				return nil, nil, err
+			}
+			roots = append(roots, r)
+			fsc = fsc.WithSysFSMount(r, d.Guest).(sysfs.FSConfig)
+		}
+		cfg = cfg.WithFSConfig(fsc.(wazero.FSConfig))
+	}
+	return cfg, release, nil
 }
 
 // InitializePlugin calls a Javy plugin's runtime initialization export if it
@@ -254,10 +285,11 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", opts.Name, err)
 	}
-	modCfg, err := ModuleConfig(opts)
+	modCfg, release, err := ModuleConfigContext(ctx, opts)
 	if err != nil {
 		return Result{}, err
 	}
+	defer release()
 	if opts.Plugin != nil {
 		pluginCompiled, err := s.Compile(ctx, "plugin "+opts.Plugin.Name, opts.Plugin.Wasm)
 		if err != nil {
@@ -289,11 +321,14 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 		}
 	}
 	res := Result{Entry: entry}
-	if _, err := mod.ExportedFunction(entry).Call(ctx); err != nil {
-		if ctx.Err() != nil { // the run was stopped: a deadline or an interrupt
-			res.ExitCode, res.Trap = ExitTrap, context.Cause(ctx)
-			return res, nil
-		}
+	_, err = mod.ExportedFunction(entry).Call(ctx)
+	if ctx.Err() != nil {
+		// The run was stopped (a deadline, an interrupt): even a guest
+		// that then returned by itself saw its host calls cut short.
+		res.ExitCode, res.Trap = ExitTrap, context.Cause(ctx)
+		return res, nil
+	}
+	if err != nil {
 		if code, ok := exitCode(err); ok {
 			res.ExitCode = code
 		} else {
@@ -395,18 +430,4 @@ func exitCode(err error) (uint32, bool) {
 		return exit.ExitCode(), true
 	}
 	return 0, false
-}
-
-func orEmpty(r io.Reader) io.Reader {
-	if r == nil {
-		return strings.NewReader("")
-	}
-	return r
-}
-
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
 }

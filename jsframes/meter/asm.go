@@ -248,10 +248,17 @@ func (g *globals) dispatchCode(fLookup uint32, l dispatchLocals) []byte {
 // open-addressing table the host maintains; on a miss the host creates the
 // function or context, enters it in the table and returns its block.
 //
+// It probes at most every entry once, then asks the host: the table lives
+// in guest memory, and a guest that filled it leaves no free entry to end
+// the search. This function's instructions are not counted, so a loop here
+// would never reach a checkpoint, and neither an instruction limit nor a
+// timeout could stop it.
+//
 //	(param $addr i32) (param $fobj i64) (param $parent i32) (param $site i32) (result i32)
-//	(local $h i32) (local $e i32) (local $k i32)
+//	(local $h i32) (local $e i32) (local $k i32) (local $n i32)
 func (g *globals) lookupBody(fHost uint32) []byte {
-	const addr, fobj, parent, site, h, e, k = 0, 1, 2, 3, 4, 5, 6
+	const addr, fobj, parent, site, h, e, k, n = 0, 1, 2, 3, 4, 5, 6, 7
+	callHost := ops{lget(addr), lget(fobj), lget(parent), lget(site), call(fHost), op(wasmcore.OpReturn)}
 	out := ops{
 		// h = mix(addr ^ parent*K1 ^ site*K2) & mask, as Meter.hashInsert
 		lget(addr), lget(parent), i32c(hashParentMul), op(wasmcore.OpI32Mul), op(wasmcore.OpI32Xor),
@@ -267,14 +274,22 @@ func (g *globals) lookupBody(fHost uint32) []byte {
 		lget(e), load32(hashValueBlock), op(wasmcore.OpReturn),
 		end(),
 		lget(k), op(wasmcore.OpI32Eqz), ifThen(),
-		lget(addr), lget(fobj), lget(parent), lget(site), call(fHost), op(wasmcore.OpReturn),
+	}
+	out = append(out, callHost...)
+	out = append(out,
+		end(),
+		// n++ > mask: every entry seen
+		lget(n), i32c(1), op(wasmcore.OpI32Add), ltee(n), gget(g.hashMask), op(wasmcore.OpI32GtU), ifThen(),
+	)
+	out = append(out, callHost...)
+	out = append(out,
 		end(),
 		lget(h), i32c(1), op(wasmcore.OpI32Add), gget(g.hashMask), op(wasmcore.OpI32And), lset(h),
 		wasmcore.Instr{Op: wasmcore.OpBr, Index: 0},
 		end(),
 		op(wasmcore.OpUnreachable),
 		end(),
-	}
+	)
 	return code(out...)
 }
 

@@ -14,6 +14,15 @@
 // The counters live in memory the host reserves in the guest's linear memory
 // by growing it before the guest runs; the guest's allocator takes later
 // pages as usual. The host reads them back into Results when the guest ends.
+// The guest can write there too (wazero has no memory the injected code
+// could update cheaply and the guest could not address), so nothing read
+// back is trusted (collect.go): each block is checked against what the host
+// made (address, base, limit, a check word), each count against the
+// instruction counter (a global the guest's code cannot name), and the
+// parts must add up to it. What fails is left out and reported as
+// ErrTampered; allocation follows what the host made, never a size read
+// from the guest; the lookups and host loops over guest-kept tables are
+// bounded, so a guest that fills them cannot hang the run.
 //
 // Sampling (Options.Sample) keeps much less: a shadow stack of each
 // activation's function object and current opcode address, the count kept

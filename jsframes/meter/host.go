@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
@@ -19,6 +18,17 @@ const (
 	initialHashSlots   = 1 << 10  // doubles past half full
 	arenaChunk         = pageSize // the first chunk after the initial page; then doubling
 	maxArenaChunk      = 16 * pageSize
+
+	// What the guest can make the host keep, through addresses and calls
+	// of its making, is bounded: real engines run with a few thousand
+	// functions and keys. Past maxFunctions, new functions are charged to
+	// the native bucket; past maxKeys, lookups are answered without being
+	// entered in the table (the host is asked again each time).
+	maxFunctions = 1 << 18
+	maxKeys      = 1 << 20
+	// maxObjects bounds the sampling cache of function objects; it starts
+	// over when full.
+	maxObjects = 1 << 16
 )
 
 // Meter is the host side of instrumented runs: it links the imports the
@@ -46,6 +56,10 @@ type Meter struct {
 	contexts        int                  // calling contexts made beyond the functions' own
 
 	err error // the first host-side failure; the module then runs on, uncharged
+	// tampered is the first sign, seen while the guest ran, that it wrote
+	// over the accounting state (ErrTampered); Collect reports it.
+	tampered error
+	reserved [][2]uint32 // [start, end) of every region reserve made
 
 	progress *atomic.Uint64 // the counter at the last checkpoint, for Instructions
 
@@ -195,6 +209,7 @@ func (mt *Meter) reserve(n uint32) (uint32, error) {
 	if !ok {
 		return 0, fmt.Errorf("meter: cannot grow the guest's memory by %d pages for the counters (its maximum is reached)", pages)
 	}
+	mt.reserved = append(mt.reserved, [2]uint32{prev * pageSize, (prev + pages) * pageSize})
 	return prev * pageSize, nil
 }
 
@@ -216,6 +231,7 @@ func (mt *Meter) newBlock(base, limit uint32) (uint32, error) {
 	mem := mt.mod.Memory()
 	mem.WriteUint32Le(b+blockBase, base)
 	mem.WriteUint32Le(b+blockLimit, limit)
+	mem.WriteUint32Le(b+blockCheck, blockCheckWord(b, base, limit))
 	return b, nil
 }
 
@@ -241,13 +257,34 @@ func (mt *Meter) setHashTable(base, slots uint32) {
 	mt.mod.ExportedGlobal(exportHashMask).(api.MutableGlobal).Set(uint64(slots - 1))
 }
 
+// repairHashTable clears the table, which the guest wrote over, and enters
+// every known address again, so that neither the module's lookups nor the
+// host's inserts go round a table with no free entry.
+func (mt *Meter) repairHashTable(why string) {
+	mt.tamper(fmt.Errorf("the address table at %#x: %s", mt.hashBase, why))
+	if b, ok := mt.mod.Memory().Read(mt.hashBase, (mt.hashMask+1)*hashEntrySize); ok {
+		clear(b)
+	}
+	mt.setHashTable(mt.hashBase, mt.hashMask+1)
+}
+
+// tamper records the first sign that the guest wrote over the accounting
+// state while it ran.
+func (mt *Meter) tamper(err error) {
+	if mt.tampered == nil {
+		mt.tampered = err
+	}
+}
+
 // hashInsert mirrors the module's lookup (lookupBody): h = mix(addr ^
-// parent*K1 ^ site*K2) & mask, linear probing.
-func (mt *Meter) hashInsert(key tableKey, block uint32) {
+// parent*K1 ^ site*K2) & mask, linear probing. It looks at every entry at
+// most once: false when none is free, which only a guest writing over the
+// table can cause (it is never more than half full).
+func (mt *Meter) hashInsert(key tableKey, block uint32) bool {
 	mem := mt.mod.Memory()
 	x := (key.addr ^ key.parent*uint32(hashParentMul&0xFFFFFFFF) ^ key.site*uint32(hashSiteMul&0xFFFFFFFF)) * 0x9E3779B1
 	h := (x ^ x>>15) & mt.hashMask
-	for {
+	for range mt.hashMask + 1 {
 		e := mt.hashBase + h*hashEntrySize
 		a, _ := mem.ReadUint32Le(e + hashKeyAddr)
 		p, _ := mem.ReadUint32Le(e + hashKeyParent)
@@ -260,21 +297,28 @@ func (mt *Meter) hashInsert(key tableKey, block uint32) {
 			if a == 0 {
 				mt.hashUsed++
 			}
-			return
+			return true
 		}
 		h = (h + 1) & mt.hashMask
 	}
+	return false
 }
 
-// enter records key → block in the address table, growing it past half full.
+// enter records key → block in the address table, growing it past half
+// full. Past maxKeys it records nothing: the module asks the host again.
 func (mt *Meter) enter(key tableKey, block uint32) error {
+	if len(mt.byKey) >= maxKeys {
+		return nil
+	}
 	mt.byKey[key] = block
 	if (mt.hashUsed+1)*2 > mt.hashMask+1 {
 		if err := mt.newHashTable((mt.hashMask + 1) * 2); err != nil {
 			return err
 		}
 	}
-	mt.hashInsert(key, block)
+	if !mt.hashInsert(key, block) {
+		mt.repairHashTable("no free entry")
+	}
 	return nil
 }
 
@@ -283,6 +327,11 @@ func (mt *Meter) enter(key tableKey, block uint32) error {
 // i64, parent block i32, site i32) -> block i32.
 func (mt *Meter) newFunction(_ context.Context, _ api.Module, stack []uint64) {
 	addr, funcObj, parent, site := uint32(stack[0]), stack[1], uint32(stack[2]), uint32(stack[3])
+	if _, known := mt.byKey[tableKey{addr, parent, site}]; known {
+		// The module's lookup missed a key the host entered: the guest
+		// wrote over the table.
+		mt.repairHashTable(fmt.Sprintf("entry of address %#x lost", addr))
+	}
 	block, err := mt.contextBlock(addr, funcObj, parent, site)
 	if err != nil {
 		// Keep the guest running: charge the native bucket, remember why.
@@ -350,6 +399,9 @@ func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
 		}
 	}
 	f := mt.byStart[start]
+	if f == nil && len(mt.funcs) >= maxFunctions {
+		return 0, fmt.Errorf("meter: more than %d JS functions (the function at %#x and later ones are counted as native)", maxFunctions, start)
+	}
 	if f == nil {
 		base, limit := start, length
 		if length == 0 {
@@ -513,144 +565,4 @@ func (mt *Meter) containing(addr uint32) *function {
 		}
 	}
 	return nil
-}
-
-// contextCost is one context's share of f's costs, its parent not yet
-// known (Collect links them).
-func contextCost(fi int, f *function, c *callContext, calls uint64, s [][2]uint64) ContextCost {
-	return ContextCost{Function: fi, Parent: -1, CallSite: c.site, Calls: calls, CallSetupInstructions: s[len(s)-1][1], PCs: slotCosts(f, s), ctx: c}
-}
-
-// slotCosts lists the slots of f's blocks that ran, the call setup (last)
-// left out: by pc, with the opcode at it, or, when f's length is unknown,
-// by opcode value (PC and Opcode both that value).
-func slotCosts(f *function, s [][2]uint64) []PCCost {
-	var out []PCCost
-	for i, v := range s[:len(s)-1] {
-		if v == [2]uint64{} {
-			continue
-		}
-		opcode := i
-		if f.length > 0 {
-			opcode = -1
-			if i < len(f.code) {
-				opcode = int(f.code[i])
-			}
-		}
-		out = append(out, PCCost{PC: uint32(i), Opcode: opcode, Executions: v[0], Instructions: v[1]})
-	}
-	return out
-}
-
-// Collect reads the counters after the guest ended (normally, by exit or by
-// trap). What ran since the last charge is charged to the (function, slot)
-// that was running.
-func (mt *Meter) Collect() (*Results, error) {
-	if mt.mod == nil {
-		return nil, errors.New("meter: the instrumented module never started")
-	}
-	mem := mt.mod.Memory()
-	get := func(name string) uint64 { return mt.mod.ExportedGlobal(name).Get() }
-	total := get(mt.plan.Counter)
-	curBlock, curSlot := uint32(get(exportBlock)), uint32(get(exportSlot))
-	pending := total - get(exportLast)
-
-	// slots returns the (executions, instructions) of each slot of a block,
-	// the call setup last.
-	slots := func(block uint32) [][2]uint64 {
-		limit, _ := mem.ReadUint32Le(block + blockLimit)
-		out := make([][2]uint64, limit+1)
-		for i := range out {
-			slot := block + blockHeader + uint32(i)*slotSize
-			out[i][0], _ = mem.ReadUint64Le(slot + slotExecs)
-			out[i][1], _ = mem.ReadUint64Le(slot + slotInstrs)
-			if block == curBlock && uint32(i) == curSlot {
-				out[i][1] += pending
-			}
-		}
-		return out
-	}
-	res := &Results{TotalInstructions: total}
-	if mt.plan.Sample {
-		// Sampling charges no slots: the functions seen are all there is.
-		for _, f := range mt.funcs {
-			res.Functions = append(res.Functions, FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code})
-		}
-		return res, mt.err
-	}
-	// A function's contexts' blocks add up to its own costs. (Its contexts
-	// never nest, recursion being folded into the outer one, so their
-	// inclusive totals add up too.)
-	ctxIndex := map[*callContext]int{}
-	for fi, f := range mt.funcs {
-		fc := FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code}
-		fc.Resumptions = append([]uint32(nil), f.entries...)
-		sort.Slice(fc.Resumptions, func(i, j int) bool { return fc.Resumptions[i] < fc.Resumptions[j] })
-		var s [][2]uint64
-		for _, c := range f.contexts {
-			calls, _ := mem.ReadUint64Le(c.block + blockCalls)
-			incl, _ := mem.ReadUint64Le(c.block + blockTotal)
-			fc.Calls += calls
-			fc.TotalInstructions += incl
-			cs := slots(c.block)
-			if s == nil {
-				s = make([][2]uint64, len(cs))
-			}
-			for i := range cs {
-				s[i][0] += cs[i][0]
-				s[i][1] += cs[i][1]
-			}
-			ctxIndex[c] = len(res.Contexts)
-			res.Contexts = append(res.Contexts, contextCost(fi, f, c, calls, cs))
-		}
-		setup := s[len(s)-1]
-		fc.CallSetupInstructions = setup[1]
-		byOp := map[int]*OpcodeCost{}
-		costs := slotCosts(f, s)
-		if f.length > 0 {
-			fc.PCs = costs
-		}
-		for _, c := range costs {
-			o := byOp[c.Opcode]
-			if o == nil {
-				o = &OpcodeCost{Opcode: c.Opcode}
-				byOp[c.Opcode] = o
-			}
-			o.Executions += c.Executions
-			o.Instructions += c.Instructions
-		}
-		if setup[1] != 0 {
-			byOp[CallSetup] = &OpcodeCost{Opcode: CallSetup, Instructions: setup[1]}
-		}
-		for _, o := range byOp {
-			fc.Opcodes = append(fc.Opcodes, *o)
-			fc.SelfInstructions += o.Instructions
-		}
-		sort.Slice(fc.Opcodes, func(i, j int) bool { return fc.Opcodes[i].Opcode < fc.Opcodes[j].Opcode })
-		res.Functions = append(res.Functions, fc)
-	}
-	sum := func(block uint32) (n uint64) {
-		for _, c := range slots(block) {
-			n += c[1]
-		}
-		return n
-	}
-	res.Buckets = []BucketCost{
-		{Name: BucketOutside, Instructions: sum(mt.outside)},
-		{Name: BucketNative, Instructions: sum(mt.native)},
-	}
-	for i := range res.Contexts {
-		cc := &res.Contexts[i]
-		if p := cc.ctx.parent; p != nil {
-			cc.Parent = ctxIndex[p]
-			// the caller's slot is a pc unless it is its call setup, or
-			// its function's slots are by opcode
-			cc.HasCallSite = p.fn.length > 0 && cc.CallSite < p.fn.length
-		}
-		cc.ctx = nil
-	}
-	if err := res.Check(); err != nil {
-		return res, err
-	}
-	return res, mt.err
 }

@@ -267,7 +267,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 			panic(fmt.Sprintf("meter: injected function got index %d, want %d", got, want))
 		}
 	}
-	add(fLookup, wasmcore.Function{Type: lookupType, Locals: i32Locals(3), Body: g.lookupBody(fHost)})
+	add(fLookup, wasmcore.Function{Type: lookupType, Locals: i32Locals(4), Body: g.lookupBody(fHost)})
 
 	// The checkpoint trampoline: sampling needs the Wasm stack, which only
 	// a wazero listener on a Wasm function sees, so there it is empty and

@@ -17,6 +17,7 @@ const (
 	blockActive = 16 // u32: activations on the shadow stack right now
 	blockLimit  = 20 // u32: number of pc slots; slot limit is the call setup
 	blockBase   = 24 // u32: address of byte 0 of the bytecode; 0: slots by opcode
+	blockCheck  = 28 // u32: blockCheckWord of the block's address, base and limit
 	blockHeader = 32 // header size; slots follow
 	slotExecs   = 0  // u64 within a slot
 	slotInstrs  = 8  // u64 within a slot
@@ -61,3 +62,16 @@ const (
 
 // blockSize is the size of a block with limit pc slots and the call setup.
 func blockSize(limit uint32) uint32 { return blockHeader + (limit+1)*slotSize }
+
+// blockCheckWord is written in each block's header by the host and checked
+// when the counters are read back: the injected code never writes base,
+// limit or this word, so a guest that writes over its memory blindly
+// (zeros, ones, any fill) is caught even where the counts it leaves happen
+// to add up. It is a check against accidents and blind writes, not a
+// secret: a guest that reads its memory can copy it.
+func blockCheckWord(block, base, limit uint32) uint32 {
+	x := block*0x9E3779B1 ^ base*0x85EBCA77 ^ limit*0xC2B2AE3D ^ 0x6a737072 // "jspr"
+	x ^= x >> 16
+	x *= 0x7FEB352D
+	return x ^ x>>15
+}

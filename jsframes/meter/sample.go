@@ -2,6 +2,7 @@ package meter
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -183,28 +184,43 @@ func (mt *Meter) sample(mod api.Module, si experimental.StackIterator, count uin
 
 // activations reads the shadow stack: frame j holds the state of the
 // caller of activation j, so activation j's own state is in frame j+1, and
-// the innermost one's in the globals.
+// the innermost one's in the globals. The frames are in guest memory:
+// their values are only ever used to look up functions (bounded reads,
+// checked against what they lead to), and the stack is read within the
+// region the host made for it, whatever the stack pointer says.
 func (mt *Meter) activations() []Activation {
 	mem := mt.mod.Memory()
 	global := func(name string) uint64 { return mt.mod.ExportedGlobal(name).Get() }
 	sp := uint32(global(exportSP))
-	end := mt.stackBase + mt.stackCap*sampleFrameSize
 	mt.actBuf = mt.actBuf[:0]
 	if sp <= mt.stackBase {
 		return mt.actBuf
 	}
+	if (sp-mt.stackBase)%sampleFrameSize != 0 {
+		// The injected code moves it by whole frames from where the host
+		// set it: only a module importing the global could do this.
+		mt.tamper(fmt.Errorf("the shadow stack pointer %#x is not on a frame of the stack at %#x", sp, mt.stackBase))
+		return mt.actBuf
+	}
+	// Past a full stack, sp goes on counting activations that have no frame.
 	depth := (sp - mt.stackBase) / sampleFrameSize
+	frames, ok := mem.Read(mt.stackBase, min(depth, mt.stackCap)*sampleFrameSize)
+	if !ok {
+		mt.tamper(fmt.Errorf("the shadow stack at %#x is past the end of the memory", mt.stackBase))
+		return mt.actBuf
+	}
+	le := binary.LittleEndian
 	for j := uint32(1); j <= depth; j++ {
 		var funcObj uint64
 		var entry, pc uint32
 		if j < depth {
-			f := mt.stackBase + j*sampleFrameSize
-			if f >= end {
+			if j >= mt.stackCap {
 				break
 			}
-			funcObj, _ = mem.ReadUint64Le(f + sampleFrameFuncObj)
-			entry, _ = mem.ReadUint32Le(f + sampleFrameEntry)
-			pc, _ = mem.ReadUint32Le(f + sampleFramePC)
+			f := frames[j*sampleFrameSize:]
+			funcObj = le.Uint64(f[sampleFrameFuncObj:])
+			entry = le.Uint32(f[sampleFrameEntry:])
+			pc = le.Uint32(f[sampleFramePC:])
 		} else {
 			funcObj, entry, pc = global(exportFuncObj), uint32(global(exportEntry)), uint32(global(exportSlot))
 		}
@@ -231,6 +247,9 @@ func (mt *Meter) sampledFunction(funcObj uint64, entry, pc uint32) *function {
 	}
 	f := mt.functionAt(addr, funcObj)
 	if entry == 0 && f != nil {
+		if len(mt.byObject) >= maxObjects {
+			clear(mt.byObject) // objects come from guest memory: any number of them
+		}
 		mt.byObject[funcObj] = f
 	}
 	return f

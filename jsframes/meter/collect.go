@@ -1,0 +1,315 @@
+package meter
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// ErrTampered says that what was read back from the guest's memory is not
+// what the injected code could have left there: the guest wrote over the
+// accounting state. The counters live in the guest's own linear memory
+// (the only place the injected code can update them at a few instructions
+// per opcode: wazero has no second memory the guest cannot address), so
+// nothing read from there is trusted: every block is checked against what
+// the host knows of it (its address, base, limit and check word), every
+// count against the instruction counter, which lives in a global the
+// guest's own code cannot name, and the parts must add up to it.
+var ErrTampered = errors.New("the guest wrote over the profiler's counters in its memory")
+
+// maxProblems is how many tampered blocks an error names before it counts
+// the rest.
+const maxProblems = 1
+
+// readBack checks the counters it reads for one Collect.
+type readBack struct {
+	mem   api.Memory
+	total uint64 // the instruction counter: no count can exceed it
+	first error  // the first problem
+	more  int    // problems after it
+	// pending: instructions since the last charge, for (pendBlock, pendSlot)
+	pending             uint64
+	pendBlock, pendSlot uint32
+}
+
+func (rb *readBack) problem(err error) {
+	if rb.first == nil {
+		rb.first = err
+	} else {
+		rb.more++
+	}
+}
+
+// block checks the block at addr, which the host made with base and limit,
+// and returns its calls, its inclusive instructions and its slots (a view
+// of guest memory, limit+1 slots of slotSize bytes, the call setup last);
+// ok is false, and the problem recorded, if it cannot be trusted: none of
+// its counts are used then.
+func (rb *readBack) block(owner blockOwner, addr, base, limit uint32) (calls, incl uint64, slots []byte, ok bool) {
+	b, ok := rb.mem.Read(addr, blockSize(limit))
+	if !ok {
+		rb.problem(fmt.Errorf("the counters of %s at %#x: past the end of the memory (%d bytes)", owner, addr, rb.mem.Size()))
+		return 0, 0, nil, false
+	}
+	le := binary.LittleEndian
+	gotBase, gotLimit, gotCheck := le.Uint32(b[blockBase:]), le.Uint32(b[blockLimit:]), le.Uint32(b[blockCheck:])
+	if gotBase != base || gotLimit != limit || gotCheck != blockCheckWord(addr, base, limit) {
+		rb.problem(fmt.Errorf("the counters of %s at %#x: header says base %#x, limit %d, check %#x; the meter made it base %#x, limit %d, check %#x",
+			owner, addr, gotBase, gotLimit, gotCheck, base, limit, blockCheckWord(addr, base, limit)))
+		return 0, 0, nil, false
+	}
+	calls, incl = le.Uint64(b[blockCalls:]), le.Uint64(b[blockTotal:])
+	slots = b[blockHeader:]
+	var sum uint64
+	for i := uint32(0); i <= limit; i++ {
+		execs, instrs := le.Uint64(slots[i*slotSize+slotExecs:]), le.Uint64(slots[i*slotSize+slotInstrs:])
+		// Every execution runs instructions, so neither count exceeds the
+		// counter; nor does the block's sum (checked as it goes: no
+		// overflow). Whether all blocks add up to it is Results.Check's.
+		if execs > rb.total || instrs > rb.total-sum {
+			rb.problem(fmt.Errorf("the counters of %s at %#x: slot %d counts %d executions, %d instructions, of %d the guest ran", owner, addr, i, execs, instrs, rb.total))
+			return 0, 0, nil, false
+		}
+		sum += instrs
+	}
+	if calls > rb.total || incl > rb.total {
+		rb.problem(fmt.Errorf("the counters of %s at %#x: %d calls, %d inclusive and %d own instructions, of %d the guest ran", owner, addr, calls, incl, sum, rb.total))
+		return 0, 0, nil, false
+	}
+	return calls, incl, slots, true
+}
+
+// blockOwner names a block in errors: a function's, or a bucket's.
+type blockOwner struct {
+	fn     *function
+	bucket string
+}
+
+func (o blockOwner) String() string {
+	if o.fn != nil {
+		return fmt.Sprintf("the JS function at %#x", o.fn.start)
+	}
+	return "the bucket " + o.bucket
+}
+
+// slot is slot i of a block's slots: executions and instructions, with
+// what ran since the last charge added to the running slot.
+func (rb *readBack) slot(block uint32, slots []byte, i uint32) (execs, instrs uint64) {
+	le := binary.LittleEndian
+	execs, instrs = le.Uint64(slots[i*slotSize+slotExecs:]), le.Uint64(slots[i*slotSize+slotInstrs:])
+	if block == rb.pendBlock && i == rb.pendSlot {
+		instrs += rb.pending
+	}
+	return execs, instrs
+}
+
+// err is the error describing the problems, nil if none.
+func (rb *readBack) err() error {
+	if rb.first == nil {
+		return nil
+	}
+	more := ""
+	if rb.more > 0 {
+		more = fmt.Sprintf(" (and %d more)", rb.more)
+	}
+	return fmt.Errorf("meter: %w: %w%s; what they counted is left out", ErrTampered, rb.first, more)
+}
+
+// Collect reads the counters after the guest ended (normally, by exit, by
+// trap, or stopped). What ran since the last charge is charged to the
+// (function, slot) that was running.
+//
+// Nothing read from guest memory is trusted (ErrTampered): a block that
+// fails its checks is left out, and Collect returns the Results that can be
+// trusted — the total, every function seen, the blocks that passed — with
+// an error saying what was wrong; the caller writes them with a warning.
+// It allocates in proportion to what the host itself made (functions, the
+// pc slots of their buffers), never to a size read from the guest.
+func (mt *Meter) Collect() (*Results, error) {
+	if mt.mod == nil {
+		return nil, errors.New("meter: the instrumented module never started")
+	}
+	get := func(name string) uint64 { return mt.mod.ExportedGlobal(name).Get() }
+	total := get(mt.plan.Counter)
+	res := &Results{TotalInstructions: total}
+	if mt.plan.Sample {
+		// Sampling charges no slots: the functions seen are all there is.
+		for _, f := range mt.funcs {
+			res.Functions = append(res.Functions, FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code})
+		}
+		return res, mt.collectErr(nil)
+	}
+	rb := &readBack{mem: mt.mod.Memory(), total: total}
+	rb.pendingCharge(mt, uint32(get(exportBlock)), uint32(get(exportSlot)), get(exportLast))
+
+	// A function's contexts' blocks add up to its own costs. (Its contexts
+	// never nest, recursion being folded into the outer one, so their
+	// inclusive totals add up too.)
+	ctxIndex := map[*callContext]int{}
+	var sum [][2]uint64 // the function's slots over its contexts, reused
+	for fi, f := range mt.funcs {
+		fc := FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code}
+		fc.Resumptions = append([]uint32(nil), f.entries...)
+		sort.Slice(fc.Resumptions, func(i, j int) bool { return fc.Resumptions[i] < fc.Resumptions[j] })
+		base, limit := f.blockShape()
+		if cap(sum) <= int(limit) {
+			sum = make([][2]uint64, limit+1)
+		} else {
+			sum = sum[:limit+1]
+			clear(sum)
+		}
+		for _, c := range f.contexts {
+			ctxIndex[c] = len(res.Contexts)
+			cc := ContextCost{Function: fi, Parent: -1, CallSite: c.site, ctx: c}
+			calls, incl, slots, ok := rb.block(blockOwner{fn: f}, c.block, base, limit)
+			if ok {
+				cc.Calls = calls
+				fc.Calls += calls
+				fc.TotalInstructions += incl
+				for i := uint32(0); i <= limit; i++ {
+					execs, instrs := rb.slot(c.block, slots, i)
+					sum[i][0] += execs
+					sum[i][1] += instrs
+					if i < limit && (execs != 0 || instrs != 0) {
+						cc.PCs = append(cc.PCs, f.pcCost(i, execs, instrs))
+					}
+				}
+				_, cc.CallSetupInstructions = rb.slot(c.block, slots, limit)
+			}
+			res.Contexts = append(res.Contexts, cc)
+		}
+		setup := sum[limit][1]
+		fc.CallSetupInstructions = setup
+		byOp := map[int]*OpcodeCost{}
+		for i, v := range sum[:limit] {
+			if v == [2]uint64{} {
+				continue
+			}
+			c := f.pcCost(uint32(i), v[0], v[1])
+			if f.length > 0 {
+				fc.PCs = append(fc.PCs, c)
+			}
+			o := byOp[c.Opcode]
+			if o == nil {
+				o = &OpcodeCost{Opcode: c.Opcode}
+				byOp[c.Opcode] = o
+			}
+			o.Executions += c.Executions
+			o.Instructions += c.Instructions
+		}
+		if setup != 0 {
+			byOp[CallSetup] = &OpcodeCost{Opcode: CallSetup, Instructions: setup}
+		}
+		for _, o := range byOp {
+			fc.Opcodes = append(fc.Opcodes, *o)
+			fc.SelfInstructions += o.Instructions
+		}
+		sort.Slice(fc.Opcodes, func(i, j int) bool { return fc.Opcodes[i].Opcode < fc.Opcodes[j].Opcode })
+		res.Functions = append(res.Functions, fc)
+	}
+	bucket := func(name string, block uint32) uint64 {
+		_, _, slots, ok := rb.block(blockOwner{bucket: name}, block, 0, 0)
+		if !ok {
+			return 0
+		}
+		_, instrs := rb.slot(block, slots, 0)
+		return instrs
+	}
+	res.Buckets = []BucketCost{
+		{Name: BucketOutside, Instructions: bucket(BucketOutside, mt.outside)},
+		{Name: BucketNative, Instructions: bucket(BucketNative, mt.native)},
+	}
+	for i := range res.Contexts {
+		cc := &res.Contexts[i]
+		if p := cc.ctx.parent; p != nil {
+			cc.Parent = ctxIndex[p]
+			// the caller's slot is a pc unless it is its call setup, or
+			// its function's slots are by opcode
+			cc.HasCallSite = p.fn.length > 0 && cc.CallSite < p.fn.length
+		}
+		cc.ctx = nil
+	}
+	err := rb.err()
+	if err == nil {
+		if cerr := res.Check(); cerr != nil {
+			// Each block passed its checks, yet the parts do not add up
+			// to the counter the injected code keeps them equal to.
+			err = fmt.Errorf("%w (%w)", cerr, ErrTampered)
+		}
+	}
+	return res, mt.collectErr(err)
+}
+
+// pendingCharge validates the running (block, slot) and the count at its
+// last charge, as the globals hold them when the guest ended, and sets
+// what ran since to be added to that slot. The guest's own code cannot
+// name these globals, but the block and slot come back from the shadow
+// stack in its memory at every return.
+func (rb *readBack) pendingCharge(mt *Meter, block, slot uint32, last uint64) {
+	rb.pendBlock, rb.pendSlot = ^uint32(0), ^uint32(0)
+	limit, ok := uint32(0), block == mt.outside || block == mt.native
+	if c := mt.ctxByBlock[block]; c != nil {
+		_, limit = c.fn.blockShape()
+		ok = true
+	}
+	switch {
+	case !ok:
+		rb.problem(fmt.Errorf("the running block %#x is none the meter made", block))
+	case slot > limit:
+		rb.problem(fmt.Errorf("the running slot %d is past its block's %d", slot, limit))
+	case last > rb.total:
+		rb.problem(fmt.Errorf("the last charge at instruction %d is past the counter's %d", last, rb.total))
+	default:
+		rb.pendBlock, rb.pendSlot, rb.pending = block, slot, rb.total-last
+	}
+}
+
+// collectErr joins an error of Collect's with what went wrong while the
+// guest ran, on one line.
+func (mt *Meter) collectErr(err error) error {
+	var during error
+	if mt.tampered != nil {
+		during = fmt.Errorf("meter: %w while it ran: %w", ErrTampered, mt.tampered)
+	}
+	var errs []error
+	for _, e := range []error{err, during, mt.err} {
+		if e != nil {
+			errs = append(errs, e)
+		}
+	}
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	case 2:
+		return fmt.Errorf("%w; %w", errs[0], errs[1])
+	}
+	return fmt.Errorf("%w; %w; %w", errs[0], errs[1], errs[2])
+}
+
+// blockShape is the base and limit of f's blocks: its buffer's address and
+// length, or, when its length is unknown, slots by opcode value.
+func (f *function) blockShape() (base, limit uint32) {
+	if f.length == 0 {
+		return 0, byOpcodeSlots
+	}
+	return f.start, f.length
+}
+
+// pcCost is the cost at slot i of f's blocks: by pc, with the opcode at it
+// as first seen, or, when f's length is unknown, by opcode value (PC and
+// Opcode both that value).
+func (f *function) pcCost(i uint32, execs, instrs uint64) PCCost {
+	opcode := int(i)
+	if f.length > 0 {
+		opcode = -1
+		if i < uint32(len(f.code)) {
+			opcode = int(f.code[i])
+		}
+	}
+	return PCCost{PC: i, Opcode: opcode, Executions: execs, Instructions: instrs}
+}
