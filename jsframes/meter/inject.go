@@ -53,6 +53,10 @@ type Options struct {
 	// host can stop the guest at an instruction budget (Meter.SetLimit) or
 	// when the run's context is done, with the counters intact.
 	Checkpoints bool
+	// Cost is what one executed instruction costs: every one but the
+	// structure markers (wasmcore.CostAll) or wasmtime's fuel
+	// (wasmcore.CostFuel), as Shopify's function-runner counts.
+	Cost wasmcore.CostModel
 }
 
 // SampleExport names the injected, empty function the module calls at each
@@ -217,7 +221,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	if g.next != 0 {
 		checkpoint = &wasmcore.Checkpoint{Next: g.next, Call: fSample}
 	}
-	countOpts := wasmcore.CountOptions{PerInstruction: opts.PerInstruction, Checkpoint: checkpoint}
+	countOpts := wasmcore.CountOptions{PerInstruction: opts.PerInstruction, Checkpoint: checkpoint, Cost: opts.Cost}
 	if opts.Sample {
 		hooks.Entry = g.sampleEnterCode(funcObjArg(d.BytecodePointer, ft), fGrowStack, locals, withEntry)
 		hooks.Exit = g.sampleExitCode(locals, withEntry)
