@@ -9,7 +9,7 @@
 // runs inside the module: the host hears only of a bytecode buffer seen for
 // the first time (one import call per distinct buffer), because anything
 // per opcode or per call that leaves the module costs ten to twenty times
-// more (FIELD-NOTES §6).
+// more (docs/performance.md).
 //
 // The counters live in memory the host reserves in the guest's linear memory
 // by growing it before the guest runs; the guest's allocator takes later
