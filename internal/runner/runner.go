@@ -87,6 +87,31 @@ type Options struct {
 	// then the main module — before anything of it runs but its start
 	// section.
 	Instantiated func(ctx context.Context, mod api.Module) error
+
+	// Entry, when set, is the export to run in place of _start or
+	// shopify_main (function-runner's -e).
+	Entry string
+	// SkipPluginInit leaves the plugin's initialize-runtime export alone:
+	// providers that come pre-initialized (Shopify's) are run without it,
+	// as function-runner runs them.
+	SkipPluginInit bool
+	// LinkCompiled, when set, instantiates host modules that depend on the
+	// main module's imports (an ABI served by the host), once it is
+	// compiled and before its imports are stubbed; the module names it
+	// returns are then provided.
+	LinkCompiled func(ctx context.Context, rt wazero.Runtime, main wazero.CompiledModule) ([]string, error)
+	// Around, when set, wraps the call of the entry: it does what must come
+	// just before and after (a provider's in-memory I/O, a profiler's
+	// measurement window) and calls call, whose error it returns as is.
+	// Another error it returns ends the run as a trap: the guest's
+	// output could not be had.
+	Around func(ctx context.Context, in Instances, call func(context.Context) error) error
+}
+
+// Instances are the instances of a run, for Options.Around.
+type Instances struct {
+	Plugin api.Module // nil without a plugin
+	Main   api.Module
 }
 
 // Result is how a guest ended.
@@ -281,21 +306,29 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	entry, err := findEntry(compiled)
+	entry, err := findEntry(compiled, opts.Entry)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", opts.Name, err)
+	}
+	if opts.LinkCompiled != nil {
+		names, err := opts.LinkCompiled(ctx, s.rt, compiled)
+		if err != nil {
+			return Result{}, err
+		}
+		s.Provide(names...)
 	}
 	modCfg, release, err := ModuleConfigContext(ctx, opts)
 	if err != nil {
 		return Result{}, err
 	}
 	defer release()
+	var plugin api.Module
 	if opts.Plugin != nil {
 		pluginCompiled, err := s.Compile(ctx, "plugin "+opts.Plugin.Name, opts.Plugin.Wasm)
 		if err != nil {
 			return Result{}, err
 		}
-		plugin, err := s.Instantiate(ctx, pluginCompiled, modCfg, opts.Plugin.Namespace)
+		plugin, err = s.Instantiate(ctx, pluginCompiled, modCfg, opts.Plugin.Namespace)
 		if err != nil {
 			return Result{}, fmt.Errorf("plugin %s: %w", opts.Plugin.Name, err)
 		}
@@ -304,8 +337,10 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 				return Result{}, err
 			}
 		}
-		if err := InitializePlugin(ctx, plugin); err != nil {
-			return Result{}, fmt.Errorf("plugin %s: %w", opts.Plugin.Name, err)
+		if !opts.SkipPluginInit {
+			if err := InitializePlugin(ctx, plugin); err != nil {
+				return Result{}, fmt.Errorf("plugin %s: %w", opts.Plugin.Name, err)
+			}
 		}
 	}
 	mod, err := s.Instantiate(ctx, compiled, modCfg, opts.Name)
@@ -321,7 +356,22 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 		}
 	}
 	res := Result{Entry: entry}
-	_, err = mod.ExportedFunction(entry).Call(ctx)
+	var callErr error
+	call := func(ctx context.Context) error {
+		_, callErr = mod.ExportedFunction(entry).Call(ctx)
+		return callErr
+	}
+	if opts.Around != nil {
+		err = opts.Around(ctx, Instances{Plugin: plugin, Main: mod}, call)
+	} else {
+		err = call(ctx)
+	}
+	if err != nil && err != callErr && callErr == nil {
+		// The guest ran to its end; what came after (its output) failed.
+		res.ExitCode, res.Trap = ExitTrap, err
+		return res, nil
+	}
+	err = callErr
 	if ctx.Err() != nil {
 		// The run was stopped (a deadline, an interrupt): even a guest
 		// that then returned by itself saw its host calls cut short.
@@ -339,8 +389,18 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	return res, nil
 }
 
-func findEntry(m wazero.CompiledModule) (string, error) {
+func findEntry(m wazero.CompiledModule, named string) (string, error) {
 	exports := m.ExportedFunctions()
+	if named != "" {
+		fn, ok := exports[named]
+		if !ok {
+			return "", fmt.Errorf("no export %s to run (its exported functions: %s)", named, exportNames(exports))
+		}
+		if len(fn.ParamTypes()) != 0 {
+			return "", fmt.Errorf("export %s takes %d parameters, want none", named, len(fn.ParamTypes()))
+		}
+		return named, nil
+	}
 	for _, name := range entryPoints {
 		if fn, ok := exports[name]; ok {
 			if len(fn.ParamTypes()) != 0 {
@@ -430,4 +490,20 @@ func exitCode(err error) (uint32, bool) {
 		return exit.ExitCode(), true
 	}
 	return 0, false
+}
+
+// exportNames lists exported functions' names, sorted, for messages.
+func exportNames(exports map[string]api.FunctionDefinition) string {
+	names := make([]string, 0, len(exports))
+	for n := range exports {
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	sort.Strings(names)
+	if len(names) > 8 {
+		names = append(names[:8], "…")
+	}
+	return strings.Join(names, ", ")
 }

@@ -148,6 +148,40 @@ type Meta struct {
 	// Start and Duration time the run (TimeNanos, DurationNanos).
 	Start    time.Time
 	Duration time.Duration
+	// CostModel is what one Wasm instruction cost: CostAll or CostFuel
+	// (docs/instruction-counting.md); "" in profiles of earlier jsprof,
+	// which counted every instruction.
+	CostModel string
+	// Run is what the run measured beside its stacks.
+	Run RunInfo
+}
+
+// Cost models (wasmcore.CostModel's names).
+const (
+	CostAll  = "all"
+	CostFuel = "fuel"
+)
+
+// RunInfo is what a run measured beside its stacks: the phases outside the
+// call the profile covers, and a Shopify Function's sizes. Zero values are
+// not written.
+type RunInfo struct {
+	// Export is the export the profile's stacks and total cover.
+	Export string `json:"export,omitempty"`
+	// StartupInstructions ran before the export call (instantiating and
+	// initializing the engine, writing the input), FinishInstructions after
+	// it (reading the output); neither is in the profile's total.
+	StartupInstructions uint64 `json:"startup_wasm_instructions,omitempty"`
+	FinishInstructions  uint64 `json:"finish_wasm_instructions,omitempty"`
+	// MemoryBytes is the guest's linear memory when it ended.
+	MemoryBytes uint64 `json:"linear_memory_bytes,omitempty"`
+	// Provider is the Shopify Functions provider the function imports.
+	Provider string `json:"provider,omitempty"`
+	Codec    string `json:"codec,omitempty"`
+	// InputBytes and OutputBytes are the sizes of the encoded input and
+	// output, as function-runner measures them.
+	InputBytes  uint64 `json:"input_bytes,omitempty"`
+	OutputBytes uint64 `json:"output_bytes,omitempty"`
 }
 
 // The comment keys. A comment is "key=value".
@@ -161,7 +195,17 @@ const (
 	commentModule           = "jsprof.module"
 	commentExitCode         = "jsprof.exit_code"
 	commentTrap             = "jsprof.trap"
+	commentCostModel        = "jsprof.cost_model"
+	commentRun              = "jsprof.run."
 )
+
+// runComments are RunInfo's comments, by key after jsprof.run.: text
+// values, then counts.
+func (r *RunInfo) runComments() (texts map[string]*string, counts map[string]*uint64) {
+	return map[string]*string{"export": &r.Export, "provider": &r.Provider, "codec": &r.Codec},
+		map[string]*uint64{"startup_wasm_instructions": &r.StartupInstructions, "finish_wasm_instructions": &r.FinishInstructions,
+			"linear_memory_bytes": &r.MemoryBytes, "input_bytes": &r.InputBytes, "output_bytes": &r.OutputBytes}
+}
 
 func (m Meta) comments() []string {
 	c := []string{
@@ -187,7 +231,30 @@ func (m Meta) comments() []string {
 	if m.Trap != "" {
 		c = append(c, commentTrap+"="+oneLine(m.Trap))
 	}
+	if m.CostModel != "" {
+		c = append(c, commentCostModel+"="+m.CostModel)
+	}
+	texts, counts := m.Run.runComments()
+	for _, k := range sortedKeys(texts) {
+		if v := *texts[k]; v != "" {
+			c = append(c, commentRun+k+"="+oneLine(v))
+		}
+	}
+	for _, k := range sortedKeys(counts) {
+		if v := *counts[k]; v != 0 {
+			c = append(c, fmt.Sprintf("%s%s=%d", commentRun, k, v))
+		}
+	}
 	return c
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // oneLine keeps a comment's value on its line.

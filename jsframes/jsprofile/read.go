@@ -221,6 +221,25 @@ func (m *Meta) readComments(comments []string) error {
 		m.ExitCode = &code
 	}
 	m.Trap = kv[commentTrap]
+	m.CostModel = kv[commentCostModel]
+	switch m.CostModel {
+	case "", CostAll, CostFuel:
+	default:
+		return fmt.Errorf("%s=%s: want %s or %s", commentCostModel, m.CostModel, CostAll, CostFuel)
+	}
+	texts, counts := m.Run.runComments()
+	for k, v := range texts {
+		*v = kv[commentRun+k]
+	}
+	for k, v := range counts {
+		if s, ok := kv[commentRun+k]; ok {
+			n, err := strconv.ParseUint(s, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%s%s=%s: not a count", commentRun, k, s)
+			}
+			*v = n
+		}
+	}
 	return nil
 }
 

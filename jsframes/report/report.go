@@ -39,6 +39,10 @@ type Tables struct {
 	Module           string `json:"module,omitempty"`
 	ExitCode         *int   `json:"exit_code,omitempty"`
 	Trap             string `json:"trap,omitempty"`
+	// CostModel is what one instruction cost (jsprofile.CostAll or
+	// CostFuel); "" for profiles that do not say (they count all).
+	CostModel string            `json:"cost_model,omitempty"`
+	Run       jsprofile.RunInfo `json:"run"`
 
 	Opcodes   []OpcodeStats   `json:"opcodes"`
 	Functions []FunctionStats `json:"functions"`
@@ -142,7 +146,7 @@ func FromProfile(p *profile.Profile) (*Tables, error) {
 func New(p *jsprofile.Profile) *Tables {
 	m := p.Meta
 	d := &Tables{Mode: m.Mode, TotalWasmInstructions: m.TotalInstructions, Engine: m.Engine,
-		UncertainOpcodes: m.UncertainOpcodes, Module: m.Module, ExitCode: m.ExitCode, Trap: m.Trap}
+		UncertainOpcodes: m.UncertainOpcodes, Module: m.Module, ExitCode: m.ExitCode, Trap: m.Trap, CostModel: m.CostModel, Run: m.Run}
 	if d.Engine.Releases == nil {
 		d.Engine.Releases = []string{}
 	}

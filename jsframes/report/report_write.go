@@ -151,7 +151,14 @@ func (r *Report) writeHeading(b *strings.Builder) {
 	if what != "" {
 		what += ": "
 	}
-	fmt.Fprintf(b, "%s%s Wasm instructions, %s mode (engine: %s", what, Human(d.TotalWasmInstructions), d.Mode, engineLabel(d.Engine))
+	counted := "Wasm instructions"
+	if d.CostModel == jsprofile.CostFuel {
+		counted = "Wasm instructions (fuel)"
+	}
+	if d.Run.Export != "" {
+		counted += " in " + d.Run.Export
+	}
+	fmt.Fprintf(b, "%s%s %s, %s mode (engine: %s", what, Human(d.TotalWasmInstructions), counted, d.Mode, engineLabel(d.Engine))
 	if d.Engine.OpcodeNamesSource != "" {
 		fmt.Fprintf(b, "; opcode names: %s", d.Engine.OpcodeNamesSource)
 	}
@@ -275,6 +282,8 @@ type reportJSON struct {
 	Module                   string               `json:"module,omitempty"`
 	ExitCode                 *int                 `json:"exit_code,omitempty"`
 	Trap                     string               `json:"trap,omitempty"`
+	CostModel                string               `json:"cost_model,omitempty"`
+	Run                      *jsprofile.RunInfo   `json:"run,omitempty"`
 	Engine                   jsprofile.EngineInfo `json:"engine"`
 	UncertainOpcodes         []int                `json:"uncertain_opcodes"`
 	TotalWasmInstructions    uint64               `json:"total_wasm_instructions"`
@@ -298,7 +307,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Engine: d.Engine, UncertainOpcodes: d.UncertainOpcodes,
 		TotalWasmInstructions: d.TotalWasmInstructions, SampledWasmInstructions: d.SampledWasmInstructions,
 		SelectedWasmInstructions: d.SampledWasmInstructions, Executions: d.Executions, Calls: d.Calls,
-		Buckets: d.Buckets,
+		Buckets: d.Buckets, CostModel: d.CostModel,
+	}
+	if d.Run != (jsprofile.RunInfo{}) {
+		doc.Run = &d.Run
 	}
 	if r.opts.Function != "" {
 		doc.SelectedWasmInstructions = d.selfInstructions()
