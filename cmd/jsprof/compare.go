@@ -13,7 +13,9 @@ import (
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/wasmcore"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -29,22 +31,38 @@ behaved alike, 1 when they did not (the diff is still printed).`
 
 // profileRunner runs a module with exact profiling and returns its profile
 // and jsprof's exit code for the run. The guest gets args, io.in as stdin
-// and io.out and io.err. It fails when no profile could be made.
-type profileRunner func(ctx context.Context, name string, module []byte, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error)
+// (a Shopify Function: its JSON input, encoded for its provider) and io.out
+// (a function's output, as JSON) and io.err. It fails when no profile could
+// be made.
+type profileRunner func(ctx context.Context, name string, module []byte, provider *shopify.Resolved, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error)
 
 // runProfiled is the profileRunner of jsprof compare: the pipeline of
 // jsprof run, in exact mode.
-func runProfiled(ctx context.Context, name string, module []byte, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
-	out, res, err := profiler.Profile(ctx, module,
-		runner.Options{Name: name, Args: args, Stdin: io.in, Stdout: io.out, Stderr: io.err, Cache: cache},
-		profiler.Options{Mode: profiler.Exact, Warn: func(err error) { warn(io, err) }})
+func runProfiled(ctx context.Context, name string, module []byte, provider *shopify.Resolved, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
+	ropts := runner.Options{Name: name, Args: args, Stdin: io.in, Stdout: io.out, Stderr: io.err, Cache: cache}
+	var function *shopify.Run
+	if provider != nil {
+		var err error
+		if function, err = prepareFunction(&ropts, *provider, 0, false, "", io); err != nil {
+			return nil, 0, err
+		}
+	}
+	out, res, err := profiler.Profile(ctx, module, ropts,
+		profiler.Options{Mode: profiler.Exact, Cost: wasmcore.CostFuel, Warn: func(err error) { warn(io, err) }})
 	if err != nil {
 		return nil, 0, err
 	}
 	for _, w := range out.Warnings {
 		warn(io, w)
 	}
-	return out.Profile, profiler.ExitCode(res), nil
+	code := profiler.ExitCode(res)
+	if function != nil {
+		o, oerr := function.Output()
+		if err := writeFunctionOutput(o, oerr, function.Codec, res, io); err != nil {
+			warn(io, err)
+		}
+	}
+	return out.Profile, code, nil
 }
 
 func cmdCompare(ctx context.Context, args []string, io stdio) int {
@@ -55,7 +73,8 @@ func cmdCompare(ctx context.Context, args []string, io stdio) int {
 type compareSide struct {
 	label      string // "base" or "new"
 	pluginPath string
-	module     []byte // the built module
+	module     []byte            // the built module
+	provider   *shopify.Resolved // a Shopify Function's (--input)
 	tables     *report.Tables
 	stdout     bytes.Buffer
 	exitCode   int
@@ -70,6 +89,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
 	outDir := fs.String("out-dir", "", "keep the modules, profiles and guest outputs in `DIR` (base.wasm, base.pb.gz, base.stdout, new.…)")
 	stdinPath := fs.String("stdin", "", "give both guests this `file` as stdin (default: empty)")
+	inputPath := fs.String("input", "", "a Shopify Function's JSON input `file`: each plugin given is then a provider, and the JS is built against it as a dynamic function")
 	timeout := fs.Duration("timeout", 0, "stop each guest after this `duration` (the compare then fails)")
 	openCache := cacheFlag(fs)
 	// Flags may come after the JS file; guest arguments after --.
@@ -105,6 +125,14 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 		return fail(io, exitFailure, err)
 	}
 	var stdin []byte
+	if *inputPath != "" && *stdinPath != "" {
+		return fail(io, exitUsage, errors.New("compare: --input and --stdin: choose one"))
+	}
+	if *inputPath != "" {
+		if stdin, err = os.ReadFile(*inputPath); err != nil {
+			return fail(io, exitFailure, fmt.Errorf("--input: %w", err))
+		}
+	}
 	if *stdinPath != "" {
 		if stdin, err = os.ReadFile(*stdinPath); err != nil {
 			return fail(io, exitFailure, fmt.Errorf("--stdin: %w", err))
@@ -134,7 +162,22 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 			}
 			return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", jsPath, s.pluginPath, err))
 		}
-		module, err := javy.BuildStatic(ctx, plugin.wasm, plugin.info, bytecode, cache)
+		var module []byte
+		if *inputPath != "" {
+			// A Shopify Function: built dynamic, as javy build -C dynamic
+			// does, and run with its provider, as function-runner runs it.
+			if module, err = javy.BuildDynamic(plugin.module, plugin.info, bytecode); err == nil {
+				var m *wasmcore.Module
+				if m, err = wasmcore.Decode(module); err == nil {
+					var r shopify.Resolved
+					if r, err = shopify.Resolve(m, s.pluginPath); err == nil {
+						s.provider = &r
+					}
+				}
+			}
+		} else {
+			module, err = javy.BuildStatic(ctx, plugin.wasm, plugin.info, bytecode, cache)
+		}
 		if err != nil {
 			return fail(io, exitFailure, fmt.Errorf("building %s with %s: %w", jsPath, s.pluginPath, err))
 		}
@@ -146,7 +189,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 		if *timeout > 0 {
 			runCtx, cancel = context.WithTimeoutCause(ctx, *timeout, fmt.Errorf("%s %v", profiler.TimeoutPrefix, *timeout))
 		}
-		prof, code, err := run(runCtx, s.label+".wasm", s.module, guestArgs, cache, guest)
+		prof, code, err := run(runCtx, s.label+".wasm", s.module, s.provider, guestArgs, cache, guest)
 		cancel()
 		if err != nil {
 			return fail(io, exitFailure, fmt.Errorf("running %s built with %s: %w", jsPath, s.pluginPath, err))

@@ -15,6 +15,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/report"
 )
 
@@ -97,7 +98,7 @@ func TestCompareFixturePrograms(t *testing.T) {
 // fakeRunner stands for jsprof run: it copies a prepared profile and
 // prints what the test says each engine prints.
 func fakeRunner(t *testing.T, profiles map[string]string, stdout map[string]string, codes map[string]int) profileRunner {
-	return func(ctx context.Context, name string, module []byte, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
+	return func(ctx context.Context, name string, module []byte, _ *shopify.Resolved, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
 		side := strings.TrimSuffix(name, ".wasm")
 		p := readProfile(t, profiles[side])
 		fmt.Fprint(io.out, stdout[side])

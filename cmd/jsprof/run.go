@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -40,7 +43,11 @@ const (
 
 type runFlags struct {
 	env, dirs  listFlag
-	pluginPath string
+	plugins    listFlag
+	input      string
+	codec      string
+	export     string
+	cost       string
 	mode       string
 	output     string
 	collapsed  string
@@ -62,7 +69,12 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	var f runFlags
 	fs.Var(&f.env, "env", "set a guest environment variable `KEY=VALUE` (repeatable)")
 	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
-	fs.StringVar(&f.pluginPath, "plugin", "", "Javy `plugin.wasm` that a dynamic module imports")
+	fs.Var(&f.plugins, "plugin", "the Javy plugin or Shopify Functions provider a dynamic module imports: a `file`, or a folder of providers named by namespace as function-runner's providers/ (repeatable)")
+	fs.StringVar(&f.input, "input", "", "the function's input: a JSON `file` (a Shopify Function's, encoded for its provider), else the guest's stdin; default: jsprof's stdin")
+	fs.StringVar(&f.codec, "codec", "", "how a Shopify Function's input and output are encoded: json, messagepack or raw (default: the provider's, as function-runner chooses)")
+	fs.StringVar(&f.export, "export", "", "the export to run (default _start, else shopify_main)")
+	fs.StringVar(&f.export, "e", "", "short for --export")
+	fs.StringVar(&f.cost, "cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
 	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
 	fs.Uint64Var(&f.every, "sample-every", profiler.DefaultSampleEvery, "with --mode sample, take a sample about every `N` Wasm instructions")
 	fs.StringVar(&f.pprofAddr, "pprof-addr", "", "with --mode sample, serve the running guest's profile at http://`HOST:PORT`/debug/pprof/profile?seconds=N")
@@ -104,6 +116,16 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if f.mode == modeOff && f.maxInstr > 0 {
 		return fail(io, exitUsage, errors.New("--max-instructions counts instructions: it needs a profiling --mode"))
 	}
+	cost, err := parseCost(f.cost)
+	if err != nil {
+		return fail(io, exitUsage, err)
+	}
+	var codec shopify.Codec
+	if f.codec != "" {
+		if codec, err = shopify.ParseCodec(f.codec); err != nil {
+			return fail(io, exitUsage, fmt.Errorf("--codec: %w", err))
+		}
+	}
 	if f.mode == modeSample && f.every == 0 {
 		return fail(io, exitUsage, errors.New("--sample-every 0: want a period of at least 1 instruction"))
 	}
@@ -136,16 +158,27 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 		opts.Dirs = append(opts.Dirs, m)
 	}
-	wasm, err := readModule(modulePath, f.mode == modeOff)
+	wasm, mainMod, err := readModule(modulePath)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	if f.pluginPath != "" {
-		p, err := loadPlugin(f.pluginPath)
-		if err != nil {
+	linked, err := link(mainMod, f.plugins)
+	if err != nil {
+		return fail(io, exitFailure, fmt.Errorf("%s: %w", modulePath, err))
+	}
+	opts.Plugin = linked.plugin
+	opts.Entry = f.export
+	var function *shopify.Run
+	if linked.provider != nil {
+		if function, err = prepareFunction(&opts, *linked.provider, codec, f.codec != "", f.input, io); err != nil {
 			return fail(io, exitFailure, err)
 		}
-		opts.Plugin = &runner.Plugin{Name: f.pluginPath, Wasm: p.wasm, Namespace: p.info.Namespace}
+	} else if f.input != "" {
+		in, err := os.ReadFile(f.input)
+		if err != nil {
+			return fail(io, exitFailure, fmt.Errorf("--input: %w", err))
+		}
+		opts.Stdin = bytes.NewReader(in)
 	}
 	if opts.Cache, err = openCache(); err != nil {
 		return fail(io, exitFailure, err)
@@ -168,7 +201,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			plugin = opts.Plugin.Wasm
 		}
 		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{
-			Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source,
+			Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: cost,
 			Warn: func(err error) { warn(io, err) },
 		})
 		if err != nil {
@@ -218,6 +251,18 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitFailure, err)
 	}
 	code := profiler.ExitCode(res)
+	info := jsprofile.RunInfo{Export: res.Entry, MemoryBytes: res.MemoryBytes}
+	if function != nil {
+		info.Provider, info.Codec, info.InputBytes = function.Namespace, function.Codec.String(), uint64(len(function.Input))
+		out, err := function.Output()
+		info.OutputBytes = uint64(len(out.Output))
+		if werr := writeFunctionOutput(out, err, function.Codec, res, io); werr != nil {
+			fail(io, exitFailure, werr)
+			if code == 0 {
+				code = exitFailure
+			}
+		}
+	}
 	if sess != nil {
 		// The guest has ended, however it ended: what was measured is
 		// written before anything else is said.
@@ -228,13 +273,23 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		if ctx.Err() != nil {
 			finishCtx = context.WithoutCancel(ctx)
 		}
-		out, err := sess.Finish(finishCtx, profiler.Run{Start: start, ExitCode: code, Trap: res.Trap})
+		out, err := sess.Finish(finishCtx, profiler.Run{Start: start, ExitCode: code, Trap: res.Trap, Info: info})
 		if err != nil {
 			return fail(io, exitFailure, err)
 		}
 		if err := outs.write(out, f, io); err != nil {
 			return fail(io, exitFailure, err)
 		}
+		info = out.Tables.Run
+		if function != nil {
+			writeFunctionSummary(io, out.Tables.TotalWasmInstructions, out.Tables.CostModel, info, "")
+		}
+	} else if function != nil {
+		why := "no JS interpreter to instrument"
+		if f.mode == modeOff {
+			why = "--mode off"
+		}
+		writeFunctionSummary(io, 0, "", info, why)
 	}
 	return exitStatus(res, code, io)
 }
@@ -307,24 +362,23 @@ func exitStatus(res runner.Result, code int, io stdio) int {
 	return fail(io, code, fmt.Errorf("guest trapped: %w", res.Trap))
 }
 
-// readModule reads a module. With check, it is decoded, so that a
-// malformed file is reported with wasmcore's offsets before wazero sees it;
-// a profiled run decodes it anyway.
-func readModule(path string, check bool) ([]byte, error) {
+// readModule reads and decodes a module: its imports say what it links,
+// and a malformed file is reported with wasmcore's offsets before wazero
+// sees it.
+func readModule(path string) ([]byte, *wasmcore.Module, error) {
 	wasm, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if !check {
-		return wasm, nil
+	m, err := wasmcore.Decode(wasm)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if _, err := wasmcore.Decode(wasm); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return wasm, nil
+	return wasm, m, nil
 }
 
 type loadedPlugin struct {
+	path   string
 	wasm   []byte
 	module *wasmcore.Module
 	info   javy.Plugin
@@ -343,7 +397,13 @@ func loadPlugin(path string) (*loadedPlugin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", path, err)
 	}
-	return &loadedPlugin{wasm: wasm, module: m, info: info}, nil
+	// A provider without an import_namespace section is told by its file
+	// name where that is a known one (javy_quickjs_provider_v1.wasm), as
+	// function-runner links its bundled providers.
+	if ns, _ := shopify.DeclaredNamespace(m, path); ns != "" {
+		info.Namespace = ns
+	}
+	return &loadedPlugin{path: path, wasm: wasm, module: m, info: info}, nil
 }
 
 // writeFileAtomic writes via a temporary file in the same directory and a

@@ -59,6 +59,9 @@ type Options struct {
 	// Warn hears what the profile will lack and why (an engine jsprof
 	// cannot read the bytecode of, say); nil discards it.
 	Warn func(error)
+	// Cost is what one executed instruction costs: wasmcore.CostFuel
+	// (wasmtime's fuel, as function-runner counts) or CostAll.
+	Cost wasmcore.CostModel
 	// Meter, when set, replaces the meter options the mode implies (tests
 	// compare counting modes with it).
 	Meter *meter.Options
@@ -92,11 +95,18 @@ type Session struct {
 	program       *wasmcore.Module
 	programReport *dispatch.Report
 
-	meter   *meter.Meter
-	namer   *naming.Namer   // nil: functions named by address
-	sampler *stacks.Sampler // Sample mode only
-	source  string
-	done    chan struct{} // closed when the guest has ended
+	meter *meter.Meter
+	// The measurement window (Configure's Around): the counts discarded
+	// before the entry call, the results collected right after it, and
+	// the sampled profile of the call (sample mode).
+	startup   uint64
+	windowed  *meter.Results
+	windowErr error
+	window    func(jsprofile.Meta, stacks.Identity) (*profile.Profile, error)
+	namer     *naming.Namer   // nil: functions named by address
+	sampler   *stacks.Sampler // Sample mode only
+	source    string
+	done      chan struct{} // closed when the guest has ended
 }
 
 // Prepare instruments whichever of the main module and the plugin holds the
@@ -112,7 +122,7 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 	if opts.SampleEvery == 0 {
 		opts.SampleEvery = DefaultSampleEvery
 	}
-	mopts := meter.Options{Sample: opts.Mode == Sample, Checkpoints: true}
+	mopts := meter.Options{Sample: opts.Mode == Sample, Checkpoints: true, Cost: opts.Cost}
 	if opts.Meter != nil {
 		mopts = *opts.Meter
 	}
@@ -238,6 +248,38 @@ func (s *Session) Configure(o *runner.Options) {
 	}
 	o.Link, o.Instantiated = s.meter.Link, s.meter.Start
 	o.KeepOnContextDone = true
+	// The profile covers the entry call alone, as function-runner counts
+	// a function: what ran before it (instantiating and initializing the
+	// engine, a provider's input) is discarded by Restart, and the results
+	// are collected as soon as it returns, before a provider's output is
+	// read. Both are reported as phases beside the profile.
+	around := o.Around
+	measured := func(ctx context.Context, call func(context.Context) error) error {
+		var err error
+		if s.startup, err = s.meter.Restart(); err != nil {
+			return err
+		}
+		if s.sampler != nil {
+			s.window = s.sampler.Window()
+		}
+		callErr := call(ctx)
+		if s.sampler == nil {
+			res, err := s.meter.Collect()
+			if res == nil {
+				return errors.Join(callErr, fmt.Errorf("collecting the measurements: %w", err))
+			}
+			s.windowed, s.windowErr = res, err
+		} else {
+			s.windowed, s.windowErr = s.meter.Collect()
+		}
+		return callErr
+	}
+	o.Around = func(ctx context.Context, in runner.Instances, call func(context.Context) error) error {
+		if around == nil {
+			return measured(ctx, call)
+		}
+		return around(ctx, in, func(ctx context.Context) error { return measured(ctx, call) })
+	}
 }
 
 // Context adds what the run's compilation needs: when sampling, the
@@ -267,6 +309,10 @@ type Run struct {
 	// ExitCode is jsprof's exit code for the run.
 	ExitCode int
 	Trap     error // nil when the guest did not trap
+	// Info is what the caller knows of the run beside the profile (the
+	// export run, memory, a Shopify Function's provider and sizes);
+	// Finish adds the phases it measured.
+	Info jsprofile.RunInfo
 }
 
 // Outcome is what a profiled run produced.
@@ -287,9 +333,18 @@ type Outcome struct {
 // addresses, and the profile is written at once.
 func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	s.Finished()
-	results, err := s.meter.Collect()
+	results, err := s.windowed, s.windowErr
 	if results == nil {
-		return nil, fmt.Errorf("collecting the measurements: %w", err)
+		// The guest never reached its entry call (or ended in its
+		// instantiation): what ran is all there is.
+		if results, err = s.meter.Collect(); results == nil {
+			return nil, fmt.Errorf("collecting the measurements: %w", err)
+		}
+	} else {
+		// What ran after the call (a provider's output) is counted on top
+		// of it.
+		run.Info.FinishInstructions = s.meter.Count() - results.TotalInstructions
+		run.Info.StartupInstructions = s.startup
 	}
 	out := &Outcome{Results: results}
 	if err != nil {
@@ -313,7 +368,11 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 			out.Warnings = append(out.Warnings, fmt.Errorf("no samples: the guest ran only %d Wasm instructions, and a sample comes about every %d (--sample-every); --mode exact measures short runs exactly",
 				results.TotalInstructions, s.opts.SampleEvery))
 		}
-		out.Profile, err = s.sampler.Profile(meta, s.identity())
+		if s.window != nil {
+			out.Profile, err = s.window(meta, s.identity())
+		} else {
+			out.Profile, err = s.sampler.Profile(meta, s.identity())
+		}
 	} else {
 		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), s.identity())
 	}
@@ -329,10 +388,12 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 // meta describes the run for the profile's comments.
 func (s *Session) meta(run Run) jsprofile.Meta {
 	m := jsprofile.Meta{
-		Engine:   s.engineInfo(),
-		Module:   s.name,
-		ExitCode: &run.ExitCode,
-		Start:    run.Start,
+		Engine:    s.engineInfo(),
+		Module:    s.name,
+		ExitCode:  &run.ExitCode,
+		Start:     run.Start,
+		CostModel: s.costModel().String(),
+		Run:       run.Info,
 	}
 	if !run.Start.IsZero() {
 		m.Duration = time.Since(run.Start)
@@ -354,6 +415,13 @@ func firstLine(s string) string {
 		s = strings.TrimSpace(s[:i])
 	}
 	return s
+}
+
+func (s *Session) costModel() wasmcore.CostModel {
+	if s.opts.Meter != nil {
+		return s.opts.Meter.Cost
+	}
+	return s.opts.Cost
 }
 
 func (s *Session) engineInfo() jsprofile.EngineInfo {
@@ -451,6 +519,7 @@ func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Option
 		s.Finished()
 		return nil, res, err
 	}
-	out, err := s.Finish(ctx, Run{Start: start, ExitCode: ExitCode(res), Trap: res.Trap})
+	out, err := s.Finish(ctx, Run{Start: start, ExitCode: ExitCode(res), Trap: res.Trap,
+		Info: jsprofile.RunInfo{Export: res.Entry, MemoryBytes: res.MemoryBytes}})
 	return out, res, err
 }

@@ -124,6 +124,9 @@ type Result struct {
 	Trap error
 	// Entry is the export that was run.
 	Entry string
+	// MemoryBytes is the size of the run's linear memory when it ended
+	// (the plugin's, when the main module imports it).
+	MemoryBytes uint64
 }
 
 // UnresolvedImportError is raised when the guest calls an import that the
@@ -365,6 +368,12 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 		err = opts.Around(ctx, Instances{Plugin: plugin, Main: mod}, call)
 	} else {
 		err = call(ctx)
+	}
+	for _, m := range []api.Module{mod, plugin} {
+		if m != nil && m.Memory() != nil {
+			res.MemoryBytes = uint64(m.Memory().Size())
+			break
+		}
 	}
 	if err != nil && err != callErr && callErr == nil {
 		// The guest ran to its end; what came after (its output) failed.
