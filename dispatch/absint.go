@@ -96,17 +96,33 @@ type funcAnalysis struct {
 	home     map[int32]uint32 // node -> first local it was assigned to
 	readFrom map[int32]uint32 // node -> first local it was read from
 
-	carriedCache map[int32]bool // loop phi -> loopCarried
+	carriedCache map[int32]bool        // loop phi -> loopCarried
+	chainMemo    map[int32]chainResult // node -> its complete load chains
+	pcUseMemo    map[pcKey]*pcUseResult
+	spill        []int8 // per node: spillSlot's answer, once known
+
+	// The budget (budget.go): steps taken and allowed; exhausted once
+	// they ran out, stopped once the budget or the analysis ended.
+	meter       *meter
+	steps       int64 // interpretation and tracing
+	phase       int   // phaseInterpret, then phaseTrace
+	phaseSteps  int64 // in the current phase
+	interpSteps int64 // of the interpretation, once done
+	limit       int64 // per phase
+	exhausted   bool
+	stopped     bool
+	// widened: the budget ran out while interpreting; locals read as
+	// unknown from there on.
+	widened bool
+
+	async asyncifyState
+	// asyncDecided counts the reachable branches decided by the asyncify
+	// state (asyncify.go).
+	asyncDecided int
 }
 
 // maxLocals bounds the locals of an analysed function.
 const maxLocals = 1 << 16
-
-// maxMergeWork bounds the environment merging of one function (locals times
-// branches), so that hostile input cannot make the analysis quadratic; the
-// environments copied count too, so it also bounds what they allocate (the
-// real engines need under 1<<17).
-const maxMergeWork = 1 << 24
 
 // maxLoopSetWords bounds the bit sets of locals assigned in loops (loops
 // times locals/64; the real engines need a few thousand).
@@ -120,13 +136,17 @@ type ctlFrame struct {
 	nResults    int
 	unreachable bool
 	dead        bool    // entered in unreachable code
+	elseDead    bool    // if: the asyncify state rules the else arm out
 	merged      []int32 // environment at the block end, nil until a branch arrives
 	elseEnv     []int32 // if: environment for the else arm
 	loopPhis    []int32 // loop: phi per assigned local
 	loopLocals  []uint32
 }
 
-func analyzeFunction(m *wasmcore.Module, index uint32) (*funcAnalysis, error) {
+// analyzeFunction interprets one function, taking its steps from mt (its
+// budget is functionBudget of its size); async is the module's asyncify
+// state global, if any.
+func analyzeFunction(m *wasmcore.Module, index uint32, mt *meter, async asyncifyState) (*funcAnalysis, error) {
 	fn := m.Function(index)
 	if fn == nil {
 		return nil, fmt.Errorf("function %d is not defined in the module", index)
@@ -143,11 +163,13 @@ func analyzeFunction(m *wasmcore.Module, index uint32) (*funcAnalysis, error) {
 		return nil, fmt.Errorf("function %d: %d locals, more than %d", index, n, maxLocals)
 	}
 	fa := &funcAnalysis{m: m, index: index, fn: fn, nParams: len(ft.Params), nLocals: int(n),
-		slotDefs: map[slotKey][]int32{}, home: map[int32]uint32{}, readFrom: map[int32]uint32{}}
+		slotDefs: map[slotKey][]int32{}, home: map[int32]uint32{}, readFrom: map[int32]uint32{},
+		meter: mt, limit: functionBudget(len(fn.Body)), async: async}
 	fa.nodes = make([]node, 1, len(fn.Body)/2+16) // node 0: unknown
 	if err := fa.run(); err != nil {
 		return fa, fmt.Errorf("function %d: %w", index, err)
 	}
+	fa.startTracing()
 	return fa, nil
 }
 
@@ -252,7 +274,21 @@ func (fa *funcAnalysis) run() error {
 		return err
 	}
 	loopOrdinal := 0
-	work := 0
+	// emptyEnv stands for the environment of a frame once the function
+	// is widened: non-nil (the frame is reached) but holding nothing.
+	emptyEnv := []int32{}
+	// charge takes n steps of merging from the budget; when they run
+	// out, the function is widened and the merge is skipped.
+	charge := func(n int) bool {
+		if fa.widened {
+			return false
+		}
+		if !fa.tick(n) {
+			fa.widened = true
+			return false
+		}
+		return true
+	}
 
 	// Locals assigned at one place only never need a phi: their value is
 	// that assignment's (or the initial one before it). The others live
@@ -304,7 +340,12 @@ func (fa *funcAnalysis) run() error {
 	}
 	// mergeInto adds the current environment to a frame's merged one.
 	mergeInto := func(f *ctlFrame, e []int32) {
-		work += len(e)
+		if !charge(len(e)) {
+			if f.merged == nil {
+				f.merged = emptyEnv
+			}
+			return
+		}
 		if f.merged == nil {
 			f.merged = append([]int32(nil), e...)
 			return
@@ -328,7 +369,9 @@ func (fa *funcAnalysis) run() error {
 		f := &ctl[len(ctl)-1-int(depth)]
 		switch f.kind {
 		case frameLoop:
-			work += len(f.loopLocals)
+			if !charge(len(f.loopLocals)) {
+				return
+			}
 			for i, l := range f.loopLocals {
 				phi := f.loopPhis[i]
 				if v := env[dense[l]]; v != phi {
@@ -360,9 +403,17 @@ func (fa *funcAnalysis) run() error {
 	ctl = append(ctl, ctlFrame{id: 0, kind: frameFunc})
 	ir := wasmcore.NewInstrReader(fa.fn.Body)
 	var prev wasmcore.Instr
-	for {
-		if work > maxMergeWork {
-			return fmt.Errorf("too much control flow to analyse (more than %d merge steps)", maxMergeWork)
+	for count := 0; ; count++ {
+		// One step per instruction; once widened, the budget is spent
+		// but the context is still watched.
+		if !fa.widened && !fa.tick(1) {
+			fa.widened = true
+		}
+		if fa.widened && count%checkEvery == 0 {
+			fa.meter.check()
+		}
+		if err := fa.meter.cancelled(); err != nil {
+			return err
 		}
 		in, ok, err := ir.Next()
 		if err != nil {
@@ -380,8 +431,12 @@ func (fa *funcAnalysis) run() error {
 		prev = in
 		switch op {
 		case wasmcore.OpBlock, wasmcore.OpLoop, wasmcore.OpIf, wasmcore.OpTry:
+			truth, decided := false, false
 			if op == wasmcore.OpIf {
-				pop()
+				truth, decided = fa.stateCondition(pop())
+				if decided && !cur.unreachable {
+					fa.asyncDecided++
+				}
 			}
 			p, r := fa.blockArity(in.Block)
 			kind := frameBlock
@@ -400,15 +455,28 @@ func (fa *funcAnalysis) run() error {
 					f.loopLocals = loopSets[loopOrdinal]
 				}
 				loopOrdinal++
+				if !charge(len(f.loopLocals)) {
+					f.loopLocals = nil
+				}
 				for _, l := range f.loopLocals {
 					phi := fa.newPhi(l, f.id, env[dense[l]])
 					f.loopPhis = append(f.loopPhis, phi)
 					env[dense[l]] = phi
 				}
-				work += len(f.loopLocals)
 			case frameIf:
-				f.elseEnv = append([]int32(nil), env...)
-				work += len(env)
+				switch {
+				case decided && truth:
+					// Only the then arm runs: no else
+					// environment to merge.
+					f.elseDead = true
+				case charge(len(env)):
+					f.elseEnv = append([]int32(nil), env...)
+				default:
+					f.elseEnv = emptyEnv
+				}
+				if decided && !truth {
+					f.unreachable = true
+				}
 			}
 			ctl = append(ctl, f)
 		case wasmcore.OpElse, wasmcore.OpCatch, wasmcore.OpCatchAll:
@@ -416,7 +484,7 @@ func (fa *funcAnalysis) run() error {
 				mergeInto(cur, env)
 			}
 			stack = stack[:cur.height]
-			cur.unreachable = cur.dead
+			cur.unreachable = cur.dead || cur.elseDead
 			if cur.elseEnv != nil {
 				copy(env, cur.elseEnv)
 				cur.elseEnv = nil
@@ -465,9 +533,15 @@ func (fa *funcAnalysis) run() error {
 			}
 			setUnreachable()
 		case wasmcore.OpBrIf:
-			pop()
-			if !cur.unreachable {
+			truth, decided := fa.stateCondition(pop())
+			if decided && !cur.unreachable {
+				fa.asyncDecided++
+			}
+			if !cur.unreachable && (!decided || truth) {
 				branch(in.Index)
+			}
+			if decided && truth {
+				setUnreachable()
 			}
 		case wasmcore.OpBrTable:
 			sel := pop()
@@ -526,6 +600,10 @@ func (fa *funcAnalysis) run() error {
 			if int(in.Index) >= fa.nLocals {
 				return fmt.Errorf("local.get %d at %#x: only %d locals", in.Index, in.Offset, fa.nLocals)
 			}
+			if fa.widened {
+				push(0)
+				break
+			}
 			v := single[in.Index]
 			if k := dense[in.Index]; k >= 0 {
 				v = env[k]
@@ -539,9 +617,11 @@ func (fa *funcAnalysis) run() error {
 				return fmt.Errorf("%v %d at %#x: only %d locals", op, in.Index, in.Offset, fa.nLocals)
 			}
 			v := pop()
-			if k := dense[in.Index]; k >= 0 {
+			switch k := dense[in.Index]; {
+			case fa.widened:
+			case k >= 0:
 				env[k] = v
-			} else {
+			default:
 				single[in.Index] = v
 			}
 			if _, ok := fa.home[v]; !ok {

@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"context"
 	"encoding/binary"
 	"testing"
 
@@ -80,7 +81,7 @@ func guardedLookupModule() *wasmcore.Module {
 
 func TestLookupRangeGuard(t *testing.T) {
 	m := guardedLookupModule()
-	fa, err := analyzeFunction(m, 0)
+	fa, err := analyzeFunction(m, 0, newMeter(context.Background(), len(m.Functions[0].Body), nil), asyncifyState{})
 	require.NoError(t, err)
 	require.Len(t, fa.brTables, 1)
 	bt := &fa.brTables[0]
@@ -138,7 +139,7 @@ func TestSpillSlots(t *testing.T) {
 		Functions: []wasmcore.Function{{Type: 0, Locals: []wasmcore.Local{{Count: 3, Type: wasmcore.ValI32}}, Body: code}},
 		Globals:   []wasmcore.Global{{Type: wasmcore.GlobalType{Type: wasmcore.ValI32, Mutable: true}, Init: wasmcore.ConstI32(4096)}},
 	}
-	fa, err := analyzeFunction(m, 0)
+	fa, err := analyzeFunction(m, 0, newMeter(context.Background(), len(m.Functions[0].Body), nil), asyncifyState{})
 	require.NoError(t, err)
 	require.Len(t, fa.brTables, 1)
 	sel := fa.selectorOf(&fa.brTables[0])

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -27,20 +29,46 @@ const maxOtherCandidates = 5
 // br_table, how opcode bytes reach it, the engine release, and the module's
 // Javy shape. A module without an interpreter is not an error: the report's
 // Dispatch is nil and Reason says why.
+//
+// The analysis takes a budget of steps linear in the module's size (see
+// budget.go and docs/analyze.md) and stops promptly, with an error
+// wrapping ctx.Err(), once ctx is done.
 func Analyze(ctx context.Context, m *wasmcore.Module) (*Report, error) {
+	rep, _, err := analyze(ctx, m, nil)
+	return rep, err
+}
+
+// analysisStats is what an analysis cost, for tests and benchmarks.
+type analysisStats struct {
+	steps     int64    // steps of the whole analysis
+	phases    [2]int64 // of them, interpreting and tracing
+	maxSteps  int64    // most steps taken by one function
+	maxShare  float64  // largest share of its budget a function took
+	functions int      // functions interpreted
+	exhausted []uint32 // functions whose budget ran out
+}
+
+// analyze is Analyze with its cost; onCheck, if not nil, is called at every
+// look at the context with the steps taken so far.
+func analyze(ctx context.Context, m *wasmcore.Module, onCheck func(steps int64)) (*Report, analysisStats, error) {
 	if m == nil {
-		return nil, errors.New("dispatch: Analyze: nil module")
+		return nil, analysisStats{}, errors.New("dispatch: Analyze: nil module")
 	}
 	cat, err := loadCatalog()
 	if err != nil {
-		return nil, err
+		return nil, analysisStats{}, err
 	}
-	an := &analyzer{ctx: ctx, m: m, cat: cat, nImports: m.NumImportedFuncs()}
-	return an.run()
+	code := 0
+	for _, f := range m.Functions {
+		code += len(f.Body)
+	}
+	an := &analyzer{m: m, cat: cat, nImports: m.NumImportedFuncs(), meter: newMeter(ctx, code, onCheck)}
+	rep, err := an.run()
+	an.stats.steps, an.stats.phases = an.meter.steps, an.meter.phase
+	return rep, an.stats, err
 }
 
 type analyzer struct {
-	ctx      context.Context
 	m        *wasmcore.Module
 	cat      *catalog
 	nImports uint32
@@ -52,6 +80,9 @@ type analyzer struct {
 	// noByteLoad lists the functions with large br_tables but no byte load
 	// at all, which are not analysed further.
 	noByteLoad []funcScan
+	meter      *meter
+	async      asyncifyState
+	stats      analysisStats
 }
 
 type funcScan struct {
@@ -72,14 +103,14 @@ func (an *analyzer) run() (*Report, error) {
 
 	// Engine fingerprint.
 	an.img = newMemImage(m.Data)
-	an.fp = an.cat.matchFingerprint(&an.img)
+	an.fp = an.cat.matchFingerprint(&an.img, an.meter)
 	dwarfNames, dwErr := dwarfOpcodeNames(m)
 	if dwErr != nil {
 		an.warnings = append(an.warnings, dwErr.Error())
 	}
 	rep.Engine = an.identifyEngine(dwarfNames)
-	if err := an.ctx.Err(); err != nil {
-		return nil, fmt.Errorf("dispatch: analysis cancelled: %w", err)
+	if !an.meter.check() {
+		return nil, an.meter.cancelled()
 	}
 
 	// Candidate search.
@@ -90,14 +121,18 @@ func (an *analyzer) run() (*Report, error) {
 	var cands []Candidate
 	var others []Candidate
 	for _, s := range scans {
-		if err := an.ctx.Err(); err != nil {
-			return nil, fmt.Errorf("dispatch: analysis cancelled: %w", err)
+		if !an.meter.check() {
+			return nil, an.meter.cancelled()
 		}
-		fa, err := analyzeFunction(m, s.index)
+		fa, err := analyzeFunction(m, s.index, an.meter, an.async)
+		if cerr := an.meter.cancelled(); cerr != nil {
+			return nil, cerr
+		}
 		if err != nil {
 			an.warnings = append(an.warnings, err.Error())
 			continue
 		}
+		an.stats.functions++
 		for i := range fa.brTables {
 			bt := &fa.brTables[i]
 			if len(bt.labels)-1 < minEntries {
@@ -110,6 +145,10 @@ func (an *analyzer) run() (*Report, error) {
 				cands = append(cands, c)
 			}
 		}
+		if err := an.meter.cancelled(); err != nil {
+			return nil, err
+		}
+		an.account(fa)
 	}
 	for _, s := range an.noByteLoad {
 		name := m.FuncName(s.index)
@@ -120,6 +159,19 @@ func (an *analyzer) run() (*Report, error) {
 	sortCandidates(cands)
 	sort.SliceStable(others, func(a, b int) bool { return others[a].Entries > others[b].Entries })
 	an.choose(cands, others)
+	if err := an.meter.cancelled(); err != nil {
+		return nil, err
+	}
+	if rep.Dispatch != nil {
+		// Building the dispatch traced the chosen function further.
+		for _, c := range cands {
+			if c.FunctionIndex == rep.Dispatch.FunctionIndex {
+				an.account(c.fn)
+				break
+			}
+		}
+	}
+	an.explainBudget()
 	an.detectJavy()
 	if len(an.warnings) > 0 {
 		rep.Engine.Evidence = append(rep.Engine.Evidence, an.warnings...)
@@ -139,6 +191,35 @@ func sortCandidates(cs []Candidate) {
 	})
 }
 
+// account records the budget a function used (once exhausted, always so).
+func (an *analyzer) account(fa *funcAnalysis) {
+	an.stats.maxSteps = max(an.stats.maxSteps, fa.steps)
+	an.stats.maxShare = max(an.stats.maxShare, fa.budgetShare())
+	if fa.exhausted && !slices.Contains(an.stats.exhausted, fa.index) {
+		an.stats.exhausted = append(an.stats.exhausted, fa.index)
+	}
+}
+
+// explainBudget tells, in the reason, which functions ran out of budget:
+// their candidates may lack evidence, or be missing.
+func (an *analyzer) explainBudget() {
+	ex := an.stats.exhausted
+	if len(ex) == 0 {
+		return
+	}
+	const show = 5
+	list := make([]string, 0, show)
+	for _, f := range ex[:min(len(ex), show)] {
+		list = append(list, fmt.Sprint(f))
+	}
+	more := ""
+	if len(ex) > show {
+		more = fmt.Sprintf(" and %d more", len(ex)-show)
+	}
+	an.rep.Reason += fmt.Sprintf("; the analysis budget (%d steps per byte of a function, %d per byte of the module) ran out in function %s%s: what follows in them was read as unknown, so their evidence may be incomplete",
+		stepsPerByte, moduleStepsPerByte, strings.Join(list, ", "), more)
+}
+
 // scanFunctions finds the functions with a br_table of at least minEntries
 // entries and ranks every function by size.
 func (an *analyzer) scanFunctions() ([]funcScan, error) {
@@ -149,17 +230,23 @@ func (an *analyzer) scanFunctions() ([]funcScan, error) {
 	}
 	sizes := make([]sz, len(m.Functions))
 	var out []funcScan
+	var async asyncifyScan
+	var first []wasmcore.Instr
+	scanned := 0
 	for i := range m.Functions {
-		if i%256 == 0 {
-			if err := an.ctx.Err(); err != nil {
-				return nil, fmt.Errorf("dispatch: analysis cancelled: %w", err)
+		f := &m.Functions[i]
+		// A look at the context every 64 KiB of code or 256 functions.
+		if scanned += len(f.Body); scanned >= 1<<16 || i%256 == 0 {
+			scanned = 0
+			if !an.meter.check() {
+				return nil, an.meter.cancelled()
 			}
 		}
-		f := &m.Functions[i]
 		idx := an.nImports + uint32(i)
 		sizes[i] = sz{idx, len(f.Body)}
 		maxE, byteLoads := 0, 0
 		var maxOff uint32
+		first = first[:0]
 		ir := wasmcore.NewInstrReader(f.Body)
 		for {
 			in, ok, err := ir.Next()
@@ -169,6 +256,12 @@ func (an *analyzer) scanFunctions() ([]funcScan, error) {
 			}
 			if !ok {
 				break
+			}
+			if len(first) < 4 {
+				first = append(first, in)
+				if len(first) == 4 {
+					async.observe(first)
+				}
 			}
 			switch in.Op {
 			case wasmcore.OpBrTable:
@@ -187,6 +280,7 @@ func (an *analyzer) scanFunctions() ([]funcScan, error) {
 			an.noByteLoad = append(an.noByteLoad, funcScan{idx, maxE, maxOff})
 		}
 	}
+	an.async = async.result(m)
 	sort.SliceStable(sizes, func(a, b int) bool { return sizes[a].size > sizes[b].size })
 	an.sizeRank = make(map[uint32]int, len(out))
 	want := map[uint32]bool{}

@@ -92,6 +92,14 @@ var engineCases = []engineCase{
 	{name: "jitl-ng-release-0.32.0", funcIndex: 251, brTable: 0x12078, byteLoad: 0x12070, opcodes: 246, bias: 1, pcKind: "local", pcLocal: 6,
 		family: dispatch.FamilyQuickJSNG, match: dispatch.MatchExact, releases: []string{"v0.12.0", "v0.12.1", "v0.13.0", "v0.14.0"},
 		tables: []string{"quickjs-ng-2026-01-29-909fd718"}, namesSource: dispatch.NamesBinary, javyKind: dispatch.JavyNone},
+	// The asyncify builds of the two releases above: the same interpreter
+	// read in the normal asyncify state (budget_test.go checks its cost).
+	{name: "jitl-asyncify-0.32.0", funcIndex: 222, brTable: 0x228e3, byteLoad: 0x226b1, opcodes: 244, bias: 1, pcKind: "local", pcLocal: 6,
+		family: dispatch.FamilyQuickJS, match: dispatch.MatchExact, releases: []string{},
+		tables: []string{"bellard-2025-12-22-7b98ddf0"}, namesSource: dispatch.NamesTable, javyKind: dispatch.JavyNone},
+	{name: "jitl-ng-asyncify-0.32.0", funcIndex: 252, brTable: 0x262ca, byteLoad: 0x260ae, opcodes: 246, bias: 1, pcKind: "local", pcLocal: 6,
+		family: dispatch.FamilyQuickJSNG, match: dispatch.MatchExact, releases: []string{"v0.12.0", "v0.12.1", "v0.13.0", "v0.14.0"},
+		tables: []string{"quickjs-ng-2026-01-29-909fd718"}, namesSource: dispatch.NamesBinary, javyKind: dispatch.JavyNone},
 }
 
 func TestAnalyzeRealEngines(t *testing.T) {
@@ -519,28 +527,44 @@ func TestAnalyzeCancelled(t *testing.T) {
 }
 
 func BenchmarkAnalyze(b *testing.B) {
+	engine := func(name string) func(b *testing.B) *wasmcore.Module {
+		return func(b *testing.B) *wasmcore.Module { return decodeFile(b, fixtures.EnginePath(b, name)) }
+	}
 	cases := []struct {
-		name string
-		path func(b *testing.B) string
+		name   string
+		module func(b *testing.B) *wasmcore.Module
 	}{
 		// The largest real engine (1.3 MB).
-		{"javy-plugin-1.1.0", func(b *testing.B) string { return fixtures.EnginePath(b, "javy-plugin-1.1.0") }},
+		{"javy-plugin-1.1.0", engine("javy-plugin-1.1.0")},
+		{"javy-plugin-1.7.0", engine("javy-plugin-1.7.0")},
+		// An asyncify build (1 MB): an if on the asyncify state around
+		// every call, every local saved and restored.
+		{"jitl-asyncify-0.32.0", engine("jitl-asyncify-0.32.0")},
+		// 5 MB of code: the asyncify build with its functions but the
+		// dispatch copied.
+		{"asyncify-5MB", func(b *testing.B) *wasmcore.Module {
+			return withCopies(b, decodeFile(b, fixtures.EnginePath(b, "jitl-asyncify-0.32.0")), 222, 5<<20)
+		}},
 		// A 2.6 MB Go module with 900 large br_tables.
-		{"gowasi", func(b *testing.B) string { return buildGoWASI(b) }},
+		{"gowasi", func(b *testing.B) *wasmcore.Module { return decodeFile(b, buildGoWASI(b)) }},
 	}
 	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
-			path := bc.path(b)
-			m := decodeFile(b, path)
-			st, err := os.Stat(path)
+			m := bc.module(b)
+			wasm, err := m.Encode()
 			require.NoError(b, err)
-			b.SetBytes(st.Size())
+			b.SetBytes(int64(len(wasm)))
+			var steps int64
 			b.ResetTimer()
 			for range b.N {
-				if _, err := dispatch.Analyze(context.Background(), m); err != nil {
+				_, st, err := dispatch.AnalyzeStats(context.Background(), m, nil)
+				if err != nil {
 					b.Fatal(err)
 				}
+				steps = st.Steps
 			}
+			b.ReportMetric(float64(b.Elapsed())/1e6/float64(b.N), "ms/analysis")
+			b.ReportMetric(float64(steps), "steps/analysis")
 		})
 	}
 }

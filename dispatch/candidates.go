@@ -80,6 +80,9 @@ func (an *analyzer) evaluate(fa *funcAnalysis, bt *brTableSite) Candidate {
 	c.SelectorExpr = sel.expr
 	ev := func(format string, args ...any) { c.Evidence = append(c.Evidence, fmt.Sprintf(format, args...)) }
 	score := 0.0
+	if fa.asyncDecided > 0 {
+		ev("asyncify: %d branches on the state in global %d are read as in the normal state", fa.asyncDecided, fa.async.global)
+	}
 	if name == jsCallInternal {
 		score += 0.3
 		ev("the name section calls the function %s (+0.30)", jsCallInternal)

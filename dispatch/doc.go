@@ -26,6 +26,12 @@
 //     shape of the module (plugin, static or dynamic module, older Javy) is
 //     read from its imports, exports and custom sections.
 //
+// The analysis is bounded: each function, and the module, has a budget of
+// steps linear in its size, past which what is left is read as unknown
+// (budget.go); asyncify-transformed functions are read in the normal
+// asyncify state (asyncify.go); and it stops, with the context's error,
+// soon after its context is done.
+//
 // It must not run modules or know about profiles: it reads a decoded
 // wasmcore.Module and returns a Report (JSON schema in docs/analyze.md).
 // The parsed opcode tables are cached once per process and never modified.

@@ -254,12 +254,17 @@ type fpMatch struct {
 // engine to be identified by alignment.
 const minSimilarity = 0.9
 
-// matchFingerprint finds the opcode_info[] table of the image, if any.
-func (c *catalog) matchFingerprint(img *memImage) *fpMatch {
+// matchFingerprint finds the opcode_info[] table of the image, if any. It
+// gives up, returning nil, once mt (nil: never) sees its context done.
+func (c *catalog) matchFingerprint(img *memImage, mt *meter) *fpMatch {
 	runs := c.findInfoRuns(img)
 	var best *fpMatch
 	bestScore := 0
 	for ri := range runs {
+		// Each run costs up to an alignment with every table.
+		if mt != nil && !mt.check() {
+			return nil
+		}
 		run := &runs[ri]
 		// Exact occurrences first.
 		var exact []*fpGroup

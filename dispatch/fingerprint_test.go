@@ -98,7 +98,7 @@ func TestFingerprintExactSplit(t *testing.T) {
 	segs := recordSegments(recs, 0x10000, 4, nil)
 	require.Greater(t, len(segs), 1, "the table should be split into several segments")
 	img := newMemImage(segs)
-	m := cat.matchFingerprint(&img)
+	m := cat.matchFingerprint(&img, nil)
 	require.NotNil(t, m)
 	assert.True(t, m.exact)
 	assert.Equal(t, uint64(0x10004), m.run.addr+uint64(m.aln.runFirst*4))
@@ -118,7 +118,7 @@ func TestFingerprintNamePointers(t *testing.T) {
 	}
 	segs := append([]wasmcore.DataSegment{{Offset: wasmcore.ConstI32(0x1000), Init: strs}}, recordSegments(v.packed, 0x8000, 8, ptrs)...)
 	img := newMemImage(segs)
-	m := cat.matchFingerprint(&img)
+	m := cat.matchFingerprint(&img, nil)
 	require.NotNil(t, m)
 	assert.True(t, m.exact)
 	assert.Equal(t, 8, m.run.stride)
@@ -136,7 +136,7 @@ func TestFingerprintPatched(t *testing.T) {
 	extra := uint32(9) | 1<<8 | 1<<16 | 20<<24
 	recs = append(recs[:2], append([]uint32{extra}, recs[2:]...)...)
 	img := newMemImage(recordSegments(recs, 0x4000, 4, nil))
-	m := cat.matchFingerprint(&img)
+	m := cat.matchFingerprint(&img, nil)
 	require.NotNil(t, m)
 	assert.False(t, m.exact)
 	assert.Equal(t, "bellard-2025-04-16-f20fb110", m.groups[0].variants[0].ID())
@@ -161,9 +161,9 @@ func TestFingerprintNone(t *testing.T) {
 		recs[i] = uint32(1 + i%7)
 	}
 	img := newMemImage(recordSegments(recs, 0x100, 4, nil))
-	assert.Nil(t, cat.matchFingerprint(&img))
+	assert.Nil(t, cat.matchFingerprint(&img, nil))
 	empty := newMemImage(nil)
-	assert.Nil(t, cat.matchFingerprint(&empty))
+	assert.Nil(t, cat.matchFingerprint(&empty, nil))
 }
 
 func TestMemImage(t *testing.T) {

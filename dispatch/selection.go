@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/jsprof/jsprof/wasmcore"
@@ -78,21 +79,41 @@ func (fa *funcAnalysis) slotKeyOf(addr int32, off uint64) slotKey {
 }
 
 // spillSlot reports whether a load reads a place the function stores to.
+// The answer is kept per node: the tracing walks ask it of the same loads
+// many times, and the map lookup dominated their cost.
 func (fa *funcAnalysis) spillSlot(n int32) (slotKey, bool) {
 	nd := fa.nodes[n]
 	if nd.kind != nLoad {
 		return slotKey{}, false
 	}
+	if fa.spill == nil {
+		fa.spill = make([]int8, len(fa.nodes))
+	}
 	k := fa.slotKeyOf(nd.a, uint64(nd.val))
-	if len(fa.slotDefs[k]) == 0 {
+	switch fa.spill[n] {
+	case spillYes:
+		return k, true
+	case spillNo:
 		return slotKey{}, false
 	}
+	if len(fa.slotDefs[k]) == 0 {
+		fa.spill[n] = spillNo
+		return slotKey{}, false
+	}
+	fa.spill[n] = spillYes
 	return k, true
 }
 
+// Values of funcAnalysis.spill.
+const (
+	spillUnknown int8 = iota
+	spillNo
+	spillYes
+)
+
 func (w *walkState) walk(n int32, add int64) {
 	fa := w.fa
-	if w.budget--; w.budget <= 0 {
+	if w.budget--; w.budget <= 0 || !fa.tick(1) {
 		w.leaves = append(w.leaves, leaf{kind: leafOther, node: n})
 		return
 	}
@@ -428,7 +449,7 @@ func (fa *funcAnalysis) findPC(s *selection) (pcVar, bool) {
 }
 
 func (fa *funcAnalysis) pcFrom(x int32, depth int, seen map[int32]bool) (pcVar, bool) {
-	if depth > 16 || seen[x] {
+	if depth > 16 || seen[x] || !fa.tick(1) {
 		return pcVar{}, false
 	}
 	seen[x] = true
@@ -544,7 +565,7 @@ func (fa *funcAnalysis) refers(n int32, pred func(node, int32) bool) bool {
 	budget := 4096
 	var dfs func(n int32) bool
 	dfs = func(n int32) bool {
-		if budget--; budget <= 0 || n <= 0 || seen[n] {
+		if budget--; budget <= 0 || n <= 0 || seen[n] || !fa.tick(1) {
 			return false
 		}
 		seen[n] = true
@@ -585,7 +606,7 @@ func (fa *funcAnalysis) offsetsFrom(x int32, pc pcVar, out map[int64]bool) {
 	budget := 4096
 	var rec func(x int32, k int64)
 	rec = func(x int32, k int64) {
-		if budget--; budget <= 0 {
+		if budget--; budget <= 0 || !fa.tick(1) {
 			return
 		}
 		if fa.isPCRead(x, pc) {
@@ -631,9 +652,47 @@ func (fa *funcAnalysis) offsetsFrom(x int32, pc pcVar, out map[int64]bool) {
 	rec(x, 0)
 }
 
+// pcKey identifies a pc variable for what offsetsFrom reads of it.
+type pcKey struct {
+	kind    string
+	carried int32
+	slot    slotKey
+}
+
+// pcUseResult is what pcUse finds of a pc, whatever the opcode loads.
+type pcUseResult struct {
+	strides []int64
+	operand []bool // per fa.loads: read at a small constant offset from the pc
+}
+
 // pcUse returns the distinct constant increments of the pc around the loop
-// and the number of loads at a non-zero constant offset from it.
+// and the number of loads at a non-zero constant offset from it. The
+// tracing is done once per pc, which several br_tables of a function may
+// share.
 func (fa *funcAnalysis) pcUse(pc pcVar, opLoads []int32) (strides []int64, operandReads int) {
+	key := pcKey{pc.kind, pc.carried, pc.slot}
+	r, ok := fa.pcUseMemo[key]
+	if !ok {
+		r = fa.tracePCUse(pc)
+		if fa.pcUseMemo == nil {
+			fa.pcUseMemo = map[pcKey]*pcUseResult{}
+		}
+		fa.pcUseMemo[key] = r
+	}
+	isOp := map[int32]bool{}
+	for _, l := range opLoads {
+		isOp[l] = true
+	}
+	for i, l := range fa.loads {
+		if r.operand[i] && !isOp[l] {
+			operandReads++
+		}
+	}
+	return append([]int64(nil), r.strides...), operandReads
+}
+
+func (fa *funcAnalysis) tracePCUse(pc pcVar) *pcUseResult {
+	r := &pcUseResult{operand: make([]bool, len(fa.loads))}
 	var vals []int32
 	if pc.kind == "local" {
 		vals = fa.phiOps[fa.nodes[pc.carried].a][1:]
@@ -646,29 +705,22 @@ func (fa *funcAnalysis) pcUse(pc pcVar, opLoads []int32) (strides []int64, opera
 	}
 	for k := range ks {
 		if k != 0 {
-			strides = append(strides, k)
+			r.strides = append(r.strides, k)
 		}
 	}
-	sort.Slice(strides, func(a, b int) bool { return strides[a] < strides[b] })
-	isOp := map[int32]bool{}
-	for _, l := range opLoads {
-		isOp[l] = true
-	}
-	for _, l := range fa.loads {
-		if isOp[l] {
-			continue
-		}
+	sort.Slice(r.strides, func(a, b int) bool { return r.strides[a] < r.strides[b] })
+	for i, l := range fa.loads {
 		nd := fa.nodes[l]
 		offs := map[int64]bool{}
 		fa.offsetsFrom(nd.a, pc, offs)
 		for k := range offs {
 			if k+nd.val >= -8 && k+nd.val <= 16 {
-				operandReads++
+				r.operand[i] = true
 				break
 			}
 		}
 	}
-	return strides, operandReads
+	return r
 }
 
 // render prints an expression.
@@ -786,50 +838,114 @@ type loadChain struct {
 	path    []uint64
 }
 
+func (c loadChain) equal(o loadChain) bool {
+	return c.param == o.param && c.wrapped == o.wrapped && slices.Equal(c.path, o.path)
+}
+
+// Bounds of the load-chain search: the nodes a chain may pass through,
+// and the distinct chains kept per node (the dispatch has one or two).
+const (
+	maxChainDepth = 24
+	maxChains     = 32
+)
+
+// chainResult is the memoized outcome of chains for a node: its distinct
+// chains, first found first, and how many nodes deep the search went
+// below it.
+type chainResult struct {
+	chains []loadChain
+	height int
+}
+
 // chains follows loads back to parameters: value = *(...*(param + p0)... + pn).
+// Its results are the chains along the acyclic paths of at most
+// maxChainDepth nodes from n, first found first, without repeats. The
+// caller must not modify them.
 func (fa *funcAnalysis) chains(n int32, depth int, seen map[int32]bool) []loadChain {
-	if depth > 24 || seen[n] || len(seen) > 512 {
-		return nil
+	cs, _, _ := fa.chainsOf(n, depth, seen)
+	return cs
+}
+
+// chainsOf is chains with what memoization needs: the height of the search
+// below n and whether it is complete, that is, met neither a node already
+// on the path nor the depth limit nor the budget. A complete result does
+// not depend on the path that led to n (no node below n leads back to it),
+// so it is kept and reused wherever depth+height stays within the limit.
+// Without this, the paths through the phis asyncify puts at every call
+// site were enumerated one by one: exponentially many.
+func (fa *funcAnalysis) chainsOf(n int32, depth int, onPath map[int32]bool) (cs []loadChain, height int, complete bool) {
+	if depth > maxChainDepth || onPath[n] {
+		return nil, 0, false
 	}
-	seen[n] = true
-	defer delete(seen, n)
+	if r, ok := fa.chainMemo[n]; ok && depth+r.height <= maxChainDepth {
+		return r.chains, r.height, true
+	}
+	if !fa.tick(1) {
+		return nil, 0, false
+	}
+	onPath[n] = true
+	defer delete(onPath, n)
+	complete = true
+	// sub searches an operand, folding its height and completeness in.
+	sub := func(x int32) []loadChain {
+		c, h, ok := fa.chainsOf(x, depth+1, onPath)
+		height = max(height, h+1)
+		complete = complete && ok
+		return c
+	}
+	add := func(c loadChain) {
+		for _, have := range cs {
+			if have.equal(c) {
+				return
+			}
+		}
+		if len(cs) < maxChains {
+			cs = append(cs, c)
+		}
+	}
 	nd := fa.nodes[n]
 	switch nd.kind {
 	case nParam:
-		return []loadChain{{param: int(nd.local)}}
+		cs = []loadChain{{param: int(nd.local)}}
 	case nPhi:
-		var out []loadChain
 		for _, o := range fa.phiOps[nd.a] {
-			out = append(out, fa.chains(o, depth+1, seen)...)
+			for _, c := range sub(o) {
+				add(c)
+			}
 		}
-		return out
 	case nUn:
 		if nd.op == wasmcore.OpI32WrapI64 {
-			cs := fa.chains(nd.a, depth+1, seen)
-			for i := range cs {
-				cs[i].wrapped = true
+			for _, c := range sub(nd.a) {
+				c.wrapped = true
+				add(c)
 			}
-			return cs
 		}
 	case nLoad:
+		done := false
 		if k, isSlot := fa.spillSlot(n); isSlot && len(fa.slotDefs[k]) <= 4 {
-			var out []loadChain
 			for _, v := range fa.slotDefs[k] {
-				out = append(out, fa.chains(v, depth+1, seen)...)
+				for _, c := range sub(v) {
+					add(c)
+				}
 			}
-			if len(out) > 0 {
-				return out
+			done = len(cs) > 0
+		}
+		if !done {
+			x, off := fa.splitConst(nd.a)
+			off += uint64(nd.val)
+			for _, c := range sub(x) {
+				c.path = append(append([]uint64(nil), c.path...), off)
+				add(c)
 			}
 		}
-		x, off := fa.splitConst(nd.a)
-		off += uint64(nd.val)
-		cs := fa.chains(x, depth+1, seen)
-		for i := range cs {
-			cs[i].path = append(append([]uint64(nil), cs[i].path...), off)
-		}
-		return cs
 	}
-	return nil
+	if complete {
+		if fa.chainMemo == nil {
+			fa.chainMemo = map[int32]chainResult{}
+		}
+		fa.chainMemo[n] = chainResult{cs, height}
+	}
+	return cs, height, complete
 }
 
 // homeLocal returns a local holding a node's value (for reports): the
