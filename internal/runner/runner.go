@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -370,8 +371,8 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 		err = call(ctx)
 	}
 	for _, m := range []api.Module{mod, plugin} {
-		if m != nil && m.Memory() != nil {
-			res.MemoryBytes = uint64(m.Memory().Size())
+		if size, ok := memorySize(m); ok {
+			res.MemoryBytes = size
 			break
 		}
 	}
@@ -515,4 +516,20 @@ func exportNames(exports map[string]api.FunctionDefinition) string {
 		names = append(names[:8], "…")
 	}
 	return strings.Join(names, ", ")
+}
+
+// memorySize is the size of m's memory; ok is false when it has none
+// (wazero then returns a nil *MemoryInstance as an api.Memory).
+func memorySize(m api.Module) (size uint64, ok bool) {
+	if m == nil {
+		return 0, false
+	}
+	mem := m.Memory()
+	if mem == nil {
+		return 0, false
+	}
+	if v := reflect.ValueOf(mem); v.Kind() == reflect.Pointer && v.IsNil() {
+		return 0, false
+	}
+	return uint64(mem.Size()), true
 }
