@@ -198,3 +198,11 @@ func TestCompareTimeout(t *testing.T) {
 	assert.Equal(t, 0, got.code, got.stderr)
 	assert.Contains(t, got.stderr, "exited with 124")
 }
+
+// TestModuleImportingMeterState: a module may not import the meter's
+// jsprof.* globals from the instrumented plugin.
+func TestModuleImportingMeterState(t *testing.T) {
+	got := jsprof(t, "", "run", "testdata/imports_meter.wasm")
+	assert.Equal(t, exitFailure, got.code)
+	assert.Contains(t, got.stderr, "the module imports javy_quickjs_provider_v3.jsprof.next_sample: only jsprof's own instrumentation may use jsprof's names")
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -29,6 +30,14 @@ var hostModules = map[string]bool{"wasi_snapshot_preview1": true, "wasi_unstable
 // (NAMESPACE.wasm). A plugin that declares another namespace than the one
 // imported is an error naming both.
 func link(main *wasmcore.Module, paths []string) (linking, error) {
+	for _, im := range main.Imports {
+		// The instrumented plugin exports the meter's state as jsprof.*
+		// globals; a module importing them could stop its checkpoints
+		// (and with them --timeout) or forge its counts.
+		if im.Module == meter.HostModule || strings.HasPrefix(im.Name, meter.HostModule+".") {
+			return linking{}, fmt.Errorf("the module imports %s.%s: only jsprof's own instrumentation may use jsprof's names", im.Module, im.Name)
+		}
+	}
 	p, err := shopify.Identify(main.Imports)
 	switch {
 	case err == nil:
