@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 )
@@ -201,7 +202,8 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
-// cacheFlag adds --cache-dir and returns a function that opens the cache.
+// cacheFlag adds --cache-dir and --cache-size and returns a function that
+// opens the cache, kept within its size (cache.go).
 func cacheFlag(fs *flag.FlagSet) func() (wazero.CompilationCache, error) {
 	def := os.Getenv("JSPROF_CACHE_DIR")
 	if def == "" {
@@ -210,10 +212,15 @@ func cacheFlag(fs *flag.FlagSet) func() (wazero.CompilationCache, error) {
 		}
 	}
 	dir := fs.String("cache-dir", def, "directory for compiled modules (empty: no cache; env JSPROF_CACHE_DIR)")
+	size := fs.Int64("cache-size", defaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
 	return func() (wazero.CompilationCache, error) {
 		if *dir == "" {
 			return nil, nil
 		}
+		if *size <= 0 {
+			return nil, fmt.Errorf("--cache-size %d: want a size in MB, at least 1", *size)
+		}
+		trimCache(*dir, *size<<20, time.Now())
 		c, err := wazero.NewCompilationCacheWithDir(*dir)
 		if err != nil {
 			return nil, fmt.Errorf("--cache-dir %s: %w", *dir, err)

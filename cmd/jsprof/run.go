@@ -243,6 +243,17 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		stopProgress = progress(io, f.progress, start, sess.Instructions)
 	}
 	res, err := runner.Run(runCtx, wasm, opts)
+	if errors.Is(err, runner.ErrDamagedCache) {
+		// Nothing of the guest ran: clear the cache and compile afresh.
+		warn(io, fmt.Errorf("%w; clearing it and compiling again", err))
+		dir := fs.Lookup("cache-dir").Value.String()
+		if cerr := clearCache(dir); cerr != nil {
+			warn(io, fmt.Errorf("clearing the cache %s: %w", dir, cerr))
+		}
+		if opts.Cache, err = openCache(); err == nil {
+			res, err = runner.Run(runCtx, wasm, opts)
+		}
+	}
 	stopProgress()
 	if err != nil {
 		if sess != nil {

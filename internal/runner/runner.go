@@ -147,6 +147,7 @@ var entryPoints = [...]string{"_start", "shopify_main"}
 // are linked with stubs for whatever they import that nothing provides.
 type Session struct {
 	rt       wazero.Runtime
+	cached   bool // the runtime has a compilation cache
 	provided map[string]bool
 	// deterministic: host functions that would read the host's randomness
 	// return fixed values (Options.Deterministic).
@@ -167,7 +168,7 @@ func NewSession(ctx context.Context, cfg wazero.RuntimeConfig, cache wazero.Comp
 		rt.Close(ctx)
 		return nil, fmt.Errorf("instantiating WASI: %w", err)
 	}
-	return &Session{rt: rt, provided: map[string]bool{wasi_snapshot_preview1.ModuleName: true}}, nil
+	return &Session{rt: rt, cached: cache != nil, provided: map[string]bool{wasi_snapshot_preview1.ModuleName: true}}, nil
 }
 
 // Close releases the runtime and every module in it.
@@ -185,12 +186,35 @@ func (s *Session) Provide(names ...string) {
 func (s *Session) Runtime() wazero.Runtime { return s.rt }
 
 // Compile compiles a module; name is used in errors.
-func (s *Session) Compile(ctx context.Context, name string, wasm []byte) (wazero.CompiledModule, error) {
-	compiled, err := s.rt.CompileModule(ctx, wasm)
+func (s *Session) Compile(ctx context.Context, name string, wasm []byte) (compiled wazero.CompiledModule, err error) {
+	defer s.damagedCache(&err)
+	compiled, err = s.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return compiled, nil
+}
+
+// ErrDamagedCache says that the compilation cache gave wazero something it
+// could not use: an entry damaged on disk. The caller can clear the cache
+// and run again.
+var ErrDamagedCache = errors.New("the compilation cache has a damaged entry")
+
+// damagedCache turns what a damaged cache entry makes wazero do (an error
+// naming its compilation cache, or a panic while it reads or links what
+// it deserialized) into ErrDamagedCache. Without a cache, a panic is
+// wazero's own and goes on.
+func (s *Session) damagedCache(err *error) {
+	if !s.cached {
+		return
+	}
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%w (%v)", ErrDamagedCache, r)
+		return
+	}
+	if *err != nil && strings.Contains((*err).Error(), "compilationcache") {
+		*err = fmt.Errorf("%w: %w", ErrDamagedCache, *err)
+	}
 }
 
 // Instantiate links stubs for the module's unprovided imports and
@@ -204,7 +228,7 @@ func (s *Session) Instantiate(ctx context.Context, compiled wazero.CompiledModul
 	if alloc != nil {
 		ctx = experimental.WithMemoryAllocator(ctx, alloc)
 	}
-	mod, err := s.rt.InstantiateModule(ctx, compiled, cfg.WithName(name).WithStartFunctions())
+	mod, err := s.instantiate(ctx, compiled, cfg.WithName(name).WithStartFunctions())
 	if err != nil {
 		return nil, err
 	}
@@ -532,4 +556,12 @@ func memorySize(m api.Module) (size uint64, ok bool) {
 		return 0, false
 	}
 	return uint64(mem.Size()), true
+}
+
+// instantiate is the runtime's InstantiateModule, with damagedCache's
+// recovery: instantiating is where wazero first uses what it read from the
+// cache.
+func (s *Session) instantiate(ctx context.Context, compiled wazero.CompiledModule, cfg wazero.ModuleConfig) (mod api.Module, err error) {
+	defer s.damagedCache(&err)
+	return s.rt.InstantiateModule(ctx, compiled, cfg)
 }

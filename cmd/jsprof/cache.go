@@ -1,0 +1,81 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// defaultCacheMB is the compilation cache's default bound: a compiled
+// engine takes 6-7 MB, so this keeps about 70 of them.
+const defaultCacheMB = 512
+
+// staleTemp is how old a temporary file wazero left (a process that died
+// while writing an entry) must be before it is removed: entries are written
+// in well under a second.
+const staleTemp = time.Hour
+
+// trimCache keeps the cache directory within limit bytes, removing the
+// entries used least recently first, and removes temporary files older than
+// staleTemp. Entries are whole files written by wazero with a rename, so
+// another jsprof process that has one open keeps reading it, and one that
+// finds it gone compiles afresh: removing is safe under concurrency. It
+// never fails: a cache it cannot trim is still a cache.
+func trimCache(dir string, limit int64, now time.Time) {
+	type entry struct {
+		path string
+		size int64
+		used time.Time
+	}
+	var entries []entry
+	var total int64
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			return nil
+		}
+		if strings.HasSuffix(path, ".tmp") {
+			if now.Sub(info.ModTime()) > staleTemp {
+				os.Remove(path)
+			}
+			return nil
+		}
+		e := entry{path: path, size: info.Size(), used: lastUse(info)}
+		entries = append(entries, e)
+		total += e.size
+		return nil
+	})
+	if total <= limit {
+		return
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].used.Before(entries[j].used) })
+	for _, e := range entries {
+		if total <= limit {
+			break
+		}
+		if os.Remove(e.path) == nil {
+			total -= e.size
+		}
+	}
+}
+
+// clearCache removes every compiled module of the cache directory, after
+// one was found damaged: which one wazero could not use is not known.
+func clearCache(dir string) error {
+	subdirs, err := filepath.Glob(filepath.Join(dir, "wazero-*"))
+	if err != nil {
+		return err
+	}
+	for _, d := range subdirs {
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
