@@ -135,7 +135,7 @@ func TestRunExitCodesAndErrors(t *testing.T) {
 		{"not wasm", []string{garbage}, exitFailure, "garbage.wasm"},
 		{"missing module", []string{filepath.Join(dir, "nope.wasm")}, exitFailure, "no such file"},
 		{"missing plugin", []string{"run", "--plugin", filepath.Join(dir, "nope.wasm"), dynamic}, exitFailure, "plugin"},
-		{"dynamic without plugin", []string{"run", "--mode", "off", dynamic}, exitFailure, "needs --plugin"},
+		{"dynamic without plugin", []string{"run", "--mode", "off", dynamic}, exitFailure, ": give its plugin with --plugin"},
 		{"plugin is not a plugin", []string{"run", "--plugin", "testdata/trap.wasm", dynamic}, exitFailure, "not a Javy plugin"},
 		{"bad --env", []string{"run", "--mode", "off", "--env", "NOEQUALS", "testdata/exit3.wasm"}, exitFailure, "KEY=VALUE"},
 		{"bad --dir", []string{"run", "--dir", filepath.Join(dir, "nodir"), "testdata/exit3.wasm"}, exitUsage, "not a directory"},

@@ -65,7 +65,11 @@ func TestSampleMode(t *testing.T) {
 
 				ep, sp := readProfile(t, exact), readProfile(t, sampled)
 				want := sampleTotal(ep)
-				assert.InEpsilon(t, want, sampleTotal(sp), 0.02, "sampled total within 2%% of the exact %d", want)
+				// The samples miss what ran after the last one: up to a
+				// period (20,000 of the ~1M these programs run under the fuel
+				// rule), and each sample's weight is its distance from the
+				// previous one, randomised.
+				assert.InEpsilon(t, want, sampleTotal(sp), 0.03, "sampled total within 3%% of the exact %d", want)
 				assert.Contains(t, sp.Comments, "jsprof.mode=sample")
 				// Sampling counts more cheaply (hoisted charges, the
 				// interpreter's count in a local) but exactly by the end.

@@ -146,7 +146,7 @@ func profiledGuest(t *testing.T, wasm []byte) (*guest, func()) {
 		}
 	}
 	t.Cleanup(closeSession)
-	prof, err := profiler.Prepare(ctx, "scale", wasm, nil, profiler.Options{Mode: profiler.Exact})
+	prof, err := profiler.Prepare(ctx, "scale", wasm, nil, profiler.Options{Mode: profiler.Exact, Cost: wasmcore.CostFuel}) // as jsprof run counts
 	require.NoError(t, err)
 	linked, err := prof.Meter().Link(ctx, sess.Runtime())
 	require.NoError(t, err)
