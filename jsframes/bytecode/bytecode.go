@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,8 +20,11 @@ type Program struct {
 	// in file order: by first line and column, the enclosing function
 	// before the functions it defines when they start at the same place.
 	Functions []*Function
-	// Format is the serialization variant the bytes were read as.
+	// Format is the coarse variant of the debug encoding the bytes were
+	// read as (how lines and columns are kept).
 	Format Format
+	// Layout is the serialization layout the bytes were read as.
+	Layout *Layout
 	// Version is the version byte the serialization starts with.
 	Version byte
 	// Module is the module record when the program is a module (Javy
@@ -97,6 +101,8 @@ type Function struct {
 	RawLine, RawColumn int
 	RawPC2Line         []byte // the pc → line table
 	RawPC2Column       []byte // FormatColumns: the pc → column table
+	// VarRefCount is var_ref_count, in the layouts that write it.
+	VarRefCount int
 	// AtomOps are Code's atom operands, which the engine renumbers on
 	// loading: matching a runtime buffer to Code skips them.
 	AtomOps  []AtomOperand
@@ -170,22 +176,28 @@ type AtomOperand struct {
 	Ref    uint32 // the serialized atom reference
 }
 
-// Format is a variant of QuickJS's serialization (JS_WriteObject).
+// Format is the coarse variant of a serialization's debug encoding: how
+// a function's line and column and its pc → line table are kept, which is
+// what decoding a table (DecodeLines) and reading the engine's objects in
+// memory depend on. Layout has the whole serialization layout.
 type Format int
 
-// Serialization variants read by Parse.
+// Debug encodings.
 const (
 	FormatUnknown Format = iota
-	// FormatNG is QuickJS-NG's (BC_VERSION 0x15 in v0.10/v0.11): atoms
-	// with a type byte, constant pool before the bytecode, debug
-	// information with line, column, a pc → line/column table that
-	// carries column deltas, and the function source.
+	// FormatNG: a line and a 1-based column, then a pc → line table whose
+	// entries carry column deltas (QuickJS-NG v0.3+).
 	FormatNG
-	// FormatColumns is the layout of the patched Bellard QuickJS of early
-	// 2024 in Javy plugins (BC_VERSION 0x43): atoms as plain strings,
-	// constant pool after the debug information, which holds a pc → line
-	// table then a separate pc → column table.
+	// FormatColumns: a line, a pc → line table, then a 0-based column and
+	// a separate pc → column table (rquickjs's patched Bellard QuickJS).
 	FormatColumns
+	// FormatLines: a line and a pc → line table without columns (Bellard
+	// up to 2025-03, QuickJS-NG v0.1-v0.2).
+	FormatLines
+	// FormatHeader: a pc → line table that starts with the function's
+	// 0-based line and column, entries with column deltas (Bellard
+	// 2025-04+).
+	FormatHeader
 )
 
 func (f Format) String() string {
@@ -194,22 +206,23 @@ func (f Format) String() string {
 		return "quickjs-ng"
 	case FormatColumns:
 		return "quickjs-2024-columns"
+	case FormatLines:
+		return "quickjs-lines"
+	case FormatHeader:
+		return "quickjs-2025-header"
 	}
 	return "unknown"
 }
 
-// FormatOfVersion returns the serialization variant a version byte
-// (BC_VERSION, the first byte) announces, FormatUnknown when the parser
-// does not know it. Only layouts checked against real engine output are
-// known.
+// FormatOfVersion returns the debug encoding a version byte announces
+// when it does so on its own, whatever the engine: FormatUnknown when the
+// engine's release must decide (SelectLayout).
 func FormatOfVersion(v byte) Format {
-	switch v {
-	case 0x15:
-		return FormatNG
-	case 0x43:
-		return FormatColumns
+	l, err := SelectLayout(EngineSpec{}, v)
+	if err != nil {
+		return FormatUnknown
 	}
-	return FormatUnknown
+	return l.Debug.format()
 }
 
 // EngineSpec is what the bytecode parser and the namer need to know of the
@@ -218,6 +231,15 @@ func FormatOfVersion(v byte) Format {
 type EngineSpec struct {
 	Family  string // dispatch.FamilyQuickJS or dispatch.FamilyQuickJSNG
 	TableID string // the catalog table the opcodes come from
+	// Tables are every catalog table the analysis matched (identical
+	// opcode_info[] bytes), Releases the releases that shipped them:
+	// together with the version byte they choose the Layout.
+	Tables   []string
+	Releases []string
+	// RQuickJS is the rquickjs crate version the engine's module names
+	// ("0.6.1"), "" when it names none: rquickjs 0.4-0.6 patch Bellard's
+	// serialization (FormatColumns).
+	RQuickJS string
 	// Opcodes are indexed by opcode value.
 	Opcodes []OpcodeSpec
 	// Atoms are the engine's builtin atoms, index = atom value (index 0,
@@ -262,7 +284,10 @@ func EngineSpecFor(r *dispatch.Report) (EngineSpec, error) {
 	if !ok {
 		return EngineSpec{}, fmt.Errorf("bytecode: opcode table %s is not in the catalog", e.Tables[0].ID)
 	}
-	spec := EngineSpec{Family: e.Family, TableID: t.ID}
+	spec := EngineSpec{Family: e.Family, TableID: t.ID, Releases: slices.Clone(e.Releases)}
+	for _, tr := range e.Tables {
+		spec.Tables = append(spec.Tables, tr.ID)
+	}
 	for _, d := range t.Opcodes {
 		spec.Opcodes = append(spec.Opcodes, OpcodeSpec{Name: d.Name, Size: d.Size, Fmt: t.FormatName(d)})
 	}
@@ -310,6 +335,22 @@ func Parse(b []byte, engine EngineSpec) (*Program, error) {
 		return nil, err
 	}
 	return prog, nil
+}
+
+// ParseLayout is Parse in a given layout, whatever the engine's release
+// says: for tests and for callers that know better than the analysis.
+func ParseLayout(b []byte, engine EngineSpec, layout *Layout) (*Program, error) {
+	if layout == nil {
+		return nil, errors.New("bytecode: no layout")
+	}
+	if len(b) > MaxInput {
+		return nil, fmt.Errorf("bytecode: %d bytes, more than the %d accepted", len(b), MaxInput)
+	}
+	if len(engine.Opcodes) == 0 {
+		return nil, errors.New("bytecode: the engine's opcodes are unknown")
+	}
+	p := &parser{r: reader{b: b}, engine: engine, layout: layout}
+	return p.parse()
 }
 
 // reader reads QuickJS's serialization primitives with bounds checks.
@@ -457,44 +498,20 @@ func Latin1(b []byte) string {
 	return sb.String()
 }
 
-// Serialization tags (BCTagEnum) of both supported variants: neither has
-// BC_TAG_BIG_FLOAT/BIG_DECIMAL.
-const (
-	tagNull             = 1
-	tagUndefined        = 2
-	tagFalse            = 3
-	tagTrue             = 4
-	tagInt32            = 5
-	tagFloat64          = 6
-	tagString           = 7
-	tagObject           = 8
-	tagArray            = 9
-	tagBigInt           = 10
-	tagTemplateObject   = 11
-	tagFunctionBytecode = 12
-	tagModule           = 13
-)
-
-// Function flags (the u16 of a function record), as both variants write
-// them: has_prototype, has_simple_parameter_list,
-// is_derived_class_constructor, need_home_object, func_kind (2 bits),
-// new_target_allowed, super_call_allowed, super_allowed,
-// arguments_allowed, then has_debug (bit 10) in FormatColumns, or
-// backtrace_barrier then has_debug (bit 11) in FormatNG.
+// Function flags (the u16 of a function record) every layout shares:
+// has_prototype, has_simple_parameter_list, is_derived_class_constructor,
+// need_home_object, func_kind (2 bits), new_target_allowed,
+// super_call_allowed, super_allowed; the bits above differ
+// (Layout.HasDebugBit, Layout.FlagBits).
 const (
 	flagHasPrototype     = 1 << 0
 	flagDerivedCtor      = 1 << 2
 	flagNeedHomeObject   = 1 << 3
 	flagFuncKindShift    = 4
-	hasDebugBitNG        = 11
-	hasDebugBitColumns   = 10
 	closureVarIsLocal    = 1 << 0
 	closureVarIsArg      = 1 << 1
 	closureVarIsConst    = 1 << 2
 	closureVarIsLexical  = 1 << 3
-	varDefIsConst        = 1 << 4
-	varDefIsLexical      = 1 << 5
-	varDefIsCaptured     = 1 << 6
 	atomTypeFirstString  = 1 // JS_ATOM_TYPE_STRING
 	atomTypeLastAccepted = 3 // up to JS_ATOM_TYPE_SYMBOL (JS_ATOM_TYPE_PRIVATE is refused)
 )
@@ -502,7 +519,7 @@ const (
 type parser struct {
 	r      reader
 	engine EngineSpec
-	format Format
+	layout *Layout
 	prog   *Program
 	depth  int
 	funcs  []*Function // stream (pre-)order
@@ -531,11 +548,17 @@ func (p *parser) parse() (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.format = FormatOfVersion(v)
-	if p.format == FormatUnknown {
-		return nil, &ParseError{Offset: 0, Msg: fmt.Sprintf("unsupported serialization version %#x (known: 0x15 QuickJS-NG v0.10/v0.11, 0x43 patched QuickJS 2024)", v)}
+	if p.layout == nil {
+		if p.layout, err = SelectLayout(p.engine, v); err != nil {
+			return nil, err
+		}
 	}
-	p.prog = &Program{Format: p.format, Version: v, builtin: p.engine.Atoms}
+	p.prog = &Program{Format: p.layout.Debug.format(), Layout: p.layout, Version: v, builtin: p.engine.Atoms}
+	if p.layout.Checksum {
+		if err := p.checksum(); err != nil {
+			return nil, err
+		}
+	}
 	if err := p.atomTable(); err != nil {
 		return nil, err
 	}
@@ -544,17 +567,17 @@ func (p *parser) parse() (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch tag {
-	case tagModule:
+	switch p.layout.Tags.kind(tag) {
+	case kModule:
 		if err := p.module(); err != nil {
 			return nil, err
 		}
-	case tagFunctionBytecode:
+	case kFunction:
 		if _, err := p.function(tagAt, nil); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, &ParseError{Offset: tagAt, Msg: fmt.Sprintf("tag %d: want a module (%d) or a function (%d)", tag, tagModule, tagFunctionBytecode)}
+		return nil, &ParseError{Offset: tagAt, Msg: fmt.Sprintf("tag %d: want a module (%d) or a function (%d)", tag, p.layout.Tags.tag(kModule), p.layout.Tags.tag(kFunction))}
 	}
 	if r.remaining() != 0 {
 		return nil, r.fail("%d trailing bytes after the program", r.remaining())
@@ -574,7 +597,7 @@ func (p *parser) atomTable() error {
 	}
 	p.atoms = make([]string, 0, n)
 	for i := 0; i < n; i++ {
-		if p.format == FormatNG {
+		if p.layout.TypedAtoms {
 			at := r.off
 			typ, err := r.u8()
 			if err != nil {
@@ -651,6 +674,11 @@ func (p *parser) module() error {
 		if _, err := p.atom(&m.Requires[i], nil); err != nil {
 			return err
 		}
+		if p.layout.Module.ReqAttributes { // the import attributes: undefined or an object
+			if _, err := p.value(nil); err != nil {
+				return err
+			}
+		}
 	}
 	n, err = r.count("export", 2)
 	if err != nil {
@@ -693,6 +721,11 @@ func (p *parser) module() error {
 		if _, err := r.leb(); err != nil {
 			return err
 		}
+		if p.layout.Module.ImportIsStar {
+			if _, err := r.u8(); err != nil {
+				return err
+			}
+		}
 		if _, err := p.atom(&name, nil); err != nil {
 			return err
 		}
@@ -700,18 +733,20 @@ func (p *parser) module() error {
 			return err
 		}
 	}
-	tla, err := r.u8()
-	if err != nil {
-		return err
+	if p.layout.Module.HasTLA {
+		tla, err := r.u8()
+		if err != nil {
+			return err
+		}
+		m.HasTLA = tla != 0
 	}
-	m.HasTLA = tla != 0
 	at := r.off
 	tag, err := r.u8()
 	if err != nil {
 		return err
 	}
-	if tag != tagFunctionBytecode {
-		return &ParseError{Offset: at, Msg: fmt.Sprintf("module function: tag %d, want %d", tag, tagFunctionBytecode)}
+	if p.layout.Tags.kind(tag) != kFunction {
+		return &ParseError{Offset: at, Msg: fmt.Sprintf("module function: tag %d, want %d", tag, p.layout.Tags.tag(kFunction))}
 	}
 	_, err = p.function(at, nil)
 	return err
@@ -730,17 +765,17 @@ func (p *parser) value(parent *Function) (Constant, error) {
 	if err != nil {
 		return Constant{}, err
 	}
-	switch tag {
-	case tagNull:
+	switch k := p.layout.Tags.kind(tag); k {
+	case kNull:
 		return Constant{Kind: "null"}, nil
-	case tagUndefined:
+	case kUndefined:
 		return Constant{Kind: "undefined"}, nil
-	case tagFalse, tagTrue:
-		return Constant{Kind: "bool", Value: strconv.FormatBool(tag == tagTrue)}, nil
-	case tagInt32:
+	case kFalse, kTrue:
+		return Constant{Kind: "bool", Value: strconv.FormatBool(k == kTrue)}, nil
+	case kInt32:
 		v, err := r.sleb()
 		return Constant{Kind: "int32", Value: strconv.Itoa(int(v))}, err
-	case tagFloat64:
+	case kFloat64:
 		if r.remaining() < 8 {
 			return Constant{}, r.fail("unexpected end of input")
 		}
@@ -748,15 +783,15 @@ func (p *parser) value(parent *Function) (Constant, error) {
 		hi, _ := r.u32()
 		f := math.Float64frombits(uint64(hi)<<32 | uint64(lo))
 		return Constant{Kind: "float64", Value: strconv.FormatFloat(f, 'g', -1, 64)}, nil
-	case tagString:
+	case kString:
 		s, err := r.str()
 		if rs := []rune(s); len(rs) > maxConstantRunes {
 			s = string(rs[:maxConstantRunes]) + "…"
 		}
 		return Constant{Kind: "string", Value: s}, err
-	case tagBigInt:
-		return p.bigint()
-	case tagObject:
+	case kBigInt, kBigFloat, kBigDecimal:
+		return p.bigint(k)
+	case kObject:
 		n, err := r.count("property", 2)
 		if err != nil {
 			return Constant{}, err
@@ -771,12 +806,12 @@ func (p *parser) value(parent *Function) (Constant, error) {
 			}
 		}
 		return Constant{Kind: "object", Value: strconv.Itoa(n) + " properties"}, nil
-	case tagArray, tagTemplateObject:
+	case kArray, kTemplate:
 		n, err := r.count("element", 1)
 		if err != nil {
 			return Constant{}, err
 		}
-		if tag == tagTemplateObject {
+		if k == kTemplate {
 			n++ // the raw strings follow the cooked ones
 		}
 		for i := 0; i < n; i++ {
@@ -785,32 +820,54 @@ func (p *parser) value(parent *Function) (Constant, error) {
 			}
 		}
 		kind := "array"
-		if tag == tagTemplateObject {
+		if k == kTemplate {
 			kind = "template"
 			n--
 		}
 		return Constant{Kind: kind, Value: strconv.Itoa(n) + " elements"}, nil
-	case tagFunctionBytecode:
+	case kFunction:
 		f, err := p.function(at, parent)
 		return Constant{Kind: "function", Function: f}, err
 	}
 	return Constant{}, &ParseError{Offset: at, Msg: fmt.Sprintf("unsupported tag %d in a constant pool", tag)}
 }
 
-// bigint reads a BigInt constant. QuickJS-NG v0.10 writes a LEB128 byte
-// count and the two's complement bytes, least significant first; the
-// libbf-era layout of FormatColumns is a zigzag LEB128 of sign and
-// exponent, then (for finite non-zero values) a LEB128 byte count and the
-// mantissa bytes.
-func (p *parser) bigint() (Constant, error) {
+// bigint reads a BigInt (BigFloat, BigDecimal) constant in the
+// layout's encoding: two's complement bytes after a LEB128 count (Bellard
+// 2025+, QuickJS-NG v0.10+); libbf's zigzag sign and exponent, then for
+// finite non-zero values a LEB128 length and the mantissa (BigDecimal:
+// length in digits, two per byte); or 2019's LEB128 length and sign,
+// mantissa and exponent (BigFloat zero, infinity and NaN: a special
+// byte). Mantissa bytes are not kept: they depend on the engine's limb
+// size.
+func (p *parser) bigint(k tagKind) (Constant, error) {
 	r := &p.r
-	if p.format == FormatNG {
+	kind := map[tagKind]string{kBigInt: "bigint", kBigFloat: "bigfloat", kBigDecimal: "bigdecimal"}[k]
+	switch p.layout.BigNum {
+	case bigNumTwos:
 		n, err := r.count("bigint byte", 1)
 		if err != nil {
 			return Constant{}, err
 		}
 		_, err = r.bytes(n)
-		return Constant{Kind: "bigint"}, err
+		return Constant{Kind: kind}, err
+	case bigNum2019:
+		v, err := r.leb() // length*2 + sign: bounded by r.bytes below
+		if err != nil {
+			return Constant{}, err
+		}
+		n := int(v >> 1)
+		if n == 0 {
+			if k == kBigFloat {
+				_, err = r.u8()
+			}
+			return Constant{Kind: kind}, err
+		}
+		if _, err := r.bytes(n); err != nil {
+			return Constant{}, err
+		}
+		_, err = r.sleb()
+		return Constant{Kind: kind}, err
 	}
 	e, err := r.sleb()
 	if err != nil {
@@ -821,11 +878,14 @@ func (p *parser) bigint() (Constant, error) {
 		if err != nil {
 			return Constant{}, err
 		}
+		if k == kBigDecimal {
+			n = (n + 1) / 2
+		}
 		if _, err := r.bytes(n); err != nil {
 			return Constant{}, err
 		}
 	}
-	return Constant{Kind: "bigint"}, nil
+	return Constant{Kind: kind}, nil
 }
 
 func (p *parser) function(at int, parent *Function) (*Function, error) {
@@ -851,11 +911,15 @@ func (p *parser) function(at int, parent *Function) (*Function, error) {
 	f.DerivedClassConstructor = flags&flagDerivedCtor != 0
 	f.NeedHomeObject = flags&flagNeedHomeObject != 0
 	f.Kind = FunctionKind(flags >> flagFuncKindShift & 3)
-	debugBit := uint(hasDebugBitNG)
-	if p.format == FormatColumns {
-		debugBit = hasDebugBitColumns
+	L := p.layout
+	if extra := uint32(flags) >> L.FlagBits; extra != 0 && !(L.SignExtendedFlags && extra == 0xffff>>L.FlagBits) {
+		return nil, &ParseError{Offset: at + 1, Msg: fmt.Sprintf("function flags %#04x set bits %s does not define", flags, L.Name)}
 	}
-	f.HasDebug = flags>>debugBit&1 != 0
+	if L.HasDebugBit < 0 {
+		f.HasDebug = true
+	} else {
+		f.HasDebug = flags>>L.HasDebugBit&1 != 0
+	}
 	mode, err := r.u8()
 	if err != nil {
 		return nil, err
@@ -864,15 +928,24 @@ func (p *parser) function(at int, parent *Function) (*Function, error) {
 	if _, err := p.atom(&f.Name, f); err != nil {
 		return nil, err
 	}
-	var nums [8]uint32
+	nums := make([]uint32, 8, 9)
+	if L.VarRefCount {
+		nums = nums[:9]
+	}
 	for i := range nums {
 		if nums[i], err = r.leb(); err != nil {
 			return nil, err
 		}
 	}
 	f.ArgCount, f.VarCount, f.DefinedArgCount, f.StackSize = int(nums[0]), int(nums[1]), int(nums[2]), int(nums[3])
+	if L.VarRefCount {
+		f.VarRefCount = int(nums[4])
+		nums = append(nums[:4], nums[5:]...)
+	}
 	closureCount, cpoolCount, codeLen, localCount := nums[4], nums[5], nums[6], nums[7]
-	if uint64(localCount)*4+uint64(closureCount)*3+uint64(cpoolCount)+uint64(codeLen) > uint64(r.remaining()) {
+	// A variable takes 3 bytes at least (B5d drops scope_level), a closure
+	// variable 3, a constant 1.
+	if uint64(localCount)*3+uint64(closureCount)*3+uint64(cpoolCount)+uint64(codeLen) > uint64(r.remaining()) {
 		return nil, r.fail("function of %d variables, %d closure variables, %d constants and %d bytes of code exceeds the %d bytes left",
 			localCount, closureCount, cpoolCount, codeLen, r.remaining())
 	}
@@ -881,47 +954,19 @@ func (p *parser) function(at int, parent *Function) (*Function, error) {
 	}
 	for i := range f.Vars {
 		v := &f.Vars[i]
-		if _, err := p.atom(&v.Name, nil); err != nil {
+		if err := p.varDef(v); err != nil {
 			return nil, err
 		}
-		lvl, err := r.leb()
-		if err != nil {
-			return nil, err
-		}
-		next, err := r.leb()
-		if err != nil {
-			return nil, err
-		}
-		fl, err := r.u8()
-		if err != nil {
-			return nil, err
-		}
-		v.Scope, v.ScopeNext = int(lvl), int(next)-1
-		v.Kind = int(fl & 15)
-		v.Const, v.Lexical, v.Captured = fl&varDefIsConst != 0, fl&varDefIsLexical != 0, fl&varDefIsCaptured != 0
 	}
 	if closureCount > 0 {
 		f.ClosureVars = make([]ClosureVar, closureCount)
 	}
 	for i := range f.ClosureVars {
-		cv := &f.ClosureVars[i]
-		if _, err := p.atom(&cv.Name, nil); err != nil {
+		if err := p.closureVar(&f.ClosureVars[i]); err != nil {
 			return nil, err
 		}
-		idx, err := r.leb()
-		if err != nil {
-			return nil, err
-		}
-		fl, err := r.u8()
-		if err != nil {
-			return nil, err
-		}
-		cv.Index = int(idx)
-		cv.IsLocal, cv.IsArg = fl&closureVarIsLocal != 0, fl&closureVarIsArg != 0
-		cv.Const, cv.Lexical = fl&closureVarIsConst != 0, fl&closureVarIsLexical != 0
-		cv.Kind = int(fl >> 4)
 	}
-	if p.format == FormatNG {
+	if L.CpoolFirst {
 		if err := p.cpool(f, int(cpoolCount)); err != nil {
 			return nil, err
 		}
@@ -934,7 +979,12 @@ func (p *parser) function(at int, parent *Function) (*Function, error) {
 			return nil, err
 		}
 	}
-	if p.format == FormatColumns {
+	if L.IC == icAfterDebug {
+		if err := p.icSection(); err != nil {
+			return nil, err
+		}
+	}
+	if !L.CpoolFirst {
 		if err := p.cpool(f, int(cpoolCount)); err != nil {
 			return nil, err
 		}
@@ -995,38 +1045,32 @@ func (p *parser) code(f *Function, n int) error {
 
 func (p *parser) debug(f *Function) error {
 	r := &p.r
+	d := p.layout.Debug
 	var err error
 	if f.fileAtom, err = p.atom(&f.File, nil); err != nil {
 		return err
 	}
-	line, err := r.leb()
-	if err != nil {
-		return err
+	if d.Line {
+		line, err := r.leb()
+		if err != nil {
+			return err
+		}
+		f.RawLine = int(line)
 	}
-	f.RawLine = int(line)
-	var tabAt int
-	var colTab []byte
-	switch p.format {
-	case FormatNG:
+	if d.ColumnAfterLine {
 		col, err := r.leb()
 		if err != nil {
 			return err
 		}
 		f.RawColumn = int(col)
-		if f.RawPC2Line, err = p.lenBytes("pc2line"); err != nil {
-			return err
-		}
-		tabAt = r.off - len(f.RawPC2Line)
-		src, err := p.lenBytes("source")
-		if err != nil {
-			return err
-		}
-		f.Source = string(src) // UTF-8, as the engine keeps it
-	case FormatColumns:
-		if f.RawPC2Line, err = p.lenBytes("pc2line"); err != nil {
-			return err
-		}
-		tabAt = r.off - len(f.RawPC2Line)
+	}
+	if f.RawPC2Line, err = p.lenBytes("pc2line"); err != nil {
+		return err
+	}
+	tabAt := r.off - len(f.RawPC2Line)
+	f.RawPC2Line = append([]byte(nil), f.RawPC2Line...)
+	var colTab []byte
+	if d.SeparateColumns {
 		col, err := r.leb()
 		if err != nil {
 			return err
@@ -1037,13 +1081,186 @@ func (p *parser) debug(f *Function) error {
 		}
 		f.RawPC2Column = append([]byte(nil), colTab...)
 	}
-	f.RawPC2Line = append([]byte(nil), f.RawPC2Line...)
-	lines, first, err := DecodeLines(p.format, f.RawLine, f.RawColumn, f.RawPC2Line, colTab)
+	if d.Source {
+		src, err := p.lenBytes("source")
+		if err != nil {
+			return err
+		}
+		f.Source = string(src) // UTF-8, as the engine keeps it
+	}
+	if p.layout.IC == icInDebug {
+		if err := p.icSection(); err != nil {
+			return err
+		}
+	}
+	lines, first, err := DecodeLines(p.prog.Format, f.RawLine, f.RawColumn, f.RawPC2Line, colTab)
 	if err != nil {
 		return &ParseError{Offset: tabAt, Msg: err.Error()}
 	}
+	if d.PC2LineHeader {
+		// The line and column are the table's header: keep them where
+		// the other layouts keep theirs.
+		f.RawLine, f.RawColumn = first.Line, first.Column
+	}
 	f.Lines, f.Line, f.Column = lines, first.Line, first.Column
 	return nil
+}
+
+// icSection skips QuickJS-NG v0.2-v0.4's inline-cache atoms when present:
+// the marker "\xffIC", a count and that many atom references. No value tag
+// is 0xff, so the marker cannot be the constant pool that may follow.
+func (p *parser) icSection() error {
+	r := &p.r
+	if r.remaining() < 3 || string(r.b[r.off:r.off+3]) != "\xffIC" {
+		return nil
+	}
+	r.off += 3
+	n, err := r.count("inline cache atom", 1)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		var name string
+		if _, err := p.atom(&name, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// varDef reads a variable definition: name, scope level (not in B5d),
+// scope_next+1, var_ref_idx (B5d), flags, var_ref_idx of captured
+// variables (QuickJS-NG v0.12+).
+func (p *parser) varDef(v *Var) error {
+	r := &p.r
+	vd := p.layout.VarDef
+	if _, err := p.atom(&v.Name, nil); err != nil {
+		return err
+	}
+	if vd.ScopeLevel {
+		lvl, err := r.leb()
+		if err != nil {
+			return err
+		}
+		v.Scope = int(lvl)
+	}
+	next, err := r.leb()
+	if err != nil {
+		return err
+	}
+	v.ScopeNext = int(next) - 1
+	if vd.RefIdx == varRefIdxAlways {
+		if _, err := r.leb(); err != nil {
+			return err
+		}
+	}
+	fl, err := r.u8()
+	if err != nil {
+		return err
+	}
+	v.Kind = int(fl) & (1<<vd.KindBits - 1)
+	v.Const, v.Lexical, v.Captured = fl>>vd.ConstBit&1 != 0, fl>>vd.LexicalBit&1 != 0, fl>>vd.CapturedBit&1 != 0
+	if vd.RefIdx == varRefIdxIfCaptured && v.Captured {
+		if _, err := r.leb(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closureVar reads a closure variable: name, var_idx, then flags as a byte
+// (is_local, is_arg, is_const, is_lexical, var_kind) or, in the layouts
+// with closure_type, as a u16 or LEB128 (closure_type:3, is_const,
+// is_lexical, var_kind:4).
+func (p *parser) closureVar(cv *ClosureVar) error {
+	r := &p.r
+	if _, err := p.atom(&cv.Name, nil); err != nil {
+		return err
+	}
+	idx, err := r.leb()
+	if err != nil {
+		return err
+	}
+	cv.Index = int(idx)
+	var fl uint32
+	switch p.layout.Closure {
+	case closureU8:
+		b, err := r.u8()
+		if err != nil {
+			return err
+		}
+		cv.IsLocal, cv.IsArg = b&closureVarIsLocal != 0, b&closureVarIsArg != 0
+		cv.Const, cv.Lexical = b&closureVarIsConst != 0, b&closureVarIsLexical != 0
+		cv.Kind = int(b >> 4)
+		return nil
+	case closureU16:
+		v, err := r.u16()
+		if err != nil {
+			return err
+		}
+		fl = uint32(v)
+	default:
+		if fl, err = r.leb(); err != nil {
+			return err
+		}
+	}
+	// closure_type: 0 the parent's local, 1 its argument, 2 its closure
+	// variable, 3-7 global and module references.
+	typ := fl & 7
+	cv.IsLocal, cv.IsArg = typ <= 1, typ == 1
+	cv.Const, cv.Lexical = fl>>3&1 != 0, fl>>4&1 != 0
+	cv.Kind = int(fl >> 5 & 15)
+	return nil
+}
+
+// checksum checks QuickJS-NG's u32 checksum of the bytes after it
+// (0xffffffff: the writer did not compute one, as readers accept).
+func (p *parser) checksum() error {
+	at := p.r.off
+	want, err := p.r.u32()
+	if err != nil {
+		return err
+	}
+	rest := p.r.b[p.r.off:]
+	if want == 0xffffffff {
+		return nil
+	}
+	if got, alt := bcChecksum(rest, false), bcChecksum(rest, true); got != want && alt != want {
+		return &ParseError{Offset: at, Msg: fmt.Sprintf("checksum %#08x, the bytes that follow sum to %#08x", want, got)}
+	}
+	return nil
+}
+
+// bcChecksum is QuickJS-NG's bc_csum: full little-endian words while more
+// than four bytes remain, then the 1-3 tail bytes as one word. When
+// exactly four bytes remain, the engine's switch has no case for them:
+// v0.17 (quickjs-wasi 3.6.2) still multiplies once (tail4Mul), as our
+// notes say v0.16.2 does not; both are accepted, the checksum being a
+// guard against damage, not a release test.
+func bcChecksum(b []byte, tail4Mul bool) uint32 {
+	const k = 0x9e370001
+	var h uint32
+	i := 0
+	for ; i+4 < len(b); i += 4 {
+		h = (h + le32(b[i:])) * k
+	}
+	var t uint32
+	switch len(b) - i {
+	case 3:
+		t = uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16
+	case 2:
+		t = uint32(b[i]) | uint32(b[i+1])<<8
+	case 1:
+		t = uint32(b[i])
+	case 4:
+		if tail4Mul {
+			return h * k
+		}
+		return h
+	default:
+		return h
+	}
+	return (h + t) * k
 }
 
 func (p *parser) lenBytes(what string) ([]byte, error) {

@@ -85,3 +85,82 @@ func BenchmarkParseBytecode(b *testing.B) {
 		})
 	}
 }
+
+// fuzzLayout is the body of the per-layout fuzz targets: whatever the
+// bytes, reading them in the layout returns (no panic, no runaway
+// recursion or allocation), and what it returns stays within the input.
+func fuzzLayout(f *testing.F, spec EngineSpec, layouts []*Layout, seeds [][]byte) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, l := range layouts {
+			prog, err := ParseLayout(b, spec, l)
+			if err != nil {
+				continue
+			}
+			code := 0
+			for _, fn := range prog.Functions {
+				code += len(fn.Code) + len(fn.Lines)
+			}
+			if len(prog.Functions) > len(b) || code > 2*len(b) {
+				t.Fatalf("%s: %d functions, %d bytes of code and line entries from %d bytes", l.Name, len(prog.Functions), code, len(b))
+			}
+		}
+	})
+}
+
+func mustLayouts(tb testing.TB, names ...string) []*Layout {
+	var out []*Layout
+	for _, n := range names {
+		l, ok := LayoutByName(n)
+		require.True(tb, ok, n)
+		out = append(out, l)
+	}
+	return out
+}
+
+func formatSeeds(tb testing.TB, provider string) [][]byte {
+	var out [][]byte
+	for _, p := range formatPrograms {
+		out = append(out, readFormats(tb, provider, p))
+	}
+	return out
+}
+
+func pluginSeeds(tb testing.TB, engine string) [][]byte {
+	var out [][]byte
+	for _, p := range bctest.Programs {
+		out = append(out, bctest.Bytecode(tb, engine, p))
+	}
+	return out
+}
+
+// FuzzParseNG13 reads QuickJS-NG v0.13+ (checksum, typed atoms,
+// var_ref_count, LEB128 closure flags), seeded with
+// shopify_functions_javy_v4's output. The checksum is what a mutation
+// breaks first: NG12 (the same layout without it) is fuzzed alongside.
+func FuzzParseNG13(f *testing.F) {
+	fuzzLayout(f, formatsSpec(f, "shopify_functions_javy_v4"), mustLayouts(f, "NG13", "NG12"), formatSeeds(f, "shopify_functions_javy_v4"))
+}
+
+// FuzzParseNG10 reads QuickJS-NG v0.5-v0.11 layouts, seeded with Javy
+// plugin 1.7.0's output (v0.10/v0.11).
+func FuzzParseNG10(f *testing.F) {
+	fuzzLayout(f, namingSpec(f, "javy-plugin-1.7.0"), mustLayouts(f, "NG10", "NG09", "NG061", "NG05"), pluginSeeds(f, "javy-plugin-1.7.0"))
+}
+
+// FuzzParseB2020 reads Bellard's layouts of 2019-2024 (version 1/2) and
+// QuickJS-NG's first ones, seeded with Javy provider v1's output (Bellard
+// 2023-12-09).
+func FuzzParseB2020(f *testing.F) {
+	fuzzLayout(f, formatsSpec(f, "javy_quickjs_provider_v1"),
+		mustLayouts(f, "B2020", "B2020a", "B2019a", "B2019b", "B2019c", "B2024", "NG01", "NG02", "NG03"), formatSeeds(f, "javy_quickjs_provider_v1"))
+}
+
+// FuzzParseB3rq reads Bellard's 2024-2025 layouts (version 3/0x43, 4, 5)
+// and rquickjs's patched ones, seeded with Javy plugin 1.1.0's output.
+func FuzzParseB3rq(f *testing.F) {
+	fuzzLayout(f, namingSpec(f, "javy-plugin-1.1.0"),
+		mustLayouts(f, "B3rq", "B3", "B2rq", "B4a", "B4b", "B4c", "B4", "B5a", "B5b", "B5c", "B5d"), pluginSeeds(f, "javy-plugin-1.1.0"))
+}

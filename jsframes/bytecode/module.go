@@ -52,8 +52,44 @@ func EngineSpecForModule(m *wasmcore.Module, r *dispatch.Report) (EngineSpec, er
 	}
 	if m != nil {
 		spec.Atoms = AtomsFromModule(m)
+		spec.RQuickJS = RQuickJSFromModule(m)
 	}
 	return spec, nil
+}
+
+// rquickjsCrate starts the path of rquickjs's core crate in the source
+// locations a Rust build keeps for panics ("…/rquickjs-core-0.6.1/src/…").
+const rquickjsCrate = "rquickjs-core-"
+
+// RQuickJSFromModule returns the version of the rquickjs crate the module
+// was built with, from the crate paths of its panic locations; "" when it
+// names none. rquickjs 0.4-0.6 patch Bellard QuickJS's serialization
+// (a column and a pc → column table), which the version byte does not
+// show. A Rust build keeps those paths unless built with
+// -Zlocation-detail=none; an engine written in C has none.
+func RQuickJSFromModule(m *wasmcore.Module) string {
+	found := ""
+	for _, d := range m.Data {
+		b := d.Init
+		for {
+			i := bytes.Index(b, []byte(rquickjsCrate))
+			if i < 0 {
+				break
+			}
+			b = b[i+len(rquickjsCrate):]
+			n := 0
+			for n < len(b) && n < 16 && (b[n] == '.' || b[n] >= '0' && b[n] <= '9') {
+				n++
+			}
+			if v := string(b[:n]); n > 0 && n < len(b) && b[n] == '/' {
+				if found != "" && found != v {
+					return "" // two versions: say nothing rather than pick one
+				}
+				found = v
+			}
+		}
+	}
+	return found
 }
 
 // atomInitPrefix starts QuickJS's js_atom_init[]: the strings of the

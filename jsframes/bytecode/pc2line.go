@@ -140,11 +140,40 @@ func LineAt(tab []PCLine, pc uint32) (PCLine, bool) {
 
 // DecodeLines builds a function's pc → line/column table from its debug
 // fields in the given variant, and returns its first line and column,
-// 1-based. colTab is FormatColumns' separate column table.
+// 1-based. colTab is FormatColumns' separate column table. FormatHeader
+// tables carry the line and column themselves (line and col are ignored);
+// FormatLines tables have no columns (0).
 func DecodeLines(format Format, line, col int, tab, colTab []byte) (lines []PCLine, first PCLine, err error) {
 	switch format {
 	case FormatNG:
 		lines, err = decodePC2LineNG(tab, line, col)
+		return lines, PCLine{Line: line, Column: col}, err
+	case FormatLines:
+		lt, err := decodePC2Line(tab, line)
+		if err != nil {
+			return nil, PCLine{}, err
+		}
+		lines = make([]PCLine, len(lt))
+		for i, e := range lt {
+			lines[i] = PCLine{PC: e.pc, Line: e.val}
+		}
+		return lines, PCLine{Line: line}, nil
+	case FormatHeader:
+		// The header is the function's 0-based line and column; the
+		// engine's lookup adds one to both.
+		if len(tab) == 0 {
+			return nil, PCLine{}, nil // a function without a position
+		}
+		l0, n, ok := getLEB(tab)
+		if !ok {
+			return nil, PCLine{}, errPC2Line
+		}
+		c0, m, ok := getLEB(tab[n:])
+		if !ok || l0 >= 1<<30 || c0 >= 1<<30 {
+			return nil, PCLine{}, errPC2Line
+		}
+		line, col = int(l0)+1, int(c0)+1
+		lines, err = decodePC2LineNG(tab[n+m:], line, col)
 		return lines, PCLine{Line: line, Column: col}, err
 	case FormatColumns:
 		lt, err := decodePC2Line(tab, line)

@@ -23,7 +23,7 @@ func namingSpec(t testing.TB, engine string) EngineSpec {
 	sf := bctest.ReadSpecFile(t, engine)
 	info, ok := dispatch.OpcodeTable(sf.Table)
 	require.True(t, ok, "table %s", sf.Table)
-	spec := EngineSpec{Family: sf.Family, TableID: sf.Table, Atoms: sf.Atoms}
+	spec := EngineSpec{Family: sf.Family, TableID: sf.Table, Tables: sf.Tables, Releases: sf.Releases, RQuickJS: sf.RQuickJS, Atoms: sf.Atoms}
 	for _, d := range info.Opcodes {
 		spec.Opcodes = append(spec.Opcodes, OpcodeSpec{Name: d.Name, Size: d.Size, Fmt: info.FormatName(d)})
 	}
@@ -39,7 +39,7 @@ func TestBytecodeTestdata(t *testing.T) {
 	for _, engine := range bctest.Plugins {
 		t.Run(engine, func(t *testing.T) {
 			e := loadEngine(t, engine)
-			sf := bctest.SpecFile{Family: e.spec.Family, Table: e.spec.TableID, Atoms: e.spec.Atoms}
+			sf := bctest.SpecFile{Family: e.spec.Family, Table: e.spec.TableID, Tables: e.spec.Tables, Releases: e.spec.Releases, RQuickJS: e.spec.RQuickJS, Atoms: e.spec.Atoms}
 			want, err := json.MarshalIndent(sf, "", " ")
 			require.NoError(t, err)
 			want = append(want, '\n')

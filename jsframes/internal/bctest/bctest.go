@@ -1,7 +1,10 @@
 // Package bctest gives the tests of packages bytecode and naming the real
 // engines and the programs they share: the two Javy plugins, the fixture
 // programs, their serialized bytecode kept in bytecode/testdata/naming,
-// and metered runs of static modules built from them.
+// and metered runs of static modules built from them; and, for the
+// serialization formats of other releases, function-runner's providers,
+// npm quickjs-wasi's QuickJS-NG builds (wasi.go) and jsprof's own runner
+// around Bellard QuickJS 2021-03-27 (qjsrunner.go).
 //
 // It is imported by tests only, and does not import package bytecode, whose
 // own tests use it.
@@ -60,9 +63,12 @@ func Source(tb testing.TB, program string) []byte {
 // SpecFile is what testdata keeps of an engine: enough to parse its
 // bytecode without the engine's binary.
 type SpecFile struct {
-	Family string   `json:"family"`
-	Table  string   `json:"table"`
-	Atoms  []string `json:"atoms"`
+	Family   string   `json:"family"`
+	Table    string   `json:"table"`
+	Tables   []string `json:"tables,omitempty"`
+	Releases []string `json:"releases,omitempty"`
+	RQuickJS string   `json:"rquickjs,omitempty"`
+	Atoms    []string `json:"atoms"`
 }
 
 // ReadSpecFile returns the engine description kept in testdata.
@@ -157,4 +163,36 @@ func (e *Engine) RunMetered(tb testing.TB, src []byte) *Run {
 	results, err := mt.Collect()
 	require.NoError(tb, err)
 	return &Run{Static: m, Report: r, Results: results, Memory: inst.Memory(), Stdout: stdout.String()}
+}
+
+// Providers are Shopify function-runner's providers read by the format
+// tests: Javy's provider v1 (Bellard QuickJS 2023-12-09, version 2) and
+// shopify_functions_javy_v4 (QuickJS-NG v0.15-v0.16, version 0x1a).
+var Providers = []string{"javy_quickjs_provider_v1", "shopify_functions_javy_v4"}
+
+// ProvidersDir is the folder of function-runner's providers, beside the
+// project (../shared/engines/function-runner); the test is skipped,
+// saying why, when it is absent. No registry serves them, so they are
+// never copied into the project.
+func ProvidersDir(tb testing.TB) string {
+	tb.Helper()
+	dir := filepath.Join(fixtures.Dir(), "..", "..", "shared", "engines", "function-runner")
+	if _, err := os.Stat(dir); err != nil {
+		tb.Skipf("function-runner's providers are not beside the project (%s): %v", dir, err)
+	}
+	return dir
+}
+
+// LoadProvider loads one of function-runner's providers as an engine.
+func LoadProvider(tb testing.TB, name string) *Engine {
+	tb.Helper()
+	wasm, err := os.ReadFile(filepath.Join(ProvidersDir(tb), name+".wasm"))
+	require.NoError(tb, err)
+	m, err := wasmcore.Decode(wasm)
+	require.NoError(tb, err)
+	p, err := javy.Inspect(m)
+	require.NoError(tb, err)
+	r, err := dispatch.Analyze(context.Background(), m)
+	require.NoError(tb, err)
+	return &Engine{Name: name, Wasm: wasm, Module: m, Plugin: p, Report: r, Cache: fixtures.CompilationCache(tb)}
 }

@@ -1,0 +1,506 @@
+package bytecode
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/jsprof/jsprof/dispatch"
+)
+
+// Layout is one serialization layout of JS_WriteObject: the independent
+// switches in which the releases of both QuickJS families differ. One
+// parser reads every layout; a Layout only says which fields are there
+// and how they are encoded. Layouts are values of the immutable registry
+// (Layouts, LayoutByName); the parser never changes them.
+type Layout struct {
+	// Name is the layout's name, as in docs/naming.md's table (B2020,
+	// NG13, ...).
+	Name   string
+	Family string // dispatch.FamilyQuickJS or dispatch.FamilyQuickJSNG
+	// Releases says which releases (or commits) write the layout.
+	Releases string
+	// Verified: real output of a release was read byte-exactly with it.
+	Verified bool
+
+	Tags tagSet
+	// Checksum: a u32 checksum of the rest follows the version byte
+	// (QuickJS-NG v0.13+).
+	Checksum bool
+	// TypedAtoms: every atom table entry starts with a type byte
+	// (QuickJS-NG v0.6.1+).
+	TypedAtoms bool
+	// HasDebugBit is the function flag bit saying debug information
+	// follows the code; -1 when it always does (QuickJS-NG v0.3-v0.4).
+	HasDebugBit int
+	// FlagBits is the number of function flag bits the layout defines:
+	// the others must be zero.
+	FlagBits int
+	// SignExtendedFlags: the bits above the last flag may all be set
+	// (QuickJS-NG v0.5-v0.8 wrote a signed bitfield there).
+	SignExtendedFlags bool
+	BigNum            bigNum
+	// VarRefCount: a var_ref_count follows stack_size (B5d, NG12+).
+	VarRefCount bool
+	VarDef      varDefLayout
+	Closure     closureFlags
+	// CpoolFirst: the constant pool precedes the code (QuickJS-NG
+	// v0.5+); otherwise it follows the debug information.
+	CpoolFirst bool
+	Debug      debugLayout
+	IC         icPlacement
+	Module     moduleLayout
+	// RQuickJS: the layout of rquickjs's patched Bellard QuickJS
+	// (error_column_number.patch, rquickjs 0.4-0.6).
+	RQuickJS bool
+}
+
+// String returns the layout's name.
+func (l *Layout) String() string { return l.Name }
+
+// tagSet is a numbering of the serialization tags (BCTagEnum).
+type tagSet int
+
+const (
+	tags2019 tagSet = iota // Bellard 2019: bigfloat 11, template 12, function 13, module 14
+	tags2020               // Bellard 2020-2024-02: bigdecimal 12, template 13, function 14, module 15
+	tagsB3                 // Bellard 2024-02-18+: template 11, function 12, module 13; bigfloat 20, bigdecimal 21
+	tagsB4                 // Bellard 2025+: as tagsB3 without bigfloat and bigdecimal
+	tagsNG                 // QuickJS-NG: template 11, function 12, module 13
+)
+
+// value kinds a tag can announce in compiled code.
+type tagKind int
+
+const (
+	kNone tagKind = iota
+	kNull
+	kUndefined
+	kFalse
+	kTrue
+	kInt32
+	kFloat64
+	kString
+	kObject
+	kArray
+	kBigInt
+	kBigFloat
+	kBigDecimal
+	kTemplate
+	kFunction
+	kModule
+)
+
+// kind returns what a tag announces in the set, kNone for tags compiled
+// code never holds (typed arrays, dates, maps...), which the parser
+// refuses.
+func (s tagSet) kind(tag byte) tagKind {
+	if tag >= 1 && tag <= 10 {
+		return tagKind(tag) // null ... bigint are numbered alike everywhere
+	}
+	switch s {
+	case tags2019:
+		switch tag {
+		case 11:
+			return kBigFloat
+		case 12:
+			return kTemplate
+		case 13:
+			return kFunction
+		case 14:
+			return kModule
+		}
+		return kNone
+	case tags2020:
+		switch tag {
+		case 11:
+			return kBigFloat
+		case 12:
+			return kBigDecimal
+		case 13:
+			return kTemplate
+		case 14:
+			return kFunction
+		case 15:
+			return kModule
+		}
+		return kNone
+	case tagsB3:
+		switch tag {
+		case 20:
+			return kBigFloat
+		case 21:
+			return kBigDecimal
+		}
+	}
+	switch tag {
+	case 11:
+		return kTemplate
+	case 12:
+		return kFunction
+	case 13:
+		return kModule
+	}
+	return kNone
+}
+
+// tag returns the tag of a kind in the set (kFunction, kModule).
+func (s tagSet) tag(k tagKind) byte {
+	for t := 1; t < 32; t++ {
+		if s.kind(byte(t)) == k {
+			return byte(t)
+		}
+	}
+	return 0
+}
+
+// bigNum is the encoding of BigInt (BigFloat, BigDecimal) constants.
+type bigNum int
+
+const (
+	bigNum2019  bigNum = iota // leb(len*2+sign), mantissa, sleb exponent
+	bigNumLibbf               // sleb sign/exponent, then leb len and mantissa
+	bigNumTwos                // leb len, two's complement bytes
+)
+
+// varRefIdx says when a variable definition carries var_ref_idx.
+type varRefIdx int
+
+const (
+	varRefIdxNone varRefIdx = iota
+	varRefIdxAlways
+	varRefIdxIfCaptured
+)
+
+// varDefLayout is the layout of a variable definition.
+type varDefLayout struct {
+	ScopeLevel bool // a leb scope_level (all but B5d)
+	RefIdx     varRefIdx
+	// The flag byte's bits: var_kind width (0: none), is_const,
+	// is_lexical and is_captured positions.
+	KindBits, ConstBit, LexicalBit, CapturedBit int
+}
+
+// Flag bits of the variable definitions of each era.
+var (
+	varDefs2019a = varDefLayout{ScopeLevel: true, ConstBit: 3, LexicalBit: 4, CapturedBit: 5}
+	varDefs2019b = varDefLayout{ScopeLevel: true, KindBits: 3, ConstBit: 5, LexicalBit: 6, CapturedBit: 7}
+	varDefs2019  = varDefLayout{ScopeLevel: true, KindBits: 4, ConstBit: 5, LexicalBit: 6, CapturedBit: 7}
+	varDefs      = varDefLayout{ScopeLevel: true, KindBits: 4, ConstBit: 4, LexicalBit: 5, CapturedBit: 6}
+)
+
+// closureFlags is the encoding of a closure variable's flags.
+type closureFlags int
+
+const (
+	closureU8  closureFlags = iota // is_local, is_arg, is_const, is_lexical, var_kind
+	closureU16                     // closure_type:3, is_const, is_lexical, var_kind:4
+	closureLEB                     // as closureU16, LEB128-encoded
+)
+
+// debugLayout is the layout of a function's debug information.
+type debugLayout struct {
+	Line bool // a leb line after the file name
+	// ColumnAfterLine: a leb column (1-based) follows the line.
+	ColumnAfterLine bool
+	// PC2LineHeader: the pc → line table starts with the function's line
+	// and column, 0-based (Bellard 2025+).
+	PC2LineHeader bool
+	// ColumnDeltas: every pc → line entry is followed by a column delta.
+	ColumnDeltas bool
+	// SeparateColumns: a 0-based column and a pc → column table follow
+	// the pc → line table (rquickjs's patch).
+	SeparateColumns bool
+	Source          bool // the function's source text follows
+}
+
+// format is the coarse variant of the debug encoding (Format).
+func (d debugLayout) format() Format {
+	switch {
+	case d.SeparateColumns:
+		return FormatColumns
+	case d.PC2LineHeader:
+		return FormatHeader
+	case d.ColumnDeltas:
+		return FormatNG
+	}
+	return FormatLines
+}
+
+// icPlacement is where QuickJS-NG v0.2-v0.4 wrote inline-cache atoms.
+type icPlacement int
+
+const (
+	icNone icPlacement = iota
+	icInDebug
+	icAfterDebug
+)
+
+// moduleLayout is the layout of the module record.
+type moduleLayout struct {
+	HasTLA        bool // a has_tla byte before the module function
+	ReqAttributes bool // a value (import attributes) after each required module
+	ImportIsStar  bool // an is_star byte in each import
+}
+
+// Function flag bit layouts: has_prototype ... super_allowed take bits
+// 0-8 everywhere; what follows differs.
+const (
+	flagsThroughSuper = 9 // bits 0-8
+)
+
+// layouts is the registry. Each entry derives from an earlier one by the
+// differences between consecutive formats (docs/naming.md, "Formats").
+var layouts = func() []*Layout {
+	var all []*Layout
+	add := func(l Layout) *Layout {
+		p := &l
+		all = append(all, p)
+		return p
+	}
+	from := func(base *Layout, name, releases string, verified bool, change func(l *Layout)) *Layout {
+		l := *base
+		l.Name, l.Releases, l.Verified = name, releases, verified
+		change(&l)
+		return add(l)
+	}
+	fq, fng := dispatch.FamilyQuickJS, dispatch.FamilyQuickJSNG
+	b2019a := add(Layout{Name: "B2019a", Family: fq, Releases: "Bellard 2019-07-09 - 2019-07-28", Verified: true,
+		Tags: tags2019, HasDebugBit: 9, FlagBits: 10, BigNum: bigNum2019, VarDef: varDefs2019a,
+		Debug: debugLayout{Line: true}})
+	b2019b := from(b2019a, "B2019b", "Bellard 2019-08-10 - 2019-10-27", false, func(l *Layout) {
+		l.HasDebugBit, l.FlagBits, l.VarDef = 10, 11, varDefs2019
+	})
+	b2019c := from(b2019b, "B2019c", "Bellard 2019-12-21", true, func(l *Layout) { l.FlagBits = 12 })
+	b2020a := from(b2019c, "B2020a", "Bellard 2020-01-05 - 2020-09-06", true, func(l *Layout) {
+		l.Tags, l.BigNum = tags2020, bigNumLibbf
+	})
+	b2020 := from(b2020a, "B2020", "Bellard 2020-11-08 - 2023-12-09", true, func(l *Layout) { l.VarDef = varDefs })
+	from(b2020, "B2rq", "rquickjs 0.4-0.5 (Bellard 2021-03-27 + error_column_number.patch)", false, func(l *Layout) {
+		l.Debug.SeparateColumns, l.RQuickJS = true, true
+	})
+	b2024 := from(b2020, "B2024", "Bellard 2024-01-13, 2024-02-14", true, func(l *Layout) {
+		l.FlagBits, l.Module.HasTLA = 13, true
+	})
+	b3 := from(b2024, "B3", "Bellard 2024-02-18 - 2025-03-17 (unreleased)", true, func(l *Layout) { l.Tags = tagsB3 })
+	from(b3, "B3rq", "rquickjs 0.6 (Bellard 2024-03-23 + error_column_number.patch)", true, func(l *Layout) {
+		l.Debug.SeparateColumns, l.RQuickJS = true, true
+	})
+	b4a := from(b3, "B4a", "Bellard 2025-03-18 - 2025-03-19 (unreleased)", false, func(l *Layout) {
+		l.Tags, l.BigNum = tagsB4, bigNumTwos
+	})
+	b4b := from(b4a, "B4b", "Bellard 2025-03-20 - 2025-04-11 (unreleased)", false, func(l *Layout) { l.FlagBits = 12 })
+	from(b4b, "B4c", "Bellard 2025-04-12 - 2025-04-13 (unreleased)", false, func(l *Layout) { l.Debug.Source = true })
+	b4 := from(b4b, "B4", "Bellard 2025-04-14 - 2025-04-28 (release 2025-04-26)", true, func(l *Layout) {
+		l.Debug = debugLayout{PC2LineHeader: true, ColumnDeltas: true, Source: true}
+	})
+	b5a := from(b4, "B5a", "Bellard 2025-04-29 - 2025-05-23 (unreleased)", false, func(l *Layout) { l.Module.ImportIsStar = true })
+	b5b := from(b5a, "B5b", "Bellard 2025-05-24 - 2025-11-02 (release 2025-09-13)", true, func(l *Layout) { l.Module.ReqAttributes = true })
+	b5c := from(b5b, "B5c", "Bellard 2025-11-03 - 2025-11-14 (unreleased)", false, func(l *Layout) { l.Closure = closureU16 })
+	from(b5c, "B5d", "Bellard 2025-11-15 and later (unreleased)", true, func(l *Layout) {
+		l.VarRefCount = true
+		l.VarDef = varDefLayout{RefIdx: varRefIdxAlways, KindBits: 4, ConstBit: 4, LexicalBit: 5, CapturedBit: 6}
+	})
+
+	ng01 := from(b2020, "NG01", "QuickJS-NG v0.1.0", true, func(l *Layout) { l.Family, l.Tags = fng, tagsNG })
+	from(ng01, "NG02", "QuickJS-NG v0.2.0", true, func(l *Layout) { l.IC = icInDebug })
+	ng03 := from(ng01, "NG03", "QuickJS-NG v0.3.0 - v0.4.1", true, func(l *Layout) {
+		l.HasDebugBit, l.FlagBits, l.IC = -1, 11, icAfterDebug
+		l.Debug = debugLayout{Line: true, ColumnAfterLine: true, ColumnDeltas: true, Source: true}
+	})
+	ng05 := from(ng03, "NG05", "QuickJS-NG v0.5.0 - v0.6.0", true, func(l *Layout) {
+		l.HasDebugBit, l.FlagBits, l.SignExtendedFlags, l.IC = 11, 12, true, icNone
+		l.CpoolFirst, l.Module.HasTLA = true, true
+	})
+	ng061 := from(ng05, "NG061", "QuickJS-NG v0.6.1 - v0.8.0", true, func(l *Layout) { l.TypedAtoms = true })
+	ng09 := from(ng061, "NG09", "QuickJS-NG v0.9.0", true, func(l *Layout) { l.SignExtendedFlags = false })
+	ng10 := from(ng09, "NG10", "QuickJS-NG v0.10.0 - v0.11.0", true, func(l *Layout) { l.BigNum = bigNumTwos })
+	ng12 := from(ng10, "NG12", "QuickJS-NG v0.12.0 - v0.12.1", true, func(l *Layout) {
+		l.VarRefCount, l.VarDef.RefIdx, l.Closure = true, varRefIdxIfCaptured, closureLEB
+	})
+	from(ng12, "NG13", "QuickJS-NG v0.13.0 - v0.16.2 and next", true, func(l *Layout) { l.Checksum = true })
+	return all
+}()
+
+// Layouts returns the registry's layouts, oldest first.
+func Layouts() []*Layout { return slices.Clone(layouts) }
+
+// LayoutByName returns the registry's layout of that name.
+func LayoutByName(name string) (*Layout, bool) {
+	for _, l := range layouts {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// tableLayouts maps each catalog opcode table (the engine's identified
+// release or commit range) to the layouts its version bytes announce.
+// Where a table spans a format change that left the version byte alone,
+// both layouts are listed and the choice is refused (ambiguous). A table
+// shipped in a release maps to that release's layout: the release is what
+// engines in the wild are built from.
+var tableLayouts = map[string]map[byte][]string{
+	// Bellard: version 1, or 2 with CONFIG_BIGNUM, up to 2024-02-14.
+	"bellard-2020-09-06-230f6e47": {1: {"B2020a"}, 2: {"B2020a"}},
+	"bellard-2020-09-06-387363c3": {1: {"B2020a"}, 2: {"B2020a"}},
+	"bellard-2020-09-06-57f6969b": {1: {"B2020a"}, 2: {"B2020a"}},
+	"bellard-2020-09-06-cc514e55": {1: {"B2020a"}, 2: {"B2020a"}},
+	"bellard-2020-11-08-c731a14a": {1: {"B2020", "B2rq"}, 2: {"B2020", "B2rq"}},
+	"bellard-2023-12-07-15a9fce6": {1: {"B2020"}, 2: {"B2020"}},
+	// Commits between 2023-12-09 and 2024-01-13 changed the function
+	// flags and the module record without a new version byte.
+	"bellard-2023-12-13-55e9809e": {1: {"B2020", "B2024"}, 2: {"B2020", "B2024"}},
+	"bellard-2024-01-02-f471907c": {1: {"B2020", "B2024"}, 2: {"B2020", "B2024"}},
+	"bellard-2024-01-06-e032a44f": {1: {"B2020", "B2024"}, 2: {"B2020", "B2024"}},
+	// The two 2024 tables have identical opcode_info[] bytes, and the
+	// engines of 2024-02-18 to 2025-03-17 (version 3) match them.
+	"bellard-2024-01-09-6d2d6e9f": {1: {"B2024"}, 2: {"B2024"}, 3: {"B3"}, 0x43: {"B3", "B3rq"}},
+	"bellard-2024-02-10-1e182125": {1: {"B2024"}, 2: {"B2024"}, 3: {"B3"}, 0x43: {"B3", "B3rq"}},
+	"bellard-2025-03-18-02ef4a78": {4: {"B4a", "B4b"}},
+	"bellard-2025-03-28-17448d70": {4: {"B4b"}},
+	"bellard-2025-04-12-bd7a63b6": {4: {"B4c", "B4"}},
+	"bellard-2025-04-16-f20fb110": {4: {"B4"}, 5: {"B5a"}},
+	"bellard-2025-04-30-e721e170": {5: {"B5a"}},
+	"bellard-2025-05-20-814a7cba": {5: {"B5b"}}, // release 2025-09-13
+	"bellard-2025-10-03-86c3ec40": {5: {"B5b"}},
+	"bellard-2025-11-03-d9385213": {5: {"B5c", "B5d"}},
+	"bellard-2025-12-22-7b98ddf0": {5: {"B5d"}},
+
+	"quickjs-ng-2023-11-13-8063c530": {2: {"NG01"}},
+	"quickjs-ng-2023-11-29-bec75d76": {3: {"NG02"}},
+	"quickjs-ng-2023-12-07-e06d52c4": {8: {"NG03"}},
+	"quickjs-ng-2023-12-11-7312c5a1": {8: {"NG03"}},
+	"quickjs-ng-2023-12-14-fb55c55c": {8: {"NG03"}},
+	"quickjs-ng-2024-03-27-0681e926": {12: {"NG05"}},
+	"quickjs-ng-2024-09-13-38206298": {14: {"NG05"}},
+	"quickjs-ng-2024-09-24-09dacb3e": {16: {"NG061"}, 19: {"NG061"}},
+	"quickjs-ng-2025-01-05-fb5394c5": {19: {"NG061"}},
+	"quickjs-ng-2025-02-06-42c3faee": {19: {"NG09"}},
+	"quickjs-ng-2025-04-02-bd5be754": {20: {"NG10"}, 21: {"NG10"}},
+	"quickjs-ng-2026-01-08-8ea427a4": {23: {"NG12"}},
+	"quickjs-ng-2026-01-29-909fd718": {23: {"NG12"}, 24: {"NG13"}, 25: {"NG13"}},
+	"quickjs-ng-2026-05-17-ec2a5ad9": {26: {"NG13"}, 27: {"NG13"}, 28: {"NG13"}},
+}
+
+// transitional are version bytes that only unreleased commits wrote
+// between two layouts: no release writes them, so no layout is kept.
+var transitional = map[string][]byte{
+	dispatch.FamilyQuickJSNG: {4, 5, 6, 7, 9, 10, 11, 13, 15, 17, 18, 22},
+}
+
+// LayoutError says why no layout could be chosen for a version byte.
+type LayoutError struct {
+	Version    byte
+	Candidates []string // the layouts that fit equally: several when ambiguous
+	Msg        string
+}
+
+func (e *LayoutError) Error() string { return "bytecode: offset 0x0: " + e.Msg }
+
+// SelectLayout chooses the layout of bytes that start with version, as
+// written by the engine spec describes: the layouts the identified
+// opcode tables (the release) allow for that version byte, narrowed by
+// whether the engine is rquickjs's patched QuickJS. It never guesses:
+// several remaining layouts are an error naming them.
+func SelectLayout(spec EngineSpec, version byte) (*Layout, error) {
+	if version&0x40 != 0 && version != 0x43 {
+		return nil, &LayoutError{Version: version, Msg: fmt.Sprintf("unsupported serialization version %#x: written byte-swapped (JS_WRITE_OBJ_BSWAP), which no reader accepts", version)}
+	}
+	tables := spec.Tables
+	if len(tables) == 0 && spec.TableID != "" {
+		tables = []string{spec.TableID}
+	}
+	var names []string
+	known := false
+	var allowed []string
+	for _, id := range tables {
+		id, _, _ = strings.Cut(id, "/") // "/no-bignum" variants share the table's layouts
+		byVersion, ok := tableLayouts[id]
+		if !ok {
+			continue
+		}
+		known = true
+		for v, ls := range byVersion {
+			allowed = append(allowed, fmt.Sprintf("%#x", v))
+			if v == version {
+				names = append(names, ls...)
+			}
+		}
+	}
+	if !known && len(tables) > 0 {
+		return nil, &LayoutError{Version: version, Msg: fmt.Sprintf("serialization version %#x: no layout is known for %s (an unreleased commit before QuickJS-NG v0.1.0?)", version, engineDesc(spec))}
+	}
+	if !known {
+		// No identified table (a caller that did not analyse the
+		// engine): the version byte alone, within the family when known;
+		// several layouts are refused below.
+		for _, byVersion := range tableLayouts {
+			for _, n := range byVersion[version] {
+				l, _ := LayoutByName(n)
+				if spec.Family == "" || l.Family == spec.Family {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(names) > 1 {
+		names = narrowRQuickJS(names, spec.RQuickJS)
+	}
+	engine := engineDesc(spec)
+	switch len(names) {
+	case 1:
+		l, _ := LayoutByName(names[0])
+		return l, nil
+	case 0:
+		if slices.Contains(transitional[spec.Family], version) {
+			return nil, &LayoutError{Version: version, Msg: fmt.Sprintf("serialization version %#x of %s: only unreleased commits between two releases wrote it, and no layout is kept for it", version, engine)}
+		}
+		sort.Strings(allowed)
+		allowed = slices.Compact(allowed)
+		if known {
+			return nil, &LayoutError{Version: version, Msg: fmt.Sprintf("unsupported serialization version %#x: %s writes %s", version, engine, strings.Join(allowed, ", "))}
+		}
+		return nil, &LayoutError{Version: version, Msg: fmt.Sprintf("unsupported serialization version %#x for %s", version, engine)}
+	}
+	return nil, &LayoutError{Version: version, Candidates: names,
+		Msg: fmt.Sprintf("serialization version %#x of %s is ambiguous: layouts %s fit the identified engine equally, and the bytes cannot tell them apart reliably", version, engine, strings.Join(names, ", "))}
+}
+
+// narrowRQuickJS keeps the rquickjs-patched layouts when the engine is
+// built with rquickjs 0.4-0.6 (the releases that applied
+// error_column_number.patch to Bellard's QuickJS), the others otherwise.
+func narrowRQuickJS(names []string, rq string) []string {
+	patched := strings.HasPrefix(rq, "0.4.") || strings.HasPrefix(rq, "0.5.") || strings.HasPrefix(rq, "0.6.")
+	var out []string
+	for _, n := range names {
+		if l, _ := LayoutByName(n); l.RQuickJS == patched {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return names
+	}
+	return out
+}
+
+func engineDesc(spec EngineSpec) string {
+	d := spec.Family
+	if d == "" {
+		d = "an unidentified engine"
+	}
+	if len(spec.Releases) > 0 {
+		d += " " + strings.Join(spec.Releases, ", ")
+	}
+	if spec.TableID != "" {
+		d += " (opcode table " + spec.TableID + ")"
+	}
+	if spec.RQuickJS != "" {
+		d += " built with rquickjs " + spec.RQuickJS
+	}
+	return d
+}
