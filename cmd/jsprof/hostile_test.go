@@ -17,6 +17,7 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // TestOutputsCheckedBeforeTheGuestRuns: an output jsprof cannot write, or
@@ -205,4 +206,29 @@ func TestModuleImportingMeterState(t *testing.T) {
 	got := jsprof(t, "", "run", "testdata/imports_meter.wasm")
 	assert.Equal(t, exitFailure, got.code)
 	assert.Contains(t, got.stderr, "the module imports javy_quickjs_provider_v3.jsprof.next_sample: only jsprof's own instrumentation may use jsprof's names")
+}
+
+// TestFixedSizeMemory: a module whose memory cannot grow (maximum =
+// minimum) is profiled all the same: the instrumented copy lifts the
+// maximum so that the meter finds room for its counters.
+func TestFixedSizeMemory(t *testing.T) {
+	wasm, err := os.ReadFile(buildJS(t, fixtures.Path("js", "fib.js")))
+	require.NoError(t, err)
+	m, err := wasmcore.Decode(wasm)
+	require.NoError(t, err)
+	require.NotEmpty(t, m.Memories)
+	for i := range m.Memories {
+		m.Memories[i].Limits.Max, m.Memories[i].Limits.HasMax = m.Memories[i].Limits.Min, true
+	}
+	fixed, err := m.Encode()
+	require.NoError(t, err)
+	module := filepath.Join(t.TempDir(), "fixed.wasm")
+	require.NoError(t, os.WriteFile(module, fixed, 0o644))
+
+	off := jsprof(t, "", "run", "--mode", "off", module)
+	require.Equal(t, 0, off.code, off.stderr)
+	got := jsprof(t, "", "run", "--report", module)
+	require.Equal(t, 0, got.code, got.stderr)
+	assert.Equal(t, off.stdout, got.stdout)
+	assert.Contains(t, got.stderr, "fib (fib.js:1)")
 }

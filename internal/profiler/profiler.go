@@ -14,6 +14,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/dispatch/natives"
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/bytecode"
@@ -103,8 +104,9 @@ type Session struct {
 	windowed  *meter.Results
 	windowErr error
 	window    func(jsprofile.Meta, stacks.Identity) (*profile.Profile, error)
-	namer     *naming.Namer   // nil: functions named by address
-	sampler   *stacks.Sampler // Sample mode only
+	namer     *naming.Namer      // nil: functions named by address
+	natives   *natives.Catalogue // nil: natives named by table index
+	sampler   *stacks.Sampler    // Sample mode only
 	source    string
 	done      chan struct{} // closed when the guest has ended
 }
@@ -165,6 +167,7 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 		s.sampler = stacks.NewSampler(s.analysis.Dispatch.FunctionIndex, sym, s.opcodeNames())
 		s.meter.SetSampling(opts.SampleEvery, s.sampler.Add)
 	}
+	s.prepareNatives(plan)
 	s.source = opts.Source
 	if s.source == "" {
 		s.source = javy.SourceOf(s.program)
@@ -194,7 +197,8 @@ func instrument(what string, wasm []byte, r *dispatch.Report, opts meter.Options
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
-	plan, err := meter.Instrument(m, r.Dispatch, opts)
+	makeRoomForCounters(m)
+	plan, err := meter.Instrument(m, r.Dispatch, withNatives(m, r, opts))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -203,6 +207,22 @@ func instrument(what string, wasm []byte, r *dispatch.Report, opts meter.Options
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, plan, nil
+}
+
+// makeRoomForCounters lifts the maximum of a memory the module defines, so
+// that the meter can grow it for its counters even when the module fixed
+// its size (maximum = minimum): such a module could not be profiled at all.
+// A 32-bit memory may then grow to 4 GiB; the guest sees the difference
+// only if it relied on memory.grow failing at its maximum
+// (docs/instruction-counting.md).
+func makeRoomForCounters(m *wasmcore.Module) {
+	const maxPages = 65536 // 4 GiB of 64 KiB pages
+	for i := range m.Memories {
+		l := &m.Memories[i].Limits
+		if l.HasMax && !l.Is64 && !l.Shared && l.Max < maxPages {
+			l.Max = maxPages
+		}
+	}
 }
 
 // prepareNamer parses the program's serialized bytecode for the engine.
@@ -440,13 +460,13 @@ func (s *Session) opcodeNames() stacks.OpcodeNamer {
 // identity names the measured functions.
 func (s *Session) identity() stacks.Identity {
 	if s.namer == nil {
-		return stacks.AddressIdentity{}
+		return s.nativeIdentity(stacks.AddressIdentity{})
 	}
 	var id stacks.Identity = s.namer.Identity()
 	if s.source != "" {
 		id = stacks.RenameFile(id, javy.CompiledName, s.source)
 	}
-	return id
+	return s.nativeIdentity(id)
 }
 
 // Serve serves the running guest's sampled profile at

@@ -30,13 +30,14 @@ func SampleTypes() []*profile.ValueType {
 	}
 }
 
-// FrameKind tells JS, opcode, Wasm and bucket frames apart. A pprof
-// Function's system_name starts with the kind and a colon.
+// FrameKind tells JS, native, opcode, Wasm and bucket frames apart. A
+// pprof Function's system_name starts with the kind and a colon.
 type FrameKind string
 
 // The frame kinds.
 const (
 	KindJS     FrameKind = "js"
+	KindNative FrameKind = "native"
 	KindOpcode FrameKind = "op"
 	KindWasm   FrameKind = "wasm"
 	KindBucket FrameKind = "bucket"
@@ -73,6 +74,22 @@ func JSFrame(name, file string, startLine, line int, addr, pc uint32) Frame {
 		StartLine: int64(startLine), Line: int64(line), Address: uint64(addr) + uint64(pc)}
 }
 
+// NativeFrame is a native (C) function called from JS or from another
+// native, named as JavaScript names it ("JSON.parse", "get
+// Map.prototype.size"; "native@table[N]" when the engine's function lists
+// do not declare it). tableIndex and magic are what its function object
+// holds (the C function's index in table 0, and the magic that tells apart
+// builtins sharing one C function): the system name keeps them, so that
+// natives of one name stay apart within a profile, while reports align
+// natives across engines by name.
+func NativeFrame(name string, tableIndex uint32, magic int16) Frame {
+	sys := fmt.Sprintf("%s%s@table[%d]", KindNative.prefix(), name, tableIndex)
+	if magic != 0 {
+		sys += fmt.Sprintf("/magic=%d", magic)
+	}
+	return Frame{Kind: KindNative, Name: name, SystemName: sys}
+}
+
 // OpcodeFrame is an opcode; value is the opcode byte, or CallSetup.
 func OpcodeFrame(name string, value int) Frame {
 	return Frame{Kind: KindOpcode, Name: OpcodePrefix + name, SystemName: KindOpcode.prefix() + strconv.Itoa(value)}
@@ -97,7 +114,10 @@ const (
 	// start-up, parsing, GC and host glue between JS calls).
 	BucketOutside = "(outside JS)"
 	// BucketNative: an interpreter activation that never dispatched an
-	// opcode (a native function called through the interpreter's entry).
+	// opcode and that no native frame names (a host function a plugin
+	// registered, a bound function; every native where the engine's
+	// js_call_c_function is not found). It roots its stacks when called
+	// from outside JS, and sits in its caller's stack otherwise.
 	BucketNative = "(native functions)"
 	// BucketTruncated: a sampled Wasm stack deeper than jsprof walks.
 	BucketTruncated = "(truncated Wasm stack)"

@@ -36,3 +36,35 @@ func TestProfileBuilderMergesAndValidates(t *testing.T) {
 	require.NoError(t, WriteCollapsed(&out, p, ValueInstructions))
 	assert.Equal(t, "(outside JS) 55\nfib (index.js:2);op:add 25\nfib (index.js:3);op:add 20\n", out.String())
 }
+
+// TestNativeFrames: a native's frame keeps its table index and magic in
+// its system name, so that natives of one name stay apart, and reads back
+// as KindNative.
+func TestNativeFrames(t *testing.T) {
+	tests := []struct {
+		name       string
+		table      uint32
+		magic      int16
+		systemName string
+	}{
+		{"JSON.parse", 412, 0, "native:JSON.parse@table[412]"},
+		{"Math.max", 77, 1, "native:Math.max@table[77]/magic=1"},
+		{"native@table[257]", 257, 0, "native:native@table[257]@table[257]"},
+	}
+	b := NewBuilder(Meta{Mode: ModeExact, TotalInstructions: 60})
+	eval := JSFrame("<eval>", "index.js", 1, 1, 0x1000, 0)
+	for i, tt := range tests {
+		f := NativeFrame(tt.name, tt.table, tt.magic)
+		assert.Equal(t, Frame{Kind: KindNative, Name: tt.name, SystemName: tt.systemName}, f)
+		b.Add([]Frame{eval, OpcodeFrame("call_method", 36), f}, int64(10*(i+1)), 0, 1)
+	}
+	p, err := b.Profile()
+	require.NoError(t, err)
+	jp, err := Read(p)
+	require.NoError(t, err)
+	var kinds []FrameKind
+	for _, s := range jp.Sample {
+		kinds = append(kinds, jp.Stack(s, nil)[0].Kind)
+	}
+	assert.Equal(t, []FrameKind{KindNative, KindNative, KindNative}, kinds)
+}

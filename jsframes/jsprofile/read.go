@@ -247,7 +247,7 @@ func (m *Meta) readComments(comments []string) error {
 func classify(fn *profile.Function) (StackFrame, error) {
 	kind, rest, _ := strings.Cut(fn.SystemName, ":")
 	switch FrameKind(kind) {
-	case KindJS, KindWasm, KindBucket:
+	case KindJS, KindNative, KindWasm, KindBucket:
 		return StackFrame{Kind: FrameKind(kind), Function: fn}, nil
 	case KindOpcode:
 		op, err := strconv.Atoi(rest)
@@ -259,5 +259,5 @@ func classify(fn *profile.Function) (StackFrame, error) {
 		}
 		return StackFrame{Kind: KindOpcode, Function: fn, Opcode: op}, nil
 	}
-	return StackFrame{}, fmt.Errorf("not a jsprof profile: function %q has system_name %q, want js:, op:, wasm: or bucket:", fn.Name, fn.SystemName)
+	return StackFrame{}, fmt.Errorf("not a jsprof profile: function %q has system_name %q, want js:, native:, op:, wasm: or bucket:", fn.Name, fn.SystemName)
 }

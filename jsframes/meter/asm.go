@@ -54,6 +54,7 @@ func (g *globals) add(name string, t wasmcore.ValType) uint32 {
 type ops []wasmcore.Instr
 
 func i32c(v int32) wasmcore.Instr  { return wasmcore.Instr{Op: wasmcore.OpI32Const, I32: v} }
+func u32c(v uint32) wasmcore.Instr { return i32c(int32(v)) }
 func i64c(v int64) wasmcore.Instr  { return wasmcore.Instr{Op: wasmcore.OpI64Const, I64: v} }
 func lget(i uint32) wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: i} }
 func lset(i uint32) wasmcore.Instr { return wasmcore.Instr{Op: wasmcore.OpLocalSet, Index: i} }
@@ -360,4 +361,135 @@ func (g *globals) sampleDispatchCode(l dispatchLocals, withEntry bool) []byte {
 		gget(g.slot), op(wasmcore.OpI32Eqz), ifThen(), lget(l.addr), gset(g.entry), end(),
 		lget(l.addr), gset(g.slot),
 	)
+}
+
+// callerKey pushes the parent and site of an activation's key: the block
+// and slot of its caller, from the frame below sp (f holds its address),
+// or 0 and 0 when that frame did not fit on the stack; the site with tag
+// or'ed in.
+func (g *globals) callerKey(f uint32, tag uint32) ops {
+	return ops{
+		gget(g.sp), i32c(frameSize), op(wasmcore.OpI32Sub), ltee(f), gget(g.stackEnd), op(wasmcore.OpI32LtU),
+		ifI32(), lget(f), load32(frameBlock), op(wasmcore.OpElse), i32c(0), end(),
+		lget(f), gget(g.stackEnd), op(wasmcore.OpI32LtU),
+		ifI32(), lget(f), load32(frameSlot), op(wasmcore.OpElse), i32c(0), end(),
+		u32c(tag), op(wasmcore.OpI32Or),
+	}
+}
+
+// identifyNative makes the running activation the native whose key key
+// pushes (addr i32, function object i64, parent i32, site i32): look up
+// (or have the host create) its block, count a call, and mark the
+// activation identified, outer if no other activation of the block is
+// running, with extra flags. What ran since the last charge (the
+// interpreter's entry) goes to the native's block at the next charge.
+func (g *globals) identifyNative(fLookup uint32, key ops, b uint32, extra int32) ops {
+	out := append(ops{}, key...)
+	return append(out,
+		call(fLookup), ltee(b), gset(g.block),
+		lget(b), lget(b), load64(blockCalls), i64c(1), op(wasmcore.OpI64Add), store64(blockCalls),
+		lget(b), load32(blockActive), op(wasmcore.OpI32Eqz), i32c(2), op(wasmcore.OpI32Shl), i32c(flagIdentified|extra), op(wasmcore.OpI32Or), gset(g.flags),
+		lget(b), lget(b), load32(blockActive), i32c(1), op(wasmcore.OpI32Add), store32(blockActive),
+	)
+}
+
+// classCallCode is inlined before the interpreter's call through the class
+// table (the callee's table index on the stack): a fresh activation
+// calling anything but js_call_c_function (cfunc, which identifies its
+// natives itself) is a call of a function that is neither bytecode nor C
+// — a host function, a bound function, an async function's start —: it is
+// counted as the unidentified native in its caller's context rather than
+// in the native bucket at the root, so that its caller's inclusive cost
+// holds it and its callees keep their context. Runs once per such call,
+// never per opcode.
+func (g *globals) classCallCode(fLookup uint32, funcObj []byte, cfunc uint32, l dispatchLocals) []byte {
+	b := code(
+		ltee(l.i), // the callee, left on the stack
+		wasmcore.Instr{Op: wasmcore.OpBlock, Block: wasmcore.BlockEmpty},
+		gget(g.flags), i32c(flagFresh), op(wasmcore.OpI32Ne), wasmcore.Instr{Op: wasmcore.OpBrIf, Index: 0},
+		lget(l.i), i32c(int32(cfunc)), op(wasmcore.OpI32Eq), wasmcore.Instr{Op: wasmcore.OpBrIf, Index: 0},
+		i32c(unidentifiedAddr),
+	)
+	b = append(b, funcObj...)
+	b = append(b, code(g.identifyNative(fLookup, g.callerKey(l.f, siteUnknown), l.b, 0)...)...)
+	return append(b, code(end())...)
+}
+
+// nativeLocals are the scratch locals of js_call_c_function's hooks.
+type nativeLocals struct{ f, b, p, k uint32 }
+
+// nativeHooks instruments js_call_c_function (n.Func). At its entry, the
+// native it calls is identified by the table index and magic its function
+// object holds: in place, when the innermost activation is the fresh one
+// the interpreter entered to call it (the usual way, a call from JS or
+// JS_Call from C); otherwise (a constructor called through
+// JS_CallConstructorInternal, which runs no interpreter activation) as an
+// activation of its own, pushed here and popped at its exit (flagPushed).
+// Per native call, never per opcode.
+func (g *globals) nativeHooks(m *wasmcore.Module, n *NativeCalls, fLookup, fGrow uint32) wasmcore.Hooks {
+	fn := m.Function(n.Func)
+	ft, _ := m.FuncTypeOf(n.Func)
+	first := uint32(len(ft.Params))
+	for _, loc := range fn.Locals {
+		first += loc.Count
+	}
+	fn.Locals = append(fn.Locals, wasmcore.Local{Count: 4, Type: wasmcore.ValI32})
+	l := nativeLocals{f: first, b: first + 1, p: first + 2, k: first + 3}
+	const funcObj = 1 // the function object parameter
+
+	// key pushes addr (the table index | magic << 16, or unidentifiedAddr
+	// for index 0, which no function has, or one past maxNativeTableIndex)
+	// and the function object, leaving in k whether the index was out of
+	// that range. An address is never 0: that marks a free table entry.
+	key := ops{
+		lget(funcObj), op(wasmcore.OpI32WrapI64), ltee(l.p), load32(uint64(n.FuncOffset)), ltee(l.b),
+		i32c(1), op(wasmcore.OpI32Sub), i32c(maxNativeTableIndex - 1), op(wasmcore.OpI32GtU), ltee(l.k),
+		ifI32(), i32c(unidentifiedAddr), op(wasmcore.OpElse), lget(l.b),
+	}
+	if n.HasMagic {
+		key = append(key, lget(l.p), wasmcore.Instr{Op: wasmcore.OpI32Load16U, Mem: wasmcore.MemArg{Align: 1, Offset: uint64(n.MagicOffset)}},
+			i32c(16), op(wasmcore.OpI32Shl), op(wasmcore.OpI32Or))
+	}
+	key = append(key, end(), lget(funcObj))
+	// tag or's the site's tag: siteUnknown for a table index out of range.
+	tag := ops{u32c(siteUnknown), u32c(siteNative), lget(l.k), op(wasmcore.OpSelect), op(wasmcore.OpI32Or)}
+
+	inPlace := append(append(append(ops{}, key...), g.callerKey(l.f, 0)...), tag...)
+	// Pushed: the caller is the running activation, at its running slot
+	// (0 and 0 past a full stack, as for a JS call).
+	pushedKey := append(ops{}, key...)
+	pushedKey = append(pushedKey,
+		lget(l.f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifI32(), gget(g.block), op(wasmcore.OpElse), i32c(0), end(),
+		lget(l.f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifI32(), gget(g.slot), op(wasmcore.OpElse), i32c(0), end(),
+	)
+	pushedKey = append(pushedKey, tag...)
+
+	entry := g.startedBlock()
+	entry = append(entry, gget(g.flags), i32c(flagFresh), op(wasmcore.OpI32Eq), ifThen())
+	entry = append(entry, g.identifyNative(fLookup, inPlace, l.b, 0)...)
+	entry = append(entry, op(wasmcore.OpElse))
+	entry = append(entry, g.closeOps(l.p)...)
+	entry = append(entry,
+		gget(g.sp), gget(g.stackEnd), op(wasmcore.OpI32GeU), ifThen(), call(fGrow), end(),
+		gget(g.sp), ltee(l.f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifThen(),
+		lget(l.f), gget(g.block), store32(frameBlock),
+		lget(l.f), gget(g.slot), store32(frameSlot),
+		lget(l.f), gget(g.flags), store32(frameFlags),
+		lget(l.f), gget(g.count), store64(frameEntry),
+		lget(l.f), lget(funcObj), store64(frameFuncObj),
+		end(),
+		lget(l.f), i32c(frameSize), op(wasmcore.OpI32Add), gset(g.sp),
+	)
+	entry = append(entry, g.identifyNative(fLookup, pushedKey, l.b, flagPushed)...)
+	entry = append(entry,
+		i32c(0), gset(g.slot),
+		i32c(0), gset(g.base),
+		i32c(0), gset(g.limit),
+		end(), // if
+		end(), // started
+	)
+	exit := code(gget(g.flags), i32c(flagPushed), op(wasmcore.OpI32And), ifThen())
+	exit = append(exit, g.exitCode(dispatchLocals{f: l.f, b: l.b, p: l.p})...)
+	exit = append(exit, code(end())...)
+	return wasmcore.Hooks{Entry: code(entry...), Exit: exit}
 }

@@ -82,15 +82,22 @@ func (rb *readBack) block(owner blockOwner, addr, base, limit uint32) (calls, in
 	return calls, incl, slots, true
 }
 
-// blockOwner names a block in errors: a function's, or a bucket's.
+// blockOwner names a block in errors: a function's, a native's, or a
+// bucket's.
 type blockOwner struct {
 	fn     *function
+	nat    *native
 	bucket string
 }
 
 func (o blockOwner) String() string {
-	if o.fn != nil {
+	switch {
+	case o.fn != nil:
 		return fmt.Sprintf("the JS function at %#x", o.fn.start)
+	case o.nat != nil && o.nat.unidentified:
+		return "the unidentified natives"
+	case o.nat != nil:
+		return fmt.Sprintf("the native at table index %d", o.nat.tableIndex)
 	}
 	return "the bucket " + o.bucket
 }
@@ -163,7 +170,7 @@ func (mt *Meter) Collect() (*Results, error) {
 		}
 		for _, c := range f.contexts {
 			ctxIndex[c] = len(res.Contexts)
-			cc := ContextCost{Function: fi, Parent: -1, CallSite: c.site, ctx: c}
+			cc := ContextCost{Function: fi, Native: -1, Parent: -1, CallSite: c.site, ctx: c}
 			calls, incl, slots, ok := rb.block(blockOwner{fn: f}, c.block, base, limit)
 			if ok {
 				cc.Calls = calls
@@ -210,6 +217,22 @@ func (mt *Meter) Collect() (*Results, error) {
 		sort.Slice(fc.Opcodes, func(i, j int) bool { return fc.Opcodes[i].Opcode < fc.Opcodes[j].Opcode })
 		res.Functions = append(res.Functions, fc)
 	}
+	for ni, n := range mt.natives {
+		nc := NativeCost{TableIndex: n.tableIndex, Magic: n.magic, Unidentified: n.unidentified}
+		for _, c := range n.contexts {
+			ctxIndex[c] = len(res.Contexts)
+			cc := ContextCost{Function: -1, Native: ni, Parent: -1, CallSite: c.site, ctx: c}
+			if calls, incl, slots, ok := rb.block(blockOwner{nat: n}, c.block, 0, 0); ok {
+				_, self := rb.slot(c.block, slots, 0)
+				cc.Calls, cc.NativeInstructions = calls, self
+				nc.Calls += calls
+				nc.SelfInstructions += self
+				nc.TotalInstructions += incl
+			}
+			res.Contexts = append(res.Contexts, cc)
+		}
+		res.Natives = append(res.Natives, nc)
+	}
 	bucket := func(name string, block uint32) uint64 {
 		_, _, slots, ok := rb.block(blockOwner{bucket: name}, block, 0, 0)
 		if !ok {
@@ -227,8 +250,8 @@ func (mt *Meter) Collect() (*Results, error) {
 		if p := cc.ctx.parent; p != nil {
 			cc.Parent = ctxIndex[p]
 			// the caller's slot is a pc unless it is its call setup, or
-			// its function's slots are by opcode
-			cc.HasCallSite = p.fn.length > 0 && cc.CallSite < p.fn.length
+			// its function's slots are by opcode, or it is a native
+			cc.HasCallSite = p.fn != nil && p.fn.length > 0 && cc.CallSite < p.fn.length
 		}
 		cc.ctx = nil
 	}
@@ -252,7 +275,7 @@ func (rb *readBack) pendingCharge(mt *Meter, block, slot uint32, last uint64) {
 	rb.pendBlock, rb.pendSlot = ^uint32(0), ^uint32(0)
 	limit, ok := uint32(0), block == mt.outside || block == mt.native
 	if c := mt.ctxByBlock[block]; c != nil {
-		_, limit = c.fn.blockShape()
+		_, limit = c.shape()
 		ok = true
 	}
 	switch {

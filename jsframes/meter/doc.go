@@ -24,6 +24,17 @@
 // from the guest; the lookups and host loops over guest-kept tables are
 // bounded, so a guest that fills them cannot hang the run.
 //
+// Native (C) functions (Options.Natives) are measured the same way, per
+// call rather than per opcode: QuickJS calls every C function object
+// through js_call_c_function, whose entry the rewrite instruments to key
+// the native by the table index and magic its function object holds and
+// charge it a block of its own in its calling context — in place of the
+// interpreter activation that was entered to call it, or as an activation
+// of its own when none was (a constructor). The interpreter's calls
+// through its class table of functions that are neither (a host function,
+// a bound function) are counted in their callers' context as one
+// unidentified native. JS called back from a native is a context under it.
+//
 // Sampling (Options.Sample) keeps much less: a shadow stack of each
 // activation's function object and current opcode address, the count kept
 // the cheaper way (hoisted, in a register in the interpreter), and a call

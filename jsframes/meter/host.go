@@ -29,6 +29,9 @@ const (
 	// maxObjects bounds the sampling cache of function objects; it starts
 	// over when full.
 	maxObjects = 1 << 16
+	// maxNatives bounds the natives (table index and magic pairs) the host
+	// keeps; later ones are charged to the native bucket.
+	maxNatives = 1 << 16
 )
 
 // Meter is the host side of instrumented runs: it links the imports the
@@ -54,6 +57,9 @@ type Meter struct {
 	byStart         map[uint32]*function // bytecode buffer start → function
 	byKey           map[tableKey]uint32  // every key entered in the address table → block
 	contexts        int                  // calling contexts made beyond the functions' own
+	natives         []*native            // in order of first sight
+	nativeByKey     map[uint32]*native   // by key address; the unidentified one has its own
+	unidentified    *native
 
 	err error // the first host-side failure; the module then runs on, uncharged
 	// tampered is the first sign, seen while the guest ran, that it wrote
@@ -87,9 +93,30 @@ type tableKey struct{ addr, parent, site uint32 }
 // own. A function's first block is its context with no parent.
 type callContext struct {
 	block  uint32
-	fn     *function
+	fn     *function // nil for a native's context
+	nat    *native   // nil for a JS function's context
 	parent *callContext
 	site   uint32 // the parent's slot at the call
+}
+
+// shape is the base and limit of the context's block.
+func (c *callContext) shape() (base, limit uint32) {
+	if c.nat != nil {
+		return 0, 0
+	}
+	return c.fn.blockShape()
+}
+
+// native is one native function the host has seen (exact mode with
+// Options.Natives): a C function by the table index and magic its function
+// objects hold, or the unidentified native that stands for calls of
+// functions neither bytecode nor C. Its blocks have one slot: what it ran.
+type native struct {
+	block        uint32
+	tableIndex   uint32
+	magic        int16
+	unidentified bool
+	contexts     []*callContext // its own first
 }
 
 // maxContexts bounds the calling contexts (beyond each function's own): a
@@ -141,7 +168,8 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	progress := mt.progress
 	progress.Store(0)
 	*mt = Meter{plan: mt.plan, mod: mod, progress: progress, byBlock: map[uint32]*function{}, byStart: map[uint32]*function{}, byKey: map[tableKey]uint32{}, ctxByBlock: map[uint32]*callContext{},
-		every: mt.every, onSample: mt.onSample, limit: mt.limit, identity: map[*function]*FunctionCost{},
+		nativeByKey: map[uint32]*native{},
+		every:       mt.every, onSample: mt.onSample, limit: mt.limit, identity: map[*function]*FunctionCost{},
 		framesByPC: map[experimental.ProgramCounter]WasmFrame{}, byObject: map[uint64]*function{}}
 	// One page holds the stack, the table and the first blocks: every
 	// memory.grow may copy the whole memory, so they are few.
@@ -332,7 +360,13 @@ func (mt *Meter) newFunction(_ context.Context, _ api.Module, stack []uint64) {
 		// wrote over the table.
 		mt.repairHashTable(fmt.Sprintf("entry of address %#x lost", addr))
 	}
-	block, err := mt.contextBlock(addr, funcObj, parent, site)
+	var block uint32
+	var err error
+	if site&siteTags != 0 {
+		block, err = mt.nativeContextBlock(addr, parent, site)
+	} else {
+		block, err = mt.contextBlock(addr, funcObj, parent, site)
+	}
 	if err != nil {
 		// Keep the guest running: charge the native bucket, remember why.
 		if mt.err == nil {
@@ -386,6 +420,74 @@ func (mt *Meter) contextBlock(addr uint32, funcObj uint64, parent, site uint32) 
 		return 0, err
 	}
 	return block, nil
+}
+
+// nativeContextBlock is contextBlock for a native's key (site carries
+// siteNative or siteUnknown): the native's own block when called from no
+// context, the ancestor context of the same native when the call is
+// recursive (a comparator that sorts), or a new context's.
+func (mt *Meter) nativeContextBlock(addr, parent, site uint32) (uint32, error) {
+	key := tableKey{addr, parent, site}
+	if block, ok := mt.byKey[key]; ok {
+		return block, nil
+	}
+	n, err := mt.nativeFor(addr, site&siteUnknown != 0)
+	if err != nil {
+		return 0, err
+	}
+	block := n.block
+	if caller := mt.ctxByBlock[parent]; caller != nil {
+		recursive := false
+		for c := caller; c != nil; c = c.parent {
+			if c.nat == n {
+				block, recursive = c.block, true
+				break
+			}
+		}
+		if !recursive && mt.contexts < maxContexts {
+			if block, err = mt.newBlock(0, 0); err != nil {
+				return 0, err
+			}
+			c := &callContext{block: block, nat: n, parent: caller, site: site &^ siteTags}
+			n.contexts = append(n.contexts, c)
+			mt.ctxByBlock[block] = c
+			mt.contexts++
+		}
+	}
+	if err := mt.enter(key, block); err != nil {
+		return 0, err
+	}
+	return block, nil
+}
+
+// nativeFor returns the native of a key address (the table index | magic
+// << 16), or the unidentified native, made on first sight.
+func (mt *Meter) nativeFor(addr uint32, unidentified bool) (*native, error) {
+	if unidentified && mt.unidentified != nil {
+		return mt.unidentified, nil
+	}
+	if n := mt.nativeByKey[addr]; n != nil && !unidentified {
+		return n, nil
+	}
+	if len(mt.natives) >= maxNatives {
+		return nil, fmt.Errorf("meter: more than %d native functions (table index %d and later ones are counted as the native bucket)", maxNatives, addr&maxNativeTableIndex)
+	}
+	block, err := mt.newBlock(0, 0)
+	if err != nil {
+		return nil, err
+	}
+	n := &native{block: block, unidentified: unidentified}
+	if unidentified {
+		mt.unidentified = n
+	} else {
+		n.tableIndex, n.magic = addr&maxNativeTableIndex, int16(addr>>16)
+		mt.nativeByKey[addr] = n
+	}
+	own := &callContext{block: block, nat: n}
+	n.contexts = []*callContext{own}
+	mt.ctxByBlock[block] = own
+	mt.natives = append(mt.natives, n)
+	return n, nil
 }
 
 func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {

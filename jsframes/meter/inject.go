@@ -57,7 +57,39 @@ type Options struct {
 	// structure markers (wasmcore.CostAll) or wasmtime's fuel
 	// (wasmcore.CostFuel), as Shopify's function-runner counts.
 	Cost wasmcore.CostModel
+	// Natives, when set, says where the engine calls native (C)
+	// functions. Exact mode then charges each native call to a block of
+	// its own, keyed by the native's table index and magic and its
+	// calling context, instead of the native bucket; sampling reads the
+	// same fields of a native activation's function object.
+	Natives *NativeCalls
 }
+
+// NativeCalls locates QuickJS's js_call_c_function, through which the
+// interpreter calls every C function object (natives.FindCFunctionCalls
+// finds it), and the fields of the function object that say which native
+// it is.
+type NativeCalls struct {
+	// Func is js_call_c_function's index in the original module; its
+	// second parameter is the function object (an i64 JSValue whose low
+	// 32 bits are the object's address). TableIndex is its own index in
+	// table 0: the interpreter's class calls reach it through that.
+	Func, TableIndex uint32
+	// FuncOffset and MagicOffset locate the native's table index (u32)
+	// and magic (i16) in the function object; HasMagic is false when the
+	// engine keeps no magic there.
+	FuncOffset, MagicOffset uint32
+	HasMagic                bool
+	// ClassCalls are the body offsets, in the dispatch function, of its
+	// call_indirect instructions through the class table: where an
+	// activation that is not a bytecode function's calls what runs it.
+	ClassCalls []uint32
+}
+
+// maxNativeTableIndex bounds the table indices a native's key can hold:
+// the key packs the index and the magic into 32 bits. Real engines' tables
+// have a few thousand entries; a native past it is counted as unidentified.
+const maxNativeTableIndex = 0xFFFF
 
 // SampleExport names the injected, empty function the module calls at each
 // sample point; a wazero function listener on it sees the Wasm stack.
@@ -91,6 +123,8 @@ type Plan struct {
 	// its own so that wazero's function definitions tell its frames from
 	// those of other modules in a stack.
 	ModuleName string
+	// Natives is Options.Natives, checked; nil when not given.
+	Natives *NativeCalls
 }
 
 // OriginalIndex maps a function index of the rewritten module to the
@@ -129,6 +163,11 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 			return 0, fmt.Errorf("meter: offset %#x is outside dispatch function %d", fileOffset, d.FunctionIndex)
 		}
 		return fileOffset - fn.BodyOffset, nil
+	}
+
+	natives, err := checkNatives(m, d, opts.Natives)
+	if err != nil {
+		return nil, err
 	}
 
 	origImports, origFuncs := m.NumImportedFuncs(), m.NumFuncs()
@@ -218,6 +257,20 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 			before(off, g.dispatchCode(fLookup, locals))
 		}
 	}
+	if natives != nil && !opts.Sample {
+		// Where the interpreter calls a function object that is not
+		// bytecode, an activation that has not dispatched is not a JS
+		// function's: one of a function that is neither bytecode nor C
+		// (a host function, a bound function) is counted where it was
+		// called from; a C function's is left to js_call_c_function's
+		// entry, which knows which native it is.
+		for _, off := range natives.ClassCalls {
+			if i, ok := at[off]; !ok || body[i].Op != wasmcore.OpCallIndirect {
+				return nil, fmt.Errorf("meter: no call_indirect at body offset %#x of dispatch function %d", off, d.FunctionIndex)
+			}
+			before(off, g.classCallCode(fLookup, funcObjArg(d.BytecodePointer, ft), natives.TableIndex, locals))
+		}
+	}
 	if g.next != 0 {
 		checkpoint = &wasmcore.Checkpoint{Next: g.next, Call: fSample}
 	}
@@ -242,6 +295,9 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 		countOpts.Hoist = wasmcore.HoistLocal
 	}
 	countOpts.Hooks = map[uint32]wasmcore.Hooks{d.FunctionIndex: hooks}
+	if natives != nil && !opts.Sample {
+		countOpts.Hooks[natives.Func] = g.nativeHooks(m, natives, fLookup, fGrowStack)
+	}
 	ctr, err := m.CountInstructions(countOpts)
 	if err != nil {
 		return nil, err
@@ -290,8 +346,30 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	return &Plan{
 		DispatchFunc: d.FunctionIndex + injectedImports, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,
 		Sample: opts.Sample, Checkpoints: checkpoint != nil, ImportedFuncs: origImports, Funcs: origFuncs, OriginalDispatchFunc: d.FunctionIndex,
-		ModuleName: moduleName,
+		ModuleName: moduleName, Natives: natives,
 	}, nil
+}
+
+// checkNatives checks that n's function can be instrumented as
+// js_call_c_function: a defined function other than the dispatch function
+// whose second parameter is an i64. It returns a copy.
+func checkNatives(m *wasmcore.Module, d *dispatch.Dispatch, n *NativeCalls) (*NativeCalls, error) {
+	if n == nil {
+		return nil, nil
+	}
+	if n.Func == d.FunctionIndex || m.Function(n.Func) == nil {
+		return nil, fmt.Errorf("meter: natives' caller %d is not a defined function other than the dispatch function", n.Func)
+	}
+	ft, err := m.FuncTypeOf(n.Func)
+	if err != nil {
+		return nil, fmt.Errorf("meter: natives' caller %d: %w", n.Func, err)
+	}
+	if len(ft.Params) < 2 || ft.Params[1] != wasmcore.ValI64 {
+		return nil, fmt.Errorf("meter: natives' caller %d has type %v: no function object in its second parameter", n.Func, ft)
+	}
+	c := *n
+	c.ClassCalls = append([]uint32(nil), n.ClassCalls...)
+	return &c, nil
 }
 
 // canFollow says whether the host can find a function's bytecode buffer

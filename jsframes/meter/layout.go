@@ -56,6 +56,18 @@ const (
 	flagFresh      = 1 // entered, no dispatch yet: the next dispatch identifies the function
 	flagIdentified = 2 // the activation's function is known (its block's active count was raised)
 	flagOuter      = 4 // the outermost activation of its function: its inclusive cost counts
+	flagPushed     = 8 // a native's activation that js_call_c_function pushed itself (its exit pops it)
+
+	// A native's key in the address table: its site carries one of these
+	// bits, which no pc slot has (a bytecode buffer is shorter than 2^24
+	// bytes), so natives' keys never meet JS functions'. siteNative: addr
+	// is the C function's table index | its magic << 16; siteUnknown: a
+	// call of a function that is neither bytecode nor C, addr
+	// unidentifiedAddr (an address is never 0: that marks a free entry).
+	siteNative       = 1 << 31
+	siteUnknown      = 1 << 30
+	siteTags         = siteNative | siteUnknown
+	unidentifiedAddr = 1
 
 	pageSize = 65536
 )

@@ -16,9 +16,9 @@ const (
 	// parsing and compiling, GC and host glue between JS calls.
 	BucketOutside = "(outside JS)"
 	// BucketNative: an interpreter activation that never dispatched an
-	// opcode — a native (C) function called through the interpreter's entry,
-	// with everything it ran that was not JS; and activations past the
-	// shadow stack's depth.
+	// opcode and was not identified as a native (Results.Natives): a
+	// native function called where js_call_c_function is not known, and
+	// activations past the shadow stack's depth.
 	BucketNative = "(native functions)"
 )
 
@@ -35,12 +35,40 @@ type Results struct {
 	// through, recursion folded into the outermost call. A function's
 	// contexts add up to its FunctionCost.
 	Contexts []ContextCost
+	// Natives are the native functions called through the interpreter
+	// (exact mode with Options.Natives), each with its contexts in
+	// Contexts: what they ran themselves, in the context they were called
+	// from; the JS they called back is in the JS functions' contexts under
+	// them.
+	Natives []NativeCost
+}
+
+// NativeCost is the cost of one native function, identified by what its
+// function object holds (JSObject.u.cfunc): its C function's index in
+// table 0 and its magic, which the engine's function lists name
+// (natives.Catalogue.ByCall).
+type NativeCost struct {
+	TableIndex uint32
+	Magic      int16
+	// Unidentified stands for the calls, through the interpreter's entry,
+	// of functions that are neither bytecode nor C functions (a host
+	// function a plugin registered, a bound function, an async function's
+	// start), or of a C function whose table index is 0 or too large for
+	// its key: counted together, in their callers' contexts.
+	Unidentified bool
+	Calls        uint64
+	// SelfInstructions ran in the native (the interpreter's entry and
+	// return included) and not in a JS function it called;
+	// TotalInstructions also counts those, recursion counted once.
+	SelfInstructions  uint64
+	TotalInstructions uint64
 }
 
 // ContextCost is one calling context of a function: called from the
 // Parent context's function at CallSite, or from outside JS (Parent -1).
 type ContextCost struct {
-	Function int // index into Results.Functions
+	Function int // index into Results.Functions; -1 for a native's context
+	Native   int // index into Results.Natives; -1 for a JS function's context
 	Parent   int // index into Results.Contexts, -1 for none
 	// CallSite is the pc in the parent's function of the call, when
 	// HasCallSite (not when the call came from its call setup).
@@ -49,9 +77,15 @@ type ContextCost struct {
 	Calls                 uint64
 	CallSetupInstructions uint64
 	PCs                   []PCCost // by pc; by opcode value when the function's length is unknown
+	// NativeInstructions is what a native's context ran itself.
+	NativeInstructions uint64
 
 	ctx *callContext // while Collect links the parents
 }
+
+// IsNative says whether c is a native's context (Function -1, Native its
+// index), as opposed to a JS function's.
+func (c *ContextCost) IsNative() bool { return c.Function < 0 && c.Native >= 0 }
 
 // FunctionCost is the cost of one JS function, identified by its bytecode
 // buffer.
@@ -137,11 +171,14 @@ func (r *Results) Check() error {
 		}
 		sum += self
 	}
+	for _, n := range r.Natives {
+		sum += n.SelfInstructions
+	}
 	for _, b := range r.Buckets {
 		sum += b.Instructions
 	}
 	if sum != r.TotalInstructions {
-		return fmt.Errorf("meter: functions and buckets sum to %d instructions, the counter says %d", sum, r.TotalInstructions)
+		return fmt.Errorf("meter: functions, natives and buckets sum to %d instructions, the counter says %d", sum, r.TotalInstructions)
 	}
 	return nil
 }

@@ -38,6 +38,16 @@ type Activation struct {
 	// call setup (of Function, or of a function that cannot be told: a
 	// native one never reaches an opcode).
 	Entering bool
+	// Native: the activation is not a bytecode function's, and its
+	// function object holds TableIndex and Magic where a C function object
+	// holds its native's (Plan.Natives), and Class as its class id.
+	// Whether it is a C function's is for the caller to confirm:
+	// js_call_c_function is the next Wasm frame, or the object's class is
+	// one seen so confirmed.
+	Native     bool
+	TableIndex uint32
+	Magic      int16
+	Class      uint16
 }
 
 // SampleFunc receives each sample: the instructions since the previous
@@ -271,7 +281,7 @@ func (mt *Meter) setupActivation(funcObj uint64) Activation {
 	// as native until its first opcode, a few instructions.
 	start, length, _ := mt.follow(uint32(funcObj), anyAddress, true)
 	if length == 0 {
-		return Activation{}
+		return mt.nativeActivation(funcObj)
 	}
 	if f := mt.functionAt(start, funcObj); f != nil {
 		return Activation{Function: mt.identityOf(f), Entering: true}
@@ -321,4 +331,31 @@ func (mt *Meter) activation(funcObj uint64, entry, pc uint32) Activation {
 		a.PC = pc - f.start
 	}
 	return a
+}
+
+// nativeActivation reads what a C function object holds of its native (an
+// activation that is no bytecode function's); Activation{} when the plan
+// does not say where, or the object is outside the memory.
+func (mt *Meter) nativeActivation(funcObj uint64) Activation {
+	n := mt.plan.Natives
+	if n == nil {
+		return Activation{}
+	}
+	mem := mt.mod.Memory()
+	idx, ok := mem.ReadUint32Le(uint32(funcObj) + n.FuncOffset)
+	if !ok {
+		return Activation{}
+	}
+	var magic uint16
+	if n.HasMagic {
+		if magic, ok = mem.ReadUint16Le(uint32(funcObj) + n.MagicOffset); !ok {
+			return Activation{}
+		}
+	}
+	// setupActivation checked that the plan knows where the class id is.
+	class, ok := mem.ReadUint16Le(uint32(funcObj) + uint32(*mt.plan.BytecodePointer.ClassIDOffset))
+	if !ok {
+		return Activation{}
+	}
+	return Activation{Native: true, TableIndex: idx, Magic: int16(magic), Class: class}
 }

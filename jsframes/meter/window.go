@@ -48,6 +48,13 @@ func (mt *Meter) Restart() (uint64, error) {
 				}
 			}
 		}
+		for _, n := range mt.natives {
+			for _, c := range n.contexts {
+				if err := zero(c.block, 0); err != nil {
+					return 0, err
+				}
+			}
+		}
 	}
 	counter.Set(0)
 	mt.mod.ExportedGlobal(exportLast).(api.MutableGlobal).Set(0)

@@ -11,19 +11,23 @@ import (
 
 // Diff compares two profiles of the same JS, typically on two engines
 // (jsprof diff). Opcodes are aligned by name — their values differ
-// between releases — and JS functions by name, file and first line —
-// their bytecode addresses differ. Every delta is new − base.
+// between releases — JS functions by name, file and first line — their
+// bytecode addresses differ —, native functions by name. Every delta is
+// new − base.
 type Diff struct {
 	Base DiffSide `json:"base"`
 	New  DiffSide `json:"new"`
 	// DeltaWasmInstructions is New.TotalWasmInstructions −
-	// Base.TotalWasmInstructions; in exact mode the opcodes' and the
-	// buckets' deltas add up to it.
-	DeltaWasmInstructions int64          `json:"delta_wasm_instructions"`
-	DeltaExecutions       int64          `json:"delta_opcode_executions"`
-	Opcodes               []OpcodeDiff   `json:"opcodes"`
-	Functions             []FunctionDiff `json:"functions"`
-	Buckets               []BucketDiff   `json:"buckets"`
+	// Base.TotalWasmInstructions; in exact mode the opcodes', the native
+	// functions' and the buckets' deltas add up to it.
+	DeltaWasmInstructions int64 `json:"delta_wasm_instructions"`
+	DeltaExecutions       int64 `json:"delta_opcode_executions"`
+	// DeltaNativeWasmInstructions is the change in what native functions
+	// ran themselves (Tables.NativeWasmInstructions).
+	DeltaNativeWasmInstructions int64          `json:"delta_native_wasm_instructions,omitempty"`
+	Opcodes                     []OpcodeDiff   `json:"opcodes"`
+	Functions                   []FunctionDiff `json:"functions"`
+	Buckets                     []BucketDiff   `json:"buckets"`
 	// Summary says in one paragraph where the cost moved.
 	Summary string `json:"summary"`
 	// Warnings say where the comparison is shaky: unnamed opcodes, no
@@ -86,9 +90,11 @@ type FunctionSide struct {
 	SelfWasmInstructions uint64 `json:"self_wasm_instructions"`
 }
 
-// FunctionDiff is one JS function, by name, file and first line, in both.
+// FunctionDiff is one JS function, by name, file and first line, or one
+// native function, by name, in both.
 type FunctionDiff struct {
 	Name                  string        `json:"name"`
+	Kind                  string        `json:"kind"` // FunctionJS or FunctionNative
 	File                  string        `json:"file"`
 	Line                  int           `json:"line"`
 	Base                  *FunctionSide `json:"base"`
@@ -99,7 +105,7 @@ type FunctionDiff struct {
 
 // Label prints the function as reports do.
 func (f *FunctionDiff) Label() string {
-	s := FunctionStats{Name: f.Name, File: f.File, Line: f.Line}
+	s := FunctionStats{Name: f.Name, Kind: f.Kind, File: f.File, Line: f.Line}
 	return s.Label()
 }
 
@@ -131,6 +137,7 @@ func NewDiff(base, new *Tables, baseName, newName string) *Diff {
 	df := &Diff{Base: side(base, baseName), New: side(new, newName), Warnings: []string{}}
 	df.DeltaWasmInstructions = deltaOf(base.TotalWasmInstructions, new.TotalWasmInstructions)
 	df.DeltaExecutions = deltaOf(base.Executions, new.Executions)
+	df.DeltaNativeWasmInstructions = deltaOf(base.NativeWasmInstructions, new.NativeWasmInstructions)
 
 	// Opcodes by name.
 	ops := map[string]*OpcodeDiff{}
@@ -184,7 +191,7 @@ func NewDiff(base, new *Tables, baseName, newName string) *Diff {
 			k := f.Key()
 			fd := fns[k]
 			if fd == nil {
-				fd = &FunctionDiff{Name: f.Name, File: f.File, Line: f.Line}
+				fd = &FunctionDiff{Name: f.Name, Kind: f.Kind, File: f.File, Line: f.Line}
 				fns[k] = fd
 				order = append(order, k)
 			}
@@ -362,6 +369,9 @@ func (df *Diff) summarize() string {
 	if len(bparts) > 0 {
 		outsideText += " (" + strings.Join(bparts, ", ") + ")"
 	}
+	if df.DeltaNativeWasmInstructions != 0 {
+		outsideText = "in native functions it " + moved(df.DeltaNativeWasmInstructions) + "; " + outsideText
+	}
 	s = append(s, fmt.Sprintf("In JS opcodes the cost %s; %s.", moved(inOps), outsideText))
 
 	var movers []string
@@ -394,11 +404,15 @@ func (df *Diff) summarize() string {
 		}
 	}
 	var fns []string
+	by := "By JS function: "
 	for _, f := range df.Functions {
 		if len(fns) == 3 || f.DeltaWasmInstructions == 0 {
 			break
 		}
 		t := fmt.Sprintf("%s %s", f.Name, humanSigned(f.DeltaWasmInstructions))
+		if f.Kind == FunctionNative {
+			t, by = fmt.Sprintf("%s (native) %s", f.Name, humanSigned(f.DeltaWasmInstructions)), "By function: "
+		}
 		switch f.Only {
 		case OnlyBase:
 			t += " (only in the base)"
@@ -410,7 +424,7 @@ func (df *Diff) summarize() string {
 		fns = append(fns, t)
 	}
 	if len(fns) > 0 {
-		s = append(s, "By JS function: "+strings.Join(fns, ", ")+".")
+		s = append(s, by+strings.Join(fns, ", ")+".")
 	}
 	return strings.Join(s, " ")
 }

@@ -193,7 +193,11 @@ func (df *Diff) WriteCSV(w io.Writer) error {
 		rows = append(rows, row(kv))
 	}
 	for _, f := range df.Functions {
-		kv := map[string]string{"kind": "function", "name": f.Name, "file": f.File, "line": strconv.Itoa(f.Line), "only": f.Only,
+		kind := "function"
+		if f.Kind == FunctionNative {
+			kind = "native"
+		}
+		kv := map[string]string{"kind": kind, "name": f.Name, "file": f.File, "line": strconv.Itoa(f.Line), "only": f.Only,
 			"delta_wasm_instructions": i64(f.DeltaWasmInstructions)}
 		for _, s := range []struct {
 			p string

@@ -30,10 +30,12 @@ type Tables struct {
 	// SampledWasmInstructions is the sum of the samples: equal to the total
 	// in exact mode, within the sampling in sampling mode.
 	SampledWasmInstructions uint64 `json:"sampled_wasm_instructions"`
-	// Executions and Calls sum every sample's opcode executions and calls.
-	Executions uint64               `json:"opcode_executions"`
-	Calls      uint64               `json:"calls"`
-	Engine     jsprofile.EngineInfo `json:"engine"`
+	// Executions sums every sample's opcode executions, Calls the calls of
+	// JS functions, NativeCalls those of native functions.
+	Executions  uint64               `json:"opcode_executions"`
+	Calls       uint64               `json:"calls"`
+	NativeCalls uint64               `json:"native_calls,omitempty"`
+	Engine      jsprofile.EngineInfo `json:"engine"`
 	// UncertainOpcodes are the opcode values whose names are guesses.
 	UncertainOpcodes []int  `json:"uncertain_opcodes"`
 	Module           string `json:"module,omitempty"`
@@ -44,11 +46,27 @@ type Tables struct {
 	CostModel string            `json:"cost_model,omitempty"`
 	Run       jsprofile.RunInfo `json:"run"`
 
-	Opcodes   []OpcodeStats   `json:"opcodes"`
+	// NativeWasmInstructions ran in named native functions themselves
+	// (the functions of kind native): with the opcodes' and the buckets',
+	// it adds up to the samples' instructions.
+	NativeWasmInstructions uint64 `json:"native_wasm_instructions,omitempty"`
+	// UnnamedWasmInstructions is the sampled weight whose innermost frame
+	// is a Wasm function without a name (wasm-function[N]): what a
+	// stripped build leaves unnamed. Sample mode only.
+	UnnamedWasmInstructions uint64 `json:"unnamed_wasm_instructions,omitempty"`
+
+	Opcodes []OpcodeStats `json:"opcodes"`
+	// Functions are the JS functions and the native functions (Kind).
 	Functions []FunctionStats `json:"functions"`
 	Lines     []LineStats     `json:"lines"`
 	Buckets   []BucketCost    `json:"buckets"`
 }
+
+// Function kinds (FunctionStats.Kind).
+const (
+	FunctionJS     = "js"
+	FunctionNative = "native" // a native (C) builtin: JSON.parse
+)
 
 // OpcodeStats is one opcode's cost, in the whole profile or in one function.
 type OpcodeStats struct {
@@ -63,9 +81,13 @@ type OpcodeStats struct {
 	Share            float64 `json:"share"`                      // of the profile's total, 0..1
 }
 
-// FunctionStats is one JS function's cost.
+// FunctionStats is one JS function's cost, or a native function's (Kind
+// native: no file, line, address, executions, opcodes or lines; its self
+// instructions are what it ran itself, its total includes the JS it called
+// back).
 type FunctionStats struct {
 	Name    string `json:"name"`
+	Kind    string `json:"kind"` // FunctionJS or FunctionNative
 	File    string `json:"file"`
 	Line    int    `json:"line"` // first line
 	Address uint64 `json:"bytecode_address"`
@@ -86,6 +108,9 @@ type FunctionStats struct {
 // that carries an address (anonymous@0x148ac4) is keyed without it where
 // the file and line say which function it is.
 func (f *FunctionStats) Key() string {
+	if f.Kind == FunctionNative {
+		return "native\x00" + f.Name // the same builtin on every engine
+	}
 	name := f.Name
 	if i := strings.LastIndex(name, "@0x"); i > 0 && f.File != "" && f.Line > 0 {
 		name = name[:i]
@@ -93,9 +118,12 @@ func (f *FunctionStats) Key() string {
 	return fmt.Sprintf("%s\x00%s\x00%d", name, f.File, f.Line)
 }
 
-// Label is how reports print the function: fib (index.js:1).
+// Label is how reports print the function: fib (index.js:1), JSON.parse
+// (native).
 func (f *FunctionStats) Label() string {
 	switch {
+	case f.Kind == FunctionNative:
+		return f.Name + " (native)"
 	case f.File != "" && f.Line > 0:
 		return fmt.Sprintf("%s (%s:%d)", f.Name, f.File, f.Line)
 	case f.File != "":
@@ -167,8 +195,11 @@ func New(p *jsprofile.Profile) *Tables {
 	function := func(f jsprofile.StackFrame) *fnAcc {
 		a := functions[f.Function.SystemName]
 		if a == nil {
-			a = &fnAcc{stats: FunctionStats{Name: f.Function.Name, File: f.Function.Filename, Line: int(f.Function.StartLine),
+			a = &fnAcc{stats: FunctionStats{Name: f.Function.Name, Kind: FunctionJS, File: f.Function.Filename, Line: int(f.Function.StartLine),
 				Address: jsprofile.JSAddress(f.Function.SystemName)}, opcodes: map[string]*OpcodeStats{}}
+			if f.Kind == jsprofile.KindNative {
+				a.stats = FunctionStats{Name: f.Function.Name, Kind: FunctionNative}
+			}
 			functions[f.Function.SystemName] = a
 		}
 		return a
@@ -198,68 +229,77 @@ func New(p *jsprofile.Profile) *Tables {
 		instr, execs, calls := uint64(s.Value[jsprofile.ValueInstructions]), uint64(s.Value[jsprofile.ValueExecutions]), uint64(s.Value[jsprofile.ValueCalls])
 		d.SampledWasmInstructions += instr
 		d.Executions += execs
-		d.Calls += calls
 		stack = p.Stack(s, stack) // leaf first
-		js, op := -1, -1          // innermost JS frame, and an opcode frame under it
+		if d.Mode == jsprofile.ModeSample && len(stack) > 0 && stack[0].Kind == jsprofile.KindWasm && isUnnamedWasm(stack[0].Function.Name) {
+			d.UnnamedWasmInstructions += instr
+		}
+		// The sample's owner: its innermost JS function, native function
+		// or bucket — a native's callees and a bucket's are Wasm frames.
+		own := -1
 		for k := range stack {
-			if stack[k].Kind == jsprofile.KindJS {
-				js = k
+			if kind := stack[k].Kind; kind == jsprofile.KindJS || kind == jsprofile.KindNative || kind == jsprofile.KindBucket {
+				own = k
 				break
 			}
 		}
-		for k := 0; k < len(stack) && (js < 0 || k < js); k++ {
-			if stack[k].Kind == jsprofile.KindOpcode {
-				op = k
-				break
-			}
-		}
-		if js < 0 {
-			// No interpreter activation: outside JS, whether or not the
-			// stack is rooted at a bucket frame.
-			name := jsprofile.BucketOutside
-			for k := len(stack) - 1; k >= 0; k-- {
-				if stack[k].Kind == jsprofile.KindBucket {
-					name = stack[k].Function.Name
+		switch {
+		case own < 0:
+			// No interpreter activation, and no bucket frame: outside JS.
+			buckets[jsprofile.BucketOutside] += instr
+			continue
+		case stack[own].Kind == jsprofile.KindBucket:
+			// Outside JS (a root bucket), or an activation no frame names:
+			// its JS callers' totals hold it.
+			buckets[stack[own].Function.Name] += instr
+		case stack[own].Kind == jsprofile.KindNative:
+			acc := function(stack[own])
+			acc.stats.Calls += calls
+			acc.stats.SelfWasmInstructions += instr
+			d.NativeCalls += calls
+			d.NativeWasmInstructions += instr
+		default:
+			js, op := own, -1 // an opcode frame under the JS frame
+			for k := 0; k < js; k++ {
+				if stack[k].Kind == jsprofile.KindOpcode {
+					op = k
 					break
 				}
 			}
-			buckets[name] += instr
-			continue
-		}
-		var opFrame *jsprofile.StackFrame
-		if op >= 0 {
-			opFrame = &stack[op]
-		}
-		if instr > 0 || execs > 0 {
-			o := opStats(opcodes, opFrame)
-			o.Executions += execs
-			o.WasmInstructions += instr
-		}
-
-		jf := stack[js]
-		acc := function(jf)
-		acc.stats.Calls += calls
-		acc.stats.Executions += execs
-		acc.stats.SelfWasmInstructions += instr
-		if instr > 0 || execs > 0 {
-			o := opStats(acc.opcodes, opFrame)
-			o.Executions += execs
-			o.WasmInstructions += instr
-
-			lk := lineKey{jf.Function.SystemName, jf.Line}
-			l := lines[lk]
-			if l == nil {
-				l = &LineStats{Function: jf.Function.Name, FunctionLine: int(jf.Function.StartLine), File: jf.Function.Filename, Line: int(jf.Line)}
-				lines[lk] = l
+			var opFrame *jsprofile.StackFrame
+			if op >= 0 {
+				opFrame = &stack[op]
 			}
-			l.Executions += execs
-			l.WasmInstructions += instr
+			if instr > 0 || execs > 0 {
+				o := opStats(opcodes, opFrame)
+				o.Executions += execs
+				o.WasmInstructions += instr
+			}
+			d.Calls += calls
+			jf := stack[js]
+			acc := function(jf)
+			acc.stats.Calls += calls
+			acc.stats.Executions += execs
+			acc.stats.SelfWasmInstructions += instr
+			if instr > 0 || execs > 0 {
+				o := opStats(acc.opcodes, opFrame)
+				o.Executions += execs
+				o.WasmInstructions += instr
+
+				lk := lineKey{jf.Function.SystemName, jf.Line}
+				l := lines[lk]
+				if l == nil {
+					l = &LineStats{Function: jf.Function.Name, FunctionLine: int(jf.Function.StartLine), File: jf.Function.Filename, Line: int(jf.Line)}
+					lines[lk] = l
+				}
+				l.Executions += execs
+				l.WasmInstructions += instr
+			}
 		}
-		// Total: every JS function on the stack, once.
+		// Total: every JS and native function on the stack, once.
 		clear(onStack)
-		for k := js; k < len(stack); k++ {
+		for k := own; k < len(stack); k++ {
 			f := stack[k]
-			if f.Kind != jsprofile.KindJS || onStack[f.Function.SystemName] {
+			if (f.Kind != jsprofile.KindJS && f.Kind != jsprofile.KindNative) || onStack[f.Function.SystemName] {
 				continue
 			}
 			onStack[f.Function.SystemName] = true
@@ -312,6 +352,12 @@ func New(p *jsprofile.Profile) *Tables {
 	}
 	sort.Slice(d.Buckets, func(i, j int) bool { return d.Buckets[i].Name < d.Buckets[j].Name })
 	return d
+}
+
+// isUnnamedWasm tells the name wasmcore.Symbolizer gives a Wasm function
+// it has no name for.
+func isUnnamedWasm(name string) bool {
+	return strings.HasPrefix(name, "wasm-function[") && strings.HasSuffix(name, "]")
 }
 
 // shareOf is n's fraction of total, 0 when total is.

@@ -220,7 +220,7 @@ func TestReportReadProfileErrors(t *testing.T) {
 			"exact profile's samples sum to 10 wasm_instructions, but its jsprof.total_wasm_instructions comment says 11"},
 		{"bad uncertain", func(p *profile.Profile) { p.Comments[5] = "jsprof.engine.uncertain_opcodes=1,x" }, `"x" is not an opcode value`},
 		{"foreign function", func(p *profile.Profile) { p.Function[0].SystemName = "main.main" },
-			`not a jsprof profile: function "f" has system_name "main.main", want js:, op:, wasm: or bucket:`},
+			`not a jsprof profile: function "f" has system_name "main.main", want js:, native:, op:, wasm: or bucket:`},
 		{"opcode frame without a value", func(p *profile.Profile) { p.Function[1].SystemName = "op:add" }, `system_name "op:add": want op: and an opcode value 0-256`},
 		{"negative value", func(p *profile.Profile) { p.Sample[1].Value[1] = -1 }, "sample 1: negative opcode_executions -1"},
 		{"executions outside JS", func(p *profile.Profile) { p.Sample[1].Location = p.Sample[1].Location[:1] }, "opcode executions outside any JS function"},

@@ -90,7 +90,7 @@ func functionNames(d *Tables, n int) string {
 func (d *Tables) onlyFunction(name string) (*Tables, int) {
 	out := *d
 	out.Functions, out.Lines, out.Buckets = nil, nil, []BucketCost{}
-	out.Executions, out.Calls = 0, 0
+	out.Executions, out.Calls, out.NativeCalls, out.NativeWasmInstructions = 0, 0, 0, 0
 	ops := map[string]*OpcodeStats{}
 	var order []string
 	for _, f := range d.Functions {
@@ -99,7 +99,12 @@ func (d *Tables) onlyFunction(name string) (*Tables, int) {
 		}
 		out.Functions = append(out.Functions, f)
 		out.Executions += f.Executions
-		out.Calls += f.Calls
+		if f.Kind == FunctionNative {
+			out.NativeCalls += f.Calls
+			out.NativeWasmInstructions += f.SelfWasmInstructions
+		} else {
+			out.Calls += f.Calls
+		}
 		for _, o := range f.Opcodes {
 			s := ops[o.Name]
 			if s == nil {
@@ -134,6 +139,18 @@ func (d *Tables) onlyFunction(name string) (*Tables, int) {
 		out.Lines = []LineStats{}
 	}
 	return &out, len(out.Functions)
+}
+
+// functionsByKind counts the JS and the native functions.
+func (d *Tables) functionsByKind() (js, natives int) {
+	for _, f := range d.Functions {
+		if f.Kind == FunctionNative {
+			natives++
+		} else {
+			js++
+		}
+	}
+	return js, natives
 }
 
 // selfInstructions sums the functions' self instructions.

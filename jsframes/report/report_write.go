@@ -41,15 +41,27 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		return rows
 	}
+	// The native functions' own instructions, between the opcodes and the
+	// buckets: with them the rows add up to the total.
+	nativeRow := func() []string {
+		return []string{"native functions (--by function)", "", Human(d.NativeWasmInstructions), "", percent(float64(d.NativeWasmInstructions), total)}
+	}
 	switch r.opts.By {
 	case ByOpcode:
 		rows := opcodeRows()
+		if d.NativeWasmInstructions > 0 {
+			rows = append(rows, nativeRow())
+		}
 		for _, bk := range d.Buckets {
 			rows = append(rows, []string{bk.Name, "", Human(bk.WasmInstructions), "", percent(float64(bk.WasmInstructions), total)})
 		}
 		writeTable(&b, rows)
 	case BySummary:
-		writeTable(&b, opcodeRows())
+		ops := opcodeRows()
+		if d.NativeWasmInstructions > 0 {
+			ops = append(ops, nativeRow())
+		}
+		writeTable(&b, ops)
 		b.WriteString("\n")
 		rows := [][]string{{"function", "calls", "self instr", "total instr", "self share"}}
 		shown, cut := firstN(d.Functions, r.opts.Top)
@@ -170,16 +182,25 @@ func (r *Report) writeHeading(b *strings.Builder) {
 		}
 		self := d.selfInstructions()
 		fmt.Fprintf(b, "%s %s: %s, %s opcode executions, %s Wasm instructions (%s)\n", noun, r.opts.Function,
-			countNoun(d.Calls, "call", "calls"), Human(d.Executions), Human(self), percent(float64(self), float64(d.TotalWasmInstructions)))
+			countNoun(d.Calls+d.NativeCalls, "call", "calls"), Human(d.Executions), Human(self), percent(float64(self), float64(d.TotalWasmInstructions)))
 	} else {
-		fmt.Fprintf(b, "%s JS opcode executions, %s, %s\n", Human(d.Executions),
-			countNoun(d.Calls, "JS call", "JS calls"), countNoun(uint64(len(d.Functions)), "JS function", "JS functions"))
+		js, natives := d.functionsByKind()
+		fmt.Fprintf(b, "%s JS opcode executions, %s, %s", Human(d.Executions),
+			countNoun(d.Calls, "JS call", "JS calls"), countNoun(uint64(js), "JS function", "JS functions"))
+		if natives > 0 {
+			fmt.Fprintf(b, "; %s of %s", countNoun(d.NativeCalls, "native call", "native calls"), countNoun(uint64(natives), "native function", "native functions"))
+		}
+		b.WriteString("\n")
 	}
 	if d.Mode == "sample" && d.Executions == 0 {
 		b.WriteString("sample mode counts no opcode executions or calls (--mode exact does)\n")
 	}
 	if d.Mode == "sample" && d.SampledWasmInstructions != d.TotalWasmInstructions {
 		fmt.Fprintf(b, "samples: %s Wasm instructions\n", Human(d.SampledWasmInstructions))
+	}
+	if d.Mode == "sample" && d.UnnamedWasmInstructions > 0 {
+		fmt.Fprintf(b, "in Wasm functions without a name (wasm-function[N]): %s of the samples\n",
+			percent(float64(d.UnnamedWasmInstructions), float64(d.SampledWasmInstructions)))
 	}
 	if d.Trap != "" {
 		fmt.Fprintf(b, "the guest trapped: %s\n", d.Trap)
@@ -291,6 +312,9 @@ type reportJSON struct {
 	SelectedWasmInstructions uint64               `json:"selected_wasm_instructions"`
 	Executions               uint64               `json:"opcode_executions"`
 	Calls                    uint64               `json:"calls"`
+	NativeCalls              uint64               `json:"native_calls,omitempty"`
+	NativeWasmInstructions   uint64               `json:"native_wasm_instructions,omitempty"`
+	UnnamedWasmInstructions  uint64               `json:"unnamed_wasm_instructions,omitempty"`
 	Opcodes                  *[]OpcodeStats       `json:"opcodes,omitempty"`
 	Functions                *[]FunctionStats     `json:"functions,omitempty"`
 	Lines                    *[]LineStats         `json:"lines,omitempty"`
@@ -307,6 +331,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Engine: d.Engine, UncertainOpcodes: d.UncertainOpcodes,
 		TotalWasmInstructions: d.TotalWasmInstructions, SampledWasmInstructions: d.SampledWasmInstructions,
 		SelectedWasmInstructions: d.SampledWasmInstructions, Executions: d.Executions, Calls: d.Calls,
+		NativeCalls: d.NativeCalls, NativeWasmInstructions: d.NativeWasmInstructions, UnnamedWasmInstructions: d.UnnamedWasmInstructions,
 		Buckets: d.Buckets, CostModel: d.CostModel,
 	}
 	if d.Run != (jsprofile.RunInfo{}) {

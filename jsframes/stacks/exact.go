@@ -11,8 +11,10 @@ import (
 // calling context and pc, the stack of the JS callers (each at the line and
 // opcode of its call) → JS frame (at the pc's line) → opcode frame, with
 // the pc's instructions and executions; per context, its calls on its JS
-// frame alone; per bucket, its instructions. Results without contexts give
-// one stack per function and pc.
+// frame alone; per native context, its callers → native frame, with its
+// calls and what it ran itself (a caller that is a native is its frame
+// alone); per bucket, its instructions. Results without contexts give one
+// stack per function and pc.
 func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id Identity) (*profile.Profile, error) {
 	if id == nil {
 		id = AddressIdentity{}
@@ -45,6 +47,23 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		return jsprofile.OpcodeFrame(ops.Name(opcode), opcode)
 	}
 	setup := jsprofile.OpcodeFrame(ops.Name(meter.CallSetup), meter.CallSetup)
+	natives := make([]jsprofile.Frame, len(res.Natives))
+	for i, n := range res.Natives {
+		if n.Unidentified {
+			natives[i] = jsprofile.BucketFrame(meter.BucketNative)
+		} else {
+			natives[i] = jsprofile.NativeFrame(nativeName(id, n.TableIndex, n.Magic), n.TableIndex, n.Magic)
+		}
+	}
+	// addNative adds one native's (or native context's) stacks under prefix.
+	// The unidentified native's frame is a bucket's: it carries no calls.
+	addNative := func(prefix []jsprofile.Frame, ni int, calls, instrs uint64) {
+		if res.Natives[ni].Unidentified {
+			calls = 0
+		}
+		stack := append(append([]jsprofile.Frame(nil), prefix...), natives[ni])
+		b.Add(stack, int64(instrs), 0, int64(calls))
+	}
 	// add adds one function's (or context's) stacks under prefix.
 	add := func(prefix []jsprofile.Frame, fi int, calls, setupInstrs uint64, pcs []meter.PCCost) {
 		f := res.Functions[fi]
@@ -75,6 +94,9 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			}
 			add(nil, fi, f.Calls, f.CallSetupInstructions, pcs)
 		}
+		for ni, n := range res.Natives {
+			addNative(nil, ni, n.Calls, n.SelfInstructions)
+		}
 	} else {
 		// prefixes[i]: the caller frames above context i, root first.
 		prefixes := make([][]jsprofile.Frame, len(res.Contexts))
@@ -86,15 +108,22 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			}
 			p := res.Contexts[c.Parent]
 			caller := append([]jsprofile.Frame(nil), prefix(c.Parent)...)
-			if c.HasCallSite {
+			switch {
+			case p.IsNative():
+				caller = append(caller, natives[p.Native])
+			case c.HasCallSite:
 				caller = append(caller, at(p.Function, c.CallSite), opAt(p.Function, c.CallSite))
-			} else {
+			default:
 				caller = append(caller, at(p.Function, 0), setup)
 			}
 			prefixes[i] = caller
 			return caller
 		}
 		for i, c := range res.Contexts {
+			if c.IsNative() {
+				addNative(prefix(i), c.Native, c.Calls, c.NativeInstructions)
+				continue
+			}
 			add(prefix(i), c.Function, c.Calls, c.CallSetupInstructions, c.PCs)
 		}
 	}

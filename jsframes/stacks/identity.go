@@ -40,6 +40,11 @@ type renamed struct {
 	from, to string
 }
 
+// NativeName forwards to the renamed identity's natives, if it names any.
+func (r renamed) NativeName(tableIndex uint32, magic int16) string {
+	return nativeName(r.Identity, tableIndex, magic)
+}
+
 func (r renamed) Function(f meter.FunctionCost) (string, string, int) {
 	name, file, line := r.Identity.Function(f)
 	if file == r.from {
@@ -62,4 +67,36 @@ func (n OpcodeNamer) Name(op int) string {
 		return n[op]
 	}
 	return fmt.Sprintf("op_%d", op)
+}
+
+// NativeNamer names a native function by what its function object holds:
+// its C function's table index and its magic (package natives' Catalogue
+// does, through internal/profiler); "" when it cannot.
+type NativeNamer func(tableIndex uint32, magic int16) string
+
+// WithNatives returns id naming natives with names too.
+func WithNatives(id Identity, names NativeNamer) Identity {
+	return withNatives{Identity: id, names: names}
+}
+
+type withNatives struct {
+	Identity
+	names NativeNamer
+}
+
+func (w withNatives) NativeName(tableIndex uint32, magic int16) string {
+	return w.names(tableIndex, magic)
+}
+
+// nativeName names a native through id when it names natives (WithNatives),
+// else, as when id has no name for it, by its table index: never a guess.
+func nativeName(id Identity, tableIndex uint32, magic int16) string {
+	if n, ok := id.(interface {
+		NativeName(uint32, int16) string
+	}); ok {
+		if name := n.NativeName(tableIndex, magic); name != "" {
+			return name
+		}
+	}
+	return fmt.Sprintf("native@table[%d]", tableIndex)
 }

@@ -2,6 +2,7 @@ package stacks
 
 import (
 	"encoding/binary"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -37,21 +38,32 @@ type Sampler struct {
 	dispatch uint32 // the interpreter's function index, in the original module
 	sym      *wasmcore.Symbolizer
 	ops      OpcodeNamer
+	// cfunc is js_call_c_function's index when hasCFunc (SetNatives);
+	// wasmNames name Wasm functions the module does not.
+	cfunc     uint32
+	hasCFunc  bool
+	wasmNames map[uint32]string
 
-	mu      sync.Mutex
-	main    *rawProfile
-	windows map[*rawProfile]struct{}
-	buf     []rawFrame
-	key     []byte
+	mu sync.Mutex
+	// cClass is the class id of C function objects, learned from the
+	// activations js_call_c_function confirmed (cClassSeen; cClassMixed
+	// if they disagreed): it tells a native activation sampled before it
+	// reached js_call_c_function (in the interpreter's entry).
+	cClass                  uint16
+	cClassSeen, cClassMixed bool
+	main                    *rawProfile
+	windows                 map[*rawProfile]struct{}
+	buf                     []rawFrame
+	key                     []byte
 }
 
 // rawFrame is a frame before naming.
 type rawFrame struct {
 	kind     jsprofile.FrameKind
-	index    uint32              // Wasm: function index
+	index    uint32              // Wasm: function index; native: table index
 	offset   uint64              // Wasm: code offset
 	fn       *meter.FunctionCost // JS: the function (identity fields)
-	pc       uint32              // JS: pc in the function's bytecode
+	pc       uint32              // JS: pc in the function's bytecode; native: its magic
 	name     string              // bucket: its name; Wasm: another module's function's name (empty for the profiled module's)
 	entering bool                // JS: call setup of an activation not yet identified
 }
@@ -88,6 +100,42 @@ func NewSampler(dispatch uint32, sym *wasmcore.Symbolizer, ops OpcodeNamer) *Sam
 	return &Sampler{dispatch: dispatch, sym: sym, ops: ops, main: newRawProfile(), windows: map[*rawProfile]struct{}{}}
 }
 
+// SetNatives makes native activations frames of their own: cfunc is
+// js_call_c_function's index in the original module (an activation whose
+// next Wasm frame it is calls the native its function object holds), and
+// wasmNames name the Wasm functions the module does not name (a stripped
+// build's natives, "JSON.stringify (native)"); a name the module has is
+// kept.
+func (s *Sampler) SetNatives(cfunc uint32, wasmNames map[uint32]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfunc, s.hasCFunc, s.wasmNames = cfunc, true, wasmNames
+}
+
+// SetWasmNames names the Wasm functions the module does not name (the
+// interpreter, in a stripped build); a name the module has is kept.
+func (s *Sampler) SetWasmNames(names map[uint32]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wasmNames = names
+}
+
+// wasmName is a Wasm function's name: the module's, else wasmNames', else
+// wasm-function[N].
+func (s *Sampler) wasmName(index uint32) string {
+	name := s.sym.FuncName(index)
+	if n := s.wasmNames[index]; n != "" && name == unnamedWasm(index) {
+		return n
+	}
+	return name
+}
+
+// unnamedWasm is what wasmcore.Symbolizer calls a function it has no name
+// for.
+func unnamedWasm(index uint32) string {
+	return "wasm-function[" + strconv.FormatUint(uint64(index), 10) + "]"
+}
+
 // Add records one sample; it fits meter.SampleFunc.
 func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activation) {
 	s.mu.Lock()
@@ -110,7 +158,7 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 			st = append(st, jsRaw(js[next]))
 		}
 	}
-	for _, w := range wasm {
+	for i, w := range wasm {
 		if w.Injected {
 			continue
 		}
@@ -119,7 +167,11 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 			continue
 		}
 		if w.Index == s.dispatch && next < len(js) {
-			st = append(st, jsRaw(js[next]))
+			if a := js[next]; a.Native && s.isNative(a, wasm[i+1:]) {
+				st = append(st, rawFrame{kind: jsprofile.KindNative, index: a.TableIndex, pc: uint32(uint16(a.Magic))})
+			} else {
+				st = append(st, jsRaw(a))
+			}
 			next++
 			continue
 		}
@@ -143,6 +195,10 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 			}
 			k = binary.AppendUvarint(k, uint64(addr))
 			k = binary.AppendUvarint(k, uint64(f.pc))
+		case jsprofile.KindNative:
+			k = append(k, 'n')
+			k = binary.AppendUvarint(k, uint64(f.index))
+			k = binary.AppendUvarint(k, uint64(f.pc))
 		case jsprofile.KindWasm:
 			k = append(k, 'w')
 			k = binary.AppendUvarint(k, uint64(f.index))
@@ -162,13 +218,39 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 	}
 }
 
+// isNative says whether an interpreter activation a, whose Wasm frames
+// follow, is a C function's: the next frame of the module is
+// js_call_c_function's (the function object the activation was called
+// with is then the native's, and its class that of C functions), or a's
+// class is the one C function objects were so seen to have.
+func (s *Sampler) isNative(a meter.Activation, after []meter.WasmFrame) bool {
+	if !s.hasCFunc {
+		return false
+	}
+	for _, w := range after {
+		if w.Injected {
+			continue
+		}
+		if w.Foreign == "" && w.Index == s.cfunc {
+			if !s.cClassSeen {
+				s.cClass, s.cClassSeen = a.Class, true
+			} else if a.Class != s.cClass {
+				s.cClassMixed = true
+			}
+			return true
+		}
+		break
+	}
+	return s.cClassSeen && !s.cClassMixed && a.Class == s.cClass
+}
+
 // rootName is the name a stack's outermost frame goes by, to tell an entry
 // point.
 func (s *Sampler) rootName(w meter.WasmFrame) string {
 	if w.Foreign != "" {
 		return w.Foreign
 	}
-	return s.sym.FuncName(w.Index)
+	return s.wasmName(w.Index)
 }
 
 func jsRaw(a meter.Activation) rawFrame {
@@ -232,7 +314,10 @@ func (s *Sampler) frames(f rawFrame, id Identity) []jsprofile.Frame {
 		if f.name != "" {
 			return []jsprofile.Frame{jsprofile.ForeignWasmFrame(f.name)}
 		}
-		return []jsprofile.Frame{jsprofile.WasmFrame(f.index, s.sym.FuncName(f.index), "", 0, f.offset)}
+		return []jsprofile.Frame{jsprofile.WasmFrame(f.index, s.wasmName(f.index), "", 0, f.offset)}
+	case jsprofile.KindNative:
+		magic := int16(uint16(f.pc))
+		return []jsprofile.Frame{jsprofile.NativeFrame(nativeName(id, f.index, magic), f.index, magic)}
 	case jsprofile.KindBucket:
 		return []jsprofile.Frame{jsprofile.BucketFrame(f.name)}
 	}
