@@ -3,6 +3,7 @@ module github.com/jsprof/jsprof
 go 1.25.0
 
 require (
+	github.com/andybalholm/brotli v1.2.8
 	github.com/go-delve/delve v1.27.2
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
 	github.com/stretchr/testify v1.12.1

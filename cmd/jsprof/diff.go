@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
 )
 
@@ -16,7 +17,9 @@ Opcodes are aligned by name (their numbering differs between releases),
 JS functions by name, file and first line. Prints the totals, a paragraph
 on where the cost moved, then per opcode the executions and instructions
 per execution in each and the change, opcodes that ran in only one engine,
-and per JS function the change. CSV and JSON carry exact counts.
+and per JS function the change. CSV and JSON carry exact counts. --html
+writes a page with the same, and the new profile's flame graph coloured
+by the change from the base.
 
 For pprof's own view of the change: go tool pprof -diff_base BASE.pb.gz NEW.pb.gz`
 
@@ -41,14 +44,18 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if *top < -1 {
 		return fail(io, exitUsage, fmt.Errorf("diff: --top %d: want 0 (all) or more", *top))
 	}
-	var data [2]*report.Tables
+	var profs [2]*jsprofile.Profile
 	for i, path := range files {
-		if data[i], err = report.ReadFile(path); err != nil {
+		if profs[i], err = jsprofile.ReadFile(path); err != nil {
 			return fail(io, exitFailure, err)
 		}
 	}
-	df := report.NewDiff(data[0], data[1], filepath.Base(files[0]), filepath.Base(files[1]))
-	if err := writeDiff(io.out, df, f, *top, *htmlPath); err != nil {
+	df := report.NewDiff(report.New(profs[0]), report.New(profs[1]), filepath.Base(files[0]), filepath.Base(files[1]))
+	var flame *report.Flame
+	if *htmlPath != "" {
+		flame = report.NewFlameDiff(profs[0], profs[1], report.FlameOptions{})
+	}
+	if err := writeDiffWith(io.out, df, f, *top, *htmlPath, flame); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	return 0
@@ -58,8 +65,15 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 // unless it is empty: top rows of each table; -1: the default, 20 in text
 // and all in HTML.
 func writeDiff(w io.Writer, df *report.Diff, f outputFormat, top int, htmlPath string) error {
+	return writeDiffWith(w, df, f, top, htmlPath, nil)
+}
+
+// writeDiffWith is writeDiff with the new profile's flame graph, coloured
+// by change, on the HTML page (when flame is not nil).
+func writeDiffWith(w io.Writer, df *report.Diff, f outputFormat, top int, htmlPath string, flame *report.Flame) error {
 	if htmlPath != "" {
-		if err := writeHTML(htmlPath, func(w io.Writer) error { return df.WriteHTML(w, max(top, 0)) }); err != nil {
+		o := report.DiffHTMLOptions{Top: max(top, 0), Flame: flame}
+		if err := writeHTML(htmlPath, func(w io.Writer) error { return df.WriteHTMLWith(w, o) }); err != nil {
 			return err
 		}
 	}

@@ -39,6 +39,7 @@ func TestDiffCommand(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "<title>jsprof diff: fib-base.pb.gz → fib-new.pb.gz</title>")
 	assert.Equal(t, 19, strings.Count(string(b), `<tr class="opcode-change" `))
+	assert.Contains(t, string(b), `<script type="application/json" id="flame-data">{"mode":"exact","diff":true,`, "the new run's flame graph, with the base's values")
 }
 
 func TestDiffCommandErrors(t *testing.T) {

@@ -10,17 +10,22 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
 )
 
-const reportSynopsis = `jsprof report [--csv|--json] [--by opcode|function|line] [--top N] [--function NAME] [--html FILE] PROFILE
+const reportSynopsis = `jsprof report [--csv|--json] [--by opcode|function|line] [--top N] [--function NAME]
+              [--html FILE [--source JS]... [--module WASM]] PROFILE
 
 Reads a profile jsprof wrote (jsprof run -o PROFILE) and prints its cost:
 per opcode (executions, Wasm instructions, instructions per execution,
 share of the total), per JS function and opcode, or per source line. The
 text is for a terminal (aligned, human-scaled); CSV and JSON carry exact
 counts. The opcode names and the engine travel in the profile: the module
-is not needed. --html writes a self-contained page with every view.`
+is not needed. --html writes a self-contained page: the hot spots, a
+flame graph, the JS source annotated line by line (from --source, or from
+the javy_source section of the module given with --module), the natives
+and every table.`
 
 // outputFormat is the format of a report or a diff on stdout.
 type outputFormat int
@@ -56,9 +61,12 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	fs := newFlagSet("report", reportSynopsis, io)
 	format := formatFlags(fs)
 	by := fs.String("by", report.ByOpcode, "the view: `opcode`, function (each function with its opcodes) or line")
-	top := fs.Int("top", -1, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV, JSON and HTML)", defaultTop))
+	top := fs.Int("top", -1, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV and JSON, up to 300 in HTML)", defaultTop))
 	function := fs.String("function", "", "only the JS functions named `NAME`")
 	htmlPath := fs.String("html", "", "also write an HTML report to `file` (self-contained, no network)")
+	var sources listFlag
+	fs.Var(&sources, "source", "annotate the HTML report with the JS `file` (repeatable; matched to the profile's JS files by name)")
+	module := fs.String("module", "", "annotate the HTML report with the JS the Javy module `file` carries (its javy_source section)")
 	files, code, done := parseInterleaved(fs, args, io)
 	if done {
 		return code
@@ -75,11 +83,15 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	if *top < -1 {
 		return fail(io, exitUsage, fmt.Errorf("report: --top %d: want 0 (all) or more", *top))
 	}
+	if (len(sources) > 0 || *module != "") && *htmlPath == "" {
+		return fail(io, exitUsage, errors.New("report: --source and --module annotate the HTML report: add --html FILE"))
+	}
 	path := files[0]
-	data, err := report.ReadFile(path)
+	prof, err := jsprofile.ReadFile(path)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
+	data := report.New(prof)
 	opts := report.ReportOptions{By: *by, Top: *top, Function: *function, Source: filepath.Base(path)}
 	if opts.Top < 0 {
 		opts.Top = 0
@@ -89,7 +101,17 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		if err != nil {
 			return fail(io, exitUsage, fmt.Errorf("report: %w", err))
 		}
-		if err := writeHTML(*htmlPath, r.WriteHTML); err != nil {
+		srcs, err := readSources(sources, *module, io)
+		if err != nil {
+			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
+		}
+		if _, left := report.MatchSources(r.Data(), srcs); len(left) > 0 {
+			for _, s := range left {
+				fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", s.From)
+			}
+		}
+		o := report.HTMLOptions{Flame: report.NewFlame(prof, report.FlameOptions{Function: *function}), Sources: srcs}
+		if err := writeHTML(*htmlPath, reportPage(r, o)); err != nil {
 			return fail(io, exitFailure, err)
 		}
 	}
@@ -104,6 +126,49 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitFailure, err)
 	}
 	return 0
+}
+
+// reportPage writes r's HTML page with o.
+func reportPage(r *report.Report, o report.HTMLOptions) func(io.Writer) error {
+	return func(w io.Writer) error { return r.WriteHTMLWith(w, o) }
+}
+
+// readSources reads the JS files of --source, and the JS the module of
+// --module carries (a module built by jsprof build records only its JS
+// file's name: that file is read from beside the module, when there).
+func readSources(files []string, module string, io stdio) ([]report.SourceFile, error) {
+	var out []report.SourceFile
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("--source: %w", err)
+		}
+		out = append(out, report.SourceFile{Name: f, Text: text, From: "--source " + f})
+	}
+	if module == "" {
+		return out, nil
+	}
+	wasm, err := os.ReadFile(module)
+	if err != nil {
+		return nil, fmt.Errorf("--module: %w", err)
+	}
+	src, err := report.ModuleSource(wasm, "")
+	switch {
+	case err == nil:
+		src.From = module + " (" + src.From + ")"
+		return append(out, src), nil
+	case !errors.Is(err, report.ErrNoModuleSource):
+		return nil, fmt.Errorf("--module %s: %w", module, err)
+	case src.Name != "":
+		beside := filepath.Join(filepath.Dir(module), filepath.Base(src.Name))
+		if text, err := os.ReadFile(beside); err == nil {
+			return append(out, report.SourceFile{Name: src.Name, Text: text, From: beside + " (named by " + module + ")"}), nil
+		}
+		fmt.Fprintf(io.err, "jsprof: report: --module %s: it was built from %s and carries no JS source, and %s is not beside it; not annotated\n", module, src.Name, src.Name)
+	default:
+		fmt.Fprintf(io.err, "jsprof: report: --module %s: %v; not annotated\n", module, err)
+	}
+	return out, nil
 }
 
 // parseInterleaved parses flags that may come before, between or after the

@@ -1,13 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"html/template"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/andybalholm/brotli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // fixtureProfile is a profile of jsframes' tests (fib.js on two engines,
@@ -66,6 +73,89 @@ func TestReportCommandHTML(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(html, `<tr class="line" `))
 }
 
+// realProfile is one of jsframes' real profiles (fixtures/js on a real
+// engine; its JS file is Javy's function.mjs).
+func realProfile(name string) string {
+	return filepath.Join("..", "..", "jsframes", "report", "testdata", "real", name)
+}
+
+func TestReportCommandHTMLSource(t *testing.T) {
+	dir := t.TempDir()
+	sortJS := fixtures.Path("js", "sort.js")
+	src, err := os.ReadFile(sortJS)
+	require.NoError(t, err)
+	var compressed bytes.Buffer
+	w := brotli.NewWriter(&compressed)
+	_, err = w.Write(src)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	header := []byte("\x00asm\x01\x00\x00\x00")
+	module := func(name string, sections ...string) string {
+		m := header
+		for i := 0; i+1 < len(sections); i += 2 {
+			data := []byte(sections[i+1])
+			if sections[i] == report.JavySourceSection {
+				data = compressed.Bytes()
+			}
+			m = wasmcore.AppendCustomSection(m, sections[i], data)
+		}
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, m, 0o644))
+		return path
+	}
+	javyCLI := module("javy.wasm", report.JavySourceSection, "")
+	named := module("named.wasm", "jsprof.source", "sort.js")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "built"), 0o755))
+	beside := filepath.Join(dir, "built", "index.wasm")
+	require.NoError(t, os.Rename(module("tmp.wasm", "jsprof.source", "sort.js"), beside))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "built", "sort.js"), src, 0o644))
+	bare := module("bare.wasm")
+	tests := []struct {
+		name   string
+		args   []string
+		from   string // the page's "source:" note; "" when not annotated
+		stderr string
+	}{
+		{"--source, the one JS file", []string{"--source", sortJS}, "--source " + sortJS, ""},
+		{"--module, javy_source", []string{"--module", javyCLI}, javyCLI + " (javy_source)", ""},
+		{"--module of jsprof build, its JS beside it", []string{"--module", beside}, filepath.Join(dir, "built", "sort.js") + " (named by " + beside + ")", ""},
+		{"--module of jsprof build, no JS", []string{"--module", named}, "", "it was built from sort.js and carries no JS source, and sort.js is not beside it; not annotated"},
+		{"--module without source", []string{"--module", bare}, "", "the module carries no JS source"},
+		{"two sources for one file", []string{"--source", sortJS, "--source", filepath.Join(dir, "built", "sort.js")}, "", "no JS file of that name in the profile; not annotated"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page := filepath.Join(t.TempDir(), "report.html")
+			got := jsprof(t, "", append([]string{"report", "--html", page}, append(tt.args, realProfile("sort-quickjs-ng-0.10.pb.gz"))...)...)
+			require.Equal(t, 0, got.code, got.stderr)
+			if tt.stderr == "" {
+				assert.Empty(t, got.stderr)
+			} else {
+				assert.Contains(t, got.stderr, tt.stderr)
+			}
+			b, err := os.ReadFile(page)
+			require.NoError(t, err)
+			html := string(b)
+			assert.True(t, strings.Contains(html, `<script type="application/json" id="flame-data">{"mode":"exact"`), "the flame graph")
+			has := func(s string, why ...any) {
+				t.Helper()
+				assert.True(t, strings.Contains(html, s), append([]any{"the page lacks %q", s}, why...)...)
+			}
+			if tt.from == "" {
+				assert.False(t, strings.Contains(html, `<section class="source"`), "no source view")
+				has(`<p class="note" id="no-source">No source text for function.mjs:`)
+				return
+			}
+			has(`<section class="source" id="src-0" data-file="function.mjs">`, "sort.js is Javy's function.mjs")
+			has("source: " + htmlEscape(tt.from) + "</span>")
+			has(`<div class="sl hot hottest" id="src-0-L60" data-line="60" data-instr="11287878"`)
+			has("<code>function insertionSort(arr, cmp) {</code>")
+		})
+	}
+}
+
+func htmlEscape(s string) string { return template.HTMLEscapeString(s) }
+
 func TestReportCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	notProfile := filepath.Join(dir, "notes.txt")
@@ -86,6 +176,10 @@ func TestReportCommandErrors(t *testing.T) {
 		{"bad view", []string{"--by", "file", base}, exitUsage, "--by file: want opcode, function, line or summary"},
 		{"unknown function", []string{"--function", "nope", base}, exitUsage, `no JS function named "nope" in the profile (it has fib, <eval>, fibLoop)`},
 		{"html in a missing directory", []string{"--html", filepath.Join(dir, "no", "such", "dir", "r.html"), base}, exitFailure, "r.html"},
+		{"source without html", []string{"--source", notProfile, base}, exitUsage, "--source and --module annotate the HTML report: add --html FILE"},
+		{"module without html", []string{"--module", notProfile, base}, exitUsage, "add --html FILE"},
+		{"missing source", []string{"--html", filepath.Join(dir, "r.html"), "--source", filepath.Join(dir, "nope.js"), base}, exitFailure, "--source: open " + filepath.Join(dir, "nope.js")},
+		{"module not a module", []string{"--html", filepath.Join(dir, "r.html"), "--module", notProfile, base}, exitFailure, "--module " + notProfile},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

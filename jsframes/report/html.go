@@ -6,10 +6,14 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
-// The HTML pages are self-contained: inline CSS, bars drawn with CSS, no
-// script, no font, image or link that would reach the network.
+// The HTML pages are self-contained: inline CSS and JS, bars drawn with
+// CSS, the flame graph drawn by the page's own script from data in the
+// page; no font, image, link or script that would reach the network.
 
 // htmlFuncs are the helpers of the templates (html_tmpl.go).
 func htmlFuncs() template.FuncMap {
@@ -64,7 +68,20 @@ func htmlFuncs() template.FuncMap {
 			}
 			return Human(f.SelfWasmInstructions)
 		},
+		"flameScript": func() template.JS { return template.JS(flameScript) },
+		"flameData":   func(f *Flame) template.JS { return template.JS(f.flameJSON()) },
+		"clip":        clip,
 	}
+}
+
+// clip shortens a line of source for a heading: at most n characters,
+// leading space trimmed.
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }
 
 // barWidth is the CSS width of a bar of n (a count or a delta) where max
@@ -120,7 +137,10 @@ func parseTemplate(name, page string) (*template.Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.Parse(htmlStyle)
+	if t, err = t.Parse(htmlStyle); err != nil {
+		return nil, err
+	}
+	return t.Parse(reportParts)
 }
 
 // htmlReport is what reportPage reads.
@@ -141,28 +161,117 @@ type htmlReport struct {
 	MaxBucket  float64
 	Uncertain  bool
 	UncertainW string
+
+	Flame        *Flame
+	Hot          hotSpots
+	Natives      []NativeCost
+	MaxNative    float64
+	Sources      []sourceView
+	NoSource     []string // files with costly lines and no source
+	NoSourceMore int
+	Details      []htmlDetail // the functions whose opcodes are listed
+	DetailsCut   bool
+	Unplaced     []SourceFile
+}
+
+// Bounds of the report page, so that it opens at once whatever the
+// profile: rows of each table when --top is not given (the "… N more"
+// row says what is left out; CSV and JSON have every row), functions
+// whose opcodes are listed, files named as having no source.
+const (
+	htmlMaxRows      = 300
+	htmlMaxDetails   = 50
+	htmlMaxDetailOps = 25
+	maxNoSource      = 10
+)
+
+// htmlDetail is a function whose opcodes the page lists.
+type htmlDetail struct {
+	FunctionStats
+	MoreOps int
+}
+
+// hotSpots are what the page's first screen names: the costliest line,
+// JS function, opcode and native.
+type hotSpots struct {
+	Line     *LineStats
+	LineText string // the line's source, when given
+	LineID   string // the line's id in the source view
+	Function *FunctionStats
+	Opcode   *OpcodeStats
+	Native   *NativeCost
+}
+
+// HTMLOptions add to the HTML report what its tables do not hold.
+type HTMLOptions struct {
+	// Flame is the profile's flame graph (NewFlame); nil: the page has
+	// none, and its natives come from the tables.
+	Flame *Flame
+	// Sources are the JS files to annotate line by line (MatchSources
+	// places them); the page names the profile's files without one.
+	Sources []SourceFile
 }
 
 // WriteHTML writes the report as one self-contained HTML page: the
 // per-opcode cost bars, the JS functions (each with its opcodes) and the
-// source lines — every view, cut to ReportOptions.Top rows (0: all).
-func (r *Report) WriteHTML(w io.Writer) error {
+// source lines — every view, cut to ReportOptions.Top rows (0: all, up
+// to htmlMaxRows).
+func (r *Report) WriteHTML(w io.Writer) error { return r.WriteHTMLWith(w, HTMLOptions{}) }
+
+// WriteHTMLWith writes the HTML report with a flame graph and annotated
+// source: first the hot spots (the costliest line, native, function and
+// opcode) and the flame graph, then the source, the natives, and the
+// tables of WriteHTML.
+func (r *Report) WriteHTMLWith(w io.Writer, o HTMLOptions) error {
 	t, err := parseTemplate("report", reportPage)
 	if err != nil {
 		return err
 	}
 	d := r.data
-	v := htmlReport{Source: r.opts.Source, Function: r.opts.Function, Data: d, UncertainW: uncertainWhy(d.Engine)}
+	v := htmlReport{Source: r.opts.Source, Function: r.opts.Function, Data: d, UncertainW: uncertainWhy(d.Engine), Flame: o.Flame}
+	matched, unplaced := MatchSources(d, o.Sources)
+	v.Sources, v.NoSource = sourceViews(d, matched)
+	v.Unplaced = unplaced
+	v.Natives = nativesOf(d, o.Flame)
+	v.Hot = hottest(d, v.Natives, v.Sources)
+	for _, n := range v.Natives {
+		v.MaxNative = math.Max(v.MaxNative, float64(n.TotalWasmInstructions))
+	}
 	v.Title = "jsprof report"
 	if v.Source != "" {
 		v.Title += ": " + v.Source
 	}
-	v.Opcodes, v.MoreOps = firstN(d.Opcodes, r.opts.Top)
-	v.Functions, v.MoreFns = firstN(d.Functions, r.opts.Top)
-	for i := range v.Functions {
-		v.Functions[i].Opcodes, _ = firstN(v.Functions[i].Opcodes, r.opts.Top)
+	if len(v.NoSource) > maxNoSource {
+		v.NoSourceMore = len(v.NoSource) - maxNoSource
+		v.NoSource = v.NoSource[:maxNoSource]
 	}
-	v.Lines, v.MoreLines = firstN(d.Lines, r.opts.Top)
+	top := r.opts.Top
+	if top == 0 {
+		top = htmlMaxRows
+	}
+	v.Opcodes, v.MoreOps = firstN(d.Opcodes, top)
+	v.Functions, v.MoreFns = firstN(d.Functions, top)
+	v.Functions = append([]FunctionStats(nil), v.Functions...) // cut below, not d's
+	for i := range v.Functions {
+		v.Functions[i].Opcodes, _ = firstN(v.Functions[i].Opcodes, top)
+	}
+	for _, f := range v.Functions {
+		if len(v.Details) == htmlMaxDetails {
+			v.DetailsCut = true
+			break
+		}
+		if isNativeFunction(f) {
+			continue // no opcodes
+		}
+		opTop := r.opts.Top
+		if opTop == 0 {
+			opTop = htmlMaxDetailOps
+		}
+		var more int
+		f.Opcodes, more = firstN(f.Opcodes, opTop)
+		v.Details = append(v.Details, htmlDetail{FunctionStats: f, MoreOps: more})
+	}
+	v.Lines, v.MoreLines = firstN(d.Lines, top)
 	for _, o := range d.Opcodes {
 		v.MaxOpcode = math.Max(v.MaxOpcode, float64(o.WasmInstructions))
 		v.Uncertain = v.Uncertain || o.UncertainName
@@ -196,6 +305,15 @@ type htmlDiff struct {
 	MaxFn     float64
 	MaxInstr  float64
 	Uncertain bool
+	Flame     *Flame
+}
+
+// DiffHTMLOptions add to the diff's page what its tables do not hold.
+type DiffHTMLOptions struct {
+	Top int // rows of each table (0: all)
+	// Flame is the new profile's flame graph coloured by the change from
+	// the base (NewFlameDiff); nil: none.
+	Flame *Flame
 }
 
 // WriteHTML writes the diff as one self-contained HTML page: the totals,
@@ -203,11 +321,18 @@ type htmlDiff struct {
 // opcodes side by side, and the change per JS function: top rows of each
 // table (0: all).
 func (df *Diff) WriteHTML(w io.Writer, top int) error {
+	return df.WriteHTMLWith(w, DiffHTMLOptions{Top: top})
+}
+
+// WriteHTMLWith writes the diff's page with, when o.Flame is given, the
+// new profile's flame graph coloured by change under the summary.
+func (df *Diff) WriteHTMLWith(w io.Writer, o DiffHTMLOptions) error {
 	t, err := parseTemplate("diff", diffPage)
 	if err != nil {
 		return err
 	}
-	v := htmlDiff{Diff: df, Title: "jsprof diff"}
+	top := o.Top
+	v := htmlDiff{Diff: df, Title: "jsprof diff", Flame: o.Flame}
 	v.Opcodes, v.MoreOps = firstN(df.Opcodes, top)
 	for _, o := range df.Opcodes[len(v.Opcodes):] {
 		v.MoreOpsD += o.DeltaWasmInstructions
@@ -239,4 +364,81 @@ func (df *Diff) WriteHTML(w io.Writer, top int) error {
 		v.MaxFn = math.Max(v.MaxFn, math.Abs(float64(b.DeltaWasmInstructions)))
 	}
 	return t.ExecuteTemplate(w, "diff", v)
+}
+
+// nativesOf lists the natives, from the flame graph's stacks when there is
+// one, else from the tables (the native functions, and the (native
+// functions) bucket).
+func nativesOf(d *Tables, f *Flame) []NativeCost {
+	if f != nil {
+		return f.Natives
+	}
+	m := map[string]*NativeCost{}
+	for _, fn := range d.Functions {
+		if !isNativeFunction(fn) {
+			continue
+		}
+		name := strings.TrimSuffix(fn.Name, NativeSuffix)
+		n := m[name]
+		if n == nil {
+			n = &NativeCost{Name: name, Named: true}
+			m[name] = n
+		}
+		n.SelfWasmInstructions += fn.SelfWasmInstructions
+		n.TotalWasmInstructions += fn.TotalWasmInstructions
+		n.Calls += fn.Calls
+	}
+	for _, b := range d.Buckets {
+		if b.Name == jsprofile.BucketNative && b.WasmInstructions > 0 {
+			m[b.Name] = &NativeCost{Name: b.Name, SelfWasmInstructions: b.WasmInstructions, TotalWasmInstructions: b.WasmInstructions}
+		}
+	}
+	return sortNatives(m, d.TotalWasmInstructions)
+}
+
+// isNativeFunction tells a native function of the tables.
+func isNativeFunction(f FunctionStats) bool {
+	return f.Kind == FunctionNative || strings.HasSuffix(f.Name, NativeSuffix)
+}
+
+// hottest finds the hot spots of the first screen.
+func hottest(d *Tables, natives []NativeCost, sources []sourceView) hotSpots {
+	var h hotSpots
+	for i := range d.Lines {
+		if d.Lines[i].WasmInstructions > 0 {
+			h.Line = &d.Lines[i]
+			break
+		}
+	}
+	if h.Line != nil {
+		for _, v := range sources {
+			if v.File != h.Line.File {
+				continue
+			}
+			h.LineID = fmt.Sprintf("%s-L%d", v.ID, h.Line.Line)
+			for _, b := range v.Blocks {
+				for _, l := range b.Lines {
+					if l.N == h.Line.Line {
+						h.LineText = l.Text
+					}
+				}
+			}
+		}
+	}
+	for i := range d.Functions {
+		if !isNativeFunction(d.Functions[i]) {
+			h.Function = &d.Functions[i]
+			break
+		}
+	}
+	if len(d.Opcodes) > 0 {
+		h.Opcode = &d.Opcodes[0]
+	}
+	for i := range natives {
+		if natives[i].TotalWasmInstructions > 0 {
+			h.Native = &natives[i]
+			break
+		}
+	}
+	return h
 }

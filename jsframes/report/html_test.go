@@ -20,7 +20,7 @@ import (
 
 // chromium finds headless Chromium (Debian's package chromium) or skips;
 // in CI, where scripts/setup.sh installs it, its absence is a failure.
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -109,11 +109,14 @@ func has(t *testing.T, dom, s string, msgAndArgs ...any) {
 }
 
 // selfContained checks that a page loads nothing: no script, stylesheet,
-// image, font or frame from anywhere.
+// image, font or frame from anywhere, and no script but its own, inline.
 func selfContained(t *testing.T, page string) {
 	t.Helper()
-	for _, bad := range []string{"<script", "<link", "<img", "<iframe", "src=", "@import", "url(", "http://", "https://"} {
+	for _, bad := range []string{"<link", "<img", "<iframe", "src=", "@import", "url(", "http://", "https://", "fetch(", "XMLHttpRequest", "import("} {
 		assert.NotContains(t, page, bad)
+	}
+	for _, tag := range regexp.MustCompile(`<script[^>]*>`).FindAllString(page, -1) {
+		assert.Contains(t, []string{"<script>", `<script type="application/json" id="flame-data">`}, tag, "inline scripts and data only")
 	}
 }
 

@@ -1,7 +1,7 @@
 package report
 
-// The templates of the HTML pages (html.go). They use no script and load
-// nothing: the page is one file.
+// The templates of the HTML pages (html.go). They load nothing: the page
+// is one file, its only script inline (flame_script.go), its data in it.
 
 const htmlStyle = `{{define "style"}}
 :root { --fg: #1d1d1f; --muted: #6e6e73; --rule: #e3e3e8; --bar: #3b6fd8; --bucket: #9aa0a6;
@@ -23,6 +23,7 @@ td.bars { width: 320px; padding-top: 0; padding-bottom: 0; }
 .bar { height: 12px; background: var(--bar); border-radius: 2px; min-width: 1px; }
 tr.bucket td, tr.bucket-change td, tr.more td { color: var(--muted); }
 tr.bucket .bar { background: var(--bucket); }
+.bar.native-bar { background: #b184e3; }
 .bar.up { background: var(--up); }
 .bar.down { background: var(--down); }
 .bar.base { background: var(--base); height: 7px; margin: 2px 0 1px; }
@@ -38,6 +39,43 @@ td.down { color: var(--down); }
 details { margin: 4px 0; }
 summary { cursor: pointer; }
 .legend span { display: inline-block; width: 12px; height: 8px; margin: 0 4px 0 12px; border-radius: 2px; }
+.k-j { background: #f3a04f; } .k-o { background: #7fa7ee; } .k-n { background: #b184e3; }
+.k-w { background: #a9c8a1; } .k-b { background: #d5d6da; } .k-x { background: #ececef; color: #8a8a90; } .k-r { background: #e2e2e7; }
+.hotspots { display: flex; gap: 10px; margin: 12px 0 6px; flex-wrap: wrap; }
+.card { flex: 1 1 0; min-width: 200px; border: 1px solid var(--rule); border-left: 5px solid var(--bar); border-radius: 4px;
+  padding: 6px 10px; color: inherit; text-decoration: none; overflow: hidden; }
+.card.k-line { border-left-color: #e8590c; } .card.k-native { border-left-color: #8e44d0; }
+.card.k-function { border-left-color: #f3a04f; } .card.k-opcode { border-left-color: #5b8def; }
+.card .what { display: block; font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
+.card b { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 15px; }
+.card .sub { display: block; color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.card code { color: var(--fg); }
+.flame-bar { display: flex; align-items: center; gap: 10px; margin: 4px 0; }
+#flame-search { width: 260px; padding: 3px 6px; font: inherit; }
+#flame-found { color: #b0125b; }
+#flame-crumbs { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; margin: 4px 0; min-height: 16px; }
+#flame-crumbs a { color: var(--bar); text-decoration: none; }
+#flame-wrap { max-height: 440px; overflow-y: auto; border: 1px solid var(--rule); border-radius: 3px; }
+#flame { position: relative; min-height: 18px; font: 11px/17px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+#flame .f { position: absolute; height: 17px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis;
+  padding: 0 3px; box-sizing: border-box; cursor: pointer; border-radius: 2px; }
+#flame .f:hover { outline: 1px solid #1d1d1f; z-index: 1; }
+#flame .anc { opacity: .6; }
+#flame.searching .f { opacity: .35; }
+#flame.searching .f.m { opacity: 1; background: #ee3f8a !important; color: #fff; }
+#flame-info { min-height: 20px; }
+#flame-info .where, .src .fns { color: var(--muted); }
+.src { font: 12px/18px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; border: 1px solid var(--rule); border-radius: 3px; overflow-x: auto; }
+.sl { display: grid; grid-template-columns: 52px 72px 56px 1fr; white-space: pre; }
+.sl > span { text-align: right; padding-right: 8px; color: var(--muted); }
+.sl.hot > span { color: var(--fg); }
+.sl.hottest { outline: 2px solid #e8590c; outline-offset: -2px; }
+.sl code { font: inherit; padding-left: 8px; border-left: 1px solid var(--rule); }
+.sl:target { outline: 2px solid var(--bar); outline-offset: -2px; }
+details.cold > summary { color: var(--muted); padding: 0 8px; font-family: system-ui, sans-serif; }
+h3 { font-size: 14px; margin: 18px 0 6px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+table.opcodes, table.functions, table.lines, details.function-opcodes, .src { content-visibility: auto; contain-intrinsic-size: auto 600px; }
+h3 .meta { font-family: system-ui, sans-serif; font-weight: normal; color: var(--muted); }
 {{end}}`
 
 const reportPage = `{{define "report"}}<!DOCTYPE html>
@@ -54,6 +92,10 @@ const reportPage = `{{define "report"}}<!DOCTYPE html>
 {{human .Executions}} JS opcode executions, {{human .Calls}} JS calls, {{.Mode}} mode
 · engine <b>{{engine .Engine}}</b>{{if .Engine.OpcodeNamesSource}} (opcode names: {{.Engine.OpcodeNamesSource}}){{end}}{{if .Module}} · module {{.Module}}{{end}}{{if .Trap}} · the guest trapped: {{.Trap}}{{else if failed .ExitCode}} · exit code {{.ExitCode}}{{end}}</p>{{end}}
 {{if .Function}}<p class="meta">Only the JS functions named <b>{{.Function}}</b>; shares are of the whole profile.</p>{{end}}
+{{template "hot" .}}
+{{if .Flame}}{{template "flame" .Flame}}{{end}}
+{{template "source" .}}
+{{template "natives" .}}
 
 <h2 id="opcodes">Cost per opcode</h2>
 <table class="opcodes">
@@ -75,12 +117,14 @@ const reportPage = `{{define "report"}}<!DOCTYPE html>
 </table>
 
 <h2 id="function-opcodes">Opcodes of each JS function</h2>
-{{range $i, $f := .Functions}}<details class="function-opcodes" data-name="{{$f.Name}}"{{if eq $i 0}} open{{end}}>
+{{if .DetailsCut}}<p class="note">The {{len .Details}} costliest JS functions.</p>
+{{end}}{{range $i, $f := .Details}}<details class="function-opcodes" data-name="{{$f.Name}}"{{if eq $i 0}} open{{end}}>
 <summary><span class="name">{{$f.Label}}</span>: {{human $f.SelfWasmInstructions}} Wasm instructions ({{pct $f.Share}}), {{calls $f.Calls}}</summary>
 <table>
 <thead><tr><th>opcode</th><th>executions</th><th>Wasm instructions</th><th>instr/exec</th><th>share</th><th>Wasm instructions</th></tr></thead>
 <tbody>
 {{range $f.Opcodes}}<tr class="function-opcode" data-function="{{$f.Name}}" data-name="{{.Name}}"><td class="name">{{.Name}}{{if .UncertainName}}<span class="uncertain" title="name uncertain">?</span>{{end}}</td><td title="{{exact .Executions}}">{{human .Executions}}</td><td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td><td>{{perExec .}}</td><td>{{pct .Share}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxOpcode}}"></div></td></tr>
+{{end}}{{if $f.MoreOps}}<tr class="more"><td colspan="6">… {{$f.MoreOps}} more opcodes</td></tr>
 {{end}}</tbody>
 </table>
 </details>
@@ -96,9 +140,52 @@ const reportPage = `{{define "report"}}<!DOCTYPE html>
 </table>
 {{if .Uncertain}}<p class="note"><span class="uncertain">?</span> name uncertain ({{.UncertainW}})</p>{{end}}
 <p class="note">Written by jsprof. Counts are Wasm instructions executed (docs/instruction-counting.md); hover a number for its exact value.</p>
+{{if .Flame}}<script type="application/json" id="flame-data">{{flameData .Flame}}</script>
+<script>{{flameScript}}</script>{{end}}
 </body>
 </html>
 {{end}}`
+
+// reportParts are the report page's first screen (the hot spots, the
+// flame graph), its annotated source and its natives.
+const reportParts = `{{define "hot"}}<div class="hotspots" id="hotspots">
+{{with .Hot.Line}}<a class="card k-line" id="hot-line" data-name="{{lineLabel .}}" href="#{{if $.Hot.LineID}}{{$.Hot.LineID}}{{else}}lines{{end}}"><span class="what">hottest line</span><b>{{lineLabel .}}</b> {{pct .Share}}<span class="sub">{{.Function}}{{with $.Hot.LineText}}: <code>{{clip . 70}}</code>{{end}}</span></a>
+{{end}}{{with .Hot.Native}}<a class="card k-native" id="hot-native" data-name="{{.Name}}" href="#natives"><span class="what">heaviest native</span><b>{{.Name}}</b> {{pct .Share}}<span class="sub">{{human .TotalWasmInstructions}} Wasm instructions{{if not .Named}}; natives not named{{end}}</span></a>
+{{end}}{{with .Hot.Function}}<a class="card k-function" id="hot-function" data-name="{{.Name}}" href="#functions"><span class="what">hottest JS function (self)</span><b>{{.Name}}</b> {{pct .Share}}<span class="sub">{{.Label}}, {{calls .Calls}}</span></a>
+{{end}}{{with .Hot.Opcode}}<a class="card k-opcode" id="hot-opcode" data-name="{{.Name}}" href="#opcodes"><span class="what">costliest opcode</span><b>{{.Name}}</b> {{pct .Share}}<span class="sub">{{human .Executions}} executions, {{perExec .}} instructions each</span></a>
+{{end}}</div>{{end}}
+
+{{define "flame"}}<h2 id="flame-graph">Flame graph</h2>
+<div class="flame-bar"><input id="flame-search" type="search" placeholder="search frames: text or /regexp/" aria-label="search frames"><button id="flame-reset" type="button">reset zoom</button><span id="flame-found"></span>
+<span class="note legend">{{if .Diff}}<span style="background: hsl(0, 75%, 60%)"></span>more Wasm instructions than in base <span style="background: hsl(145, 60%, 55%)"></span>fewer <span style="background: hsl(220, 8%, 78%)"></span>same{{else}}<span class="k-j"></span>JS <span class="k-o"></span>opcode <span class="k-n"></span>native <span class="k-w"></span>Wasm <span class="k-b"></span>bucket{{end}}</span></div>
+<nav id="flame-crumbs"></nav>
+<div id="flame-wrap"><div id="flame" data-mode="{{.Mode}}"></div></div>
+<p id="flame-info" class="meta"></p>
+<p class="note">The {{.Mode}}-mode stacks merged, root on top; widths are Wasm instructions{{if .Diff}} in new, colours the change from base at the same stack{{end}}. Click a frame to zoom, the path above or Escape to go back. {{.Nodes}} nodes from {{.Stacks}} stacks: frames under 0.01% of the total are summed into (other).</p>
+{{end}}
+
+{{define "source"}}{{if or .Sources .NoSource}}<h2 id="source">Source</h2>{{end}}
+{{range $v := .Sources}}<section class="source" id="{{$v.ID}}" data-file="{{$v.File}}">
+<h3>{{$v.File}} <span class="meta">{{human $v.Instructions}} Wasm instructions on its lines ({{pct $v.Share}}) · hottest line {{$v.Hottest}} · source: {{$v.From}}</span></h3>
+<div class="src">
+{{range $v.Blocks}}{{if .Cold}}<details class="cold"><summary>… {{if .Omitted}}{{.Omitted}}{{else}}{{len .Lines}}{{end}} lines without cost</summary>
+{{end}}{{range .Lines}}<div class="sl{{if .Instructions}} hot{{end}}{{if eq .N $v.Hottest}} hottest{{end}}" id="{{$v.ID}}-L{{.N}}" data-line="{{.N}}" data-instr="{{.Instructions}}"{{if .Heat}} style="{{.Heat}}" title="{{.Functions}}: {{exact .Instructions}} Wasm instructions, {{exact .Executions}} opcode executions"{{end}}><span>{{.N}}</span><span>{{if .Instructions}}{{human .Instructions}}{{end}}</span><span>{{if .Instructions}}{{pct .Share}}{{end}}</span><code>{{.Text}}</code></div>
+{{end}}{{if .Cold}}</details>
+{{end}}{{end}}</div>
+</section>
+{{end}}{{if .NoSource}}<p class="note" id="no-source">No source text for {{range $i, $f := .NoSource}}{{if $i}}, {{end}}{{$f}}{{end}}{{if .NoSourceMore}} and {{.NoSourceMore}} more files{{end}}: <code>jsprof report --source FILE</code> or <code>--module FILE</code> (a module that carries its JS) annotates it line by line; its lines are in the <a href="#lines">line table</a>.</p>
+{{end}}{{range .Unplaced}}<p class="note unplaced">{{.Name}}: no JS file of that name in the profile.</p>
+{{end}}{{end}}
+
+{{define "natives"}}{{if .Natives}}<h2 id="natives">Native builtins</h2>
+<table class="natives">
+<thead><tr><th>native</th><th>calls</th><th>self Wasm instructions</th><th>total Wasm instructions</th><th>share</th><th>Wasm instructions</th></tr></thead>
+<tbody>
+{{range .Natives}}<tr class="native" data-name="{{.Name}}" data-named="{{.Named}}"><td class="name">{{.Name}}</td><td title="{{exact .Calls}}">{{if .Named}}{{human .Calls}}{{end}}</td><td title="{{exact .SelfWasmInstructions}}">{{human .SelfWasmInstructions}}</td><td title="{{exact .TotalWasmInstructions}}">{{human .TotalWasmInstructions}}</td><td>{{pct .Share}}</td><td class="bars"><div class="bar native-bar" style="{{barWidth .TotalWasmInstructions $.MaxNative}}"></div></td></tr>
+{{end}}</tbody>
+</table>
+<p class="note">Native (C) functions the JS called: <code>JSON.stringify</code>, <code>Array.prototype.sort</code>… {{range .Natives}}{{if not .Named}}(native functions) holds the natives the profile does not name. {{end}}{{end}}Total: with the native on the stack, JS callbacks included; self: without them.</p>
+{{end}}{{end}}`
 
 const diffPage = `{{define "diff"}}<!DOCTYPE html>
 <html lang="en">
@@ -124,6 +211,7 @@ const diffPage = `{{define "diff"}}<!DOCTYPE html>
 <p class="summary" id="summary">{{.Summary}}</p>
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{end}}
+{{if .Flame}}{{template "flame" .Flame}}{{end}}
 
 <h2 id="opcode-changes">Change per opcode</h2>
 <p class="note legend">Opcodes aligned by name, largest change first. Change: <span style="background: var(--down)"></span>fewer Wasm instructions in new <span style="background: var(--up)"></span>more. Instructions: <span style="background: var(--base)"></span>base <span style="background: var(--bar)"></span>new.</p>
@@ -146,6 +234,8 @@ const diffPage = `{{define "diff"}}<!DOCTYPE html>
 </table>
 {{if .Uncertain}}<p class="note"><span class="uncertain">?</span> name uncertain in one engine, and so its alignment</p>{{end}}
 <p class="note">Written by jsprof. Counts are Wasm instructions executed; hover a number for its exact value.</p>
+{{if .Flame}}<script type="application/json" id="flame-data">{{flameData .Flame}}</script>
+<script>{{flameScript}}</script>{{end}}
 </body>
 </html>
 {{end}}`
