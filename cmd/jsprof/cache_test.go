@@ -28,7 +28,7 @@ func TestTrimCache(t *testing.T) {
 		{"old", 400, 3 * time.Hour},
 		{"middle", 400, 2 * time.Hour},
 		{"new", 400, time.Minute},
-		{"entry.123.tmp", 10, 2 * time.Hour},   // stale: removed
+		{"entry.123.tmp", 10, 2 * time.Hour},    // stale: removed
 		{"other.456.tmp", 10, 10 * time.Second}, // being written: kept
 	}
 	for _, f := range files {
