@@ -43,7 +43,7 @@ func runProfiled(ctx context.Context, name string, module []byte, provider *shop
 	var function *shopify.Run
 	if provider != nil {
 		var err error
-		if function, err = prepareFunction(&ropts, *provider, 0, false, "", io); err != nil {
+		if function, err = prepareFunction(&ropts, *provider, nil, "", io); err != nil {
 			return nil, 0, err
 		}
 	}

@@ -30,11 +30,12 @@ func parseCost(s string) (wasmcore.CostModel, error) {
 }
 
 // prepareFunction sets a Shopify Function's run up as function-runner
-// does: the JSON input (--input, else stdin) encoded with the codec (the
-// provider's unless given) and handed over the provider's way.
-func prepareFunction(o *runner.Options, r shopify.Resolved, codec shopify.Codec, codecGiven bool, inputPath string, io stdio) (*shopify.Run, error) {
-	if !codecGiven {
-		codec = r.Codec
+// does: the JSON input (--input, else stdin) encoded with the provider's
+// codec, or override (--codec) and handed over the provider's way.
+func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Codec, inputPath string, io stdio) (*shopify.Run, error) {
+	codec := r.Codec
+	if override != nil {
+		codec = *override
 	}
 	what := "stdin"
 	var raw []byte

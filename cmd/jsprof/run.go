@@ -120,11 +120,13 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitUsage, err)
 	}
-	var codec shopify.Codec
+	var codec *shopify.Codec // nil: the provider's
 	if f.codec != "" {
-		if codec, err = shopify.ParseCodec(f.codec); err != nil {
+		c, err := shopify.ParseCodec(f.codec)
+		if err != nil {
 			return fail(io, exitUsage, fmt.Errorf("--codec: %w", err))
 		}
+		codec = &c
 	}
 	if f.mode == modeSample && f.every == 0 {
 		return fail(io, exitUsage, errors.New("--sample-every 0: want a period of at least 1 instruction"))
@@ -170,7 +172,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	opts.Entry = f.export
 	var function *shopify.Run
 	if linked.provider != nil {
-		if function, err = prepareFunction(&opts, *linked.provider, codec, f.codec != "", f.input, io); err != nil {
+		if function, err = prepareFunction(&opts, *linked.provider, codec, f.input, io); err != nil {
 			return fail(io, exitFailure, err)
 		}
 	} else if f.input != "" {
@@ -200,7 +202,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		if opts.Plugin != nil {
 			plugin = opts.Plugin.Wasm
 		}
-		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{
+		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{Decoded: mainMod,
 			Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: cost,
 			Warn: func(err error) { warn(io, err) },
 		})

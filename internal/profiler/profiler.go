@@ -66,6 +66,10 @@ type Options struct {
 	// Meter, when set, replaces the meter options the mode implies (tests
 	// compare counting modes with it).
 	Meter *meter.Options
+	// Decoded, when set, is the main module already decoded from the bytes
+	// given (the command reads its imports first), so that it is not
+	// decoded again. It is only read.
+	Decoded *wasmcore.Module
 }
 
 // NoInterpreterError says that no module of the run holds a JS interpreter:
@@ -130,7 +134,7 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 	}
 	s := &Session{name: name, opts: opts, main: main, plugin: plugin, done: make(chan struct{})}
 
-	mainMod, mainReport, err := analyze(ctx, name, main)
+	mainMod, mainReport, err := analyze(ctx, name, main, opts.Decoded)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +147,7 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 			return nil, err
 		}
 	case plugin != nil:
-		pluginMod, pluginReport, err := analyze(ctx, "plugin", plugin)
+		pluginMod, pluginReport, err := analyze(ctx, "plugin", plugin, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -176,11 +180,15 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 	return s, nil
 }
 
-// analyze decodes a module and finds its interpreter; errors name it.
-func analyze(ctx context.Context, what string, wasm []byte) (*wasmcore.Module, *dispatch.Report, error) {
-	m, err := wasmcore.Decode(wasm)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", what, err)
+// analyze decodes a module, unless decoded already, and finds its
+// interpreter; errors name it.
+func analyze(ctx context.Context, what string, wasm []byte, decoded *wasmcore.Module) (*wasmcore.Module, *dispatch.Report, error) {
+	m := decoded
+	if m == nil {
+		var err error
+		if m, err = wasmcore.Decode(wasm); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", what, err)
+		}
 	}
 	r, err := dispatch.Analyze(ctx, m)
 	if err != nil {

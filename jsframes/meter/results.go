@@ -3,23 +3,25 @@ package meter
 import (
 	"fmt"
 	"sort"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // CallSetup is the pseudo-opcode, in FunctionCost.Opcodes, of what the
 // interpreter does between being entered and its first dispatch (frame
-// setup, argument copying).
-const CallSetup = 256
+// setup, argument copying): the profile format's, so that the two agree.
+const CallSetup = jsprofile.CallSetup
 
 // Buckets: instructions that ran outside any JS function's opcodes.
 const (
 	// BucketOutside: no interpreter activation was running — engine start-up,
 	// parsing and compiling, GC and host glue between JS calls.
-	BucketOutside = "(outside JS)"
+	BucketOutside = jsprofile.BucketOutside
 	// BucketNative: an interpreter activation that never dispatched an
 	// opcode and was not identified as a native (Results.Natives): a
 	// native function called where js_call_c_function is not known, and
 	// activations past the shadow stack's depth.
-	BucketNative = "(native functions)"
+	BucketNative = jsprofile.BucketNative
 )
 
 // Results is the exact cost of one run.
