@@ -380,7 +380,10 @@ func (d *decoder) importSec(r *reader) error {
 			im.Kind = ExternKind(k)
 			switch im.Kind {
 			case ExternFunc:
-				im.Func, err = r.u32()
+				tstart := r.pos
+				if im.Func, err = r.u32(); err == nil && uint64(im.Func) >= uint64(len(d.m.Types)) {
+					err = r.errAt(tstart, malformed("type index %d out of range (%d types)", im.Func, len(d.m.Types)))
+				}
 				d.nImpFuncs++
 			case ExternTable:
 				im.Table, err = readTableType(r)
@@ -411,8 +414,17 @@ func (d *decoder) funcSec(r *reader) error {
 	d.haveFuncSec = true
 	d.funcTypes = make([]uint32, n)
 	for i := range d.funcTypes {
+		tstart := r.pos
 		if d.funcTypes[i], err = r.u32(); err != nil {
 			return wrap("function", "function", d.nImpFuncs+i, r.pos, err)
+		}
+		// The type section precedes this one, so its length is final. A
+		// type index beyond it leaves the function without a signature,
+		// which every later pass (and wazero's validator, which can panic on
+		// it) would otherwise have to guard against.
+		if uint64(d.funcTypes[i]) >= uint64(len(d.m.Types)) {
+			return wrap("function", "function", d.nImpFuncs+i, tstart,
+				malformed("type index %d out of range (%d types)", d.funcTypes[i], len(d.m.Types)))
 		}
 	}
 	d.s.funcTypes = append([]uint32(nil), d.funcTypes...)

@@ -187,7 +187,7 @@ func (s *Session) Runtime() wazero.Runtime { return s.rt }
 
 // Compile compiles a module; name is used in errors.
 func (s *Session) Compile(ctx context.Context, name string, wasm []byte) (compiled wazero.CompiledModule, err error) {
-	defer s.damagedCache(&err)
+	defer s.damagedCache(name, &err)
 	compiled, err = s.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -203,16 +203,16 @@ var ErrDamagedCache = errors.New("the compilation cache has a damaged entry")
 // damagedCache turns what a damaged cache entry makes wazero do (an error
 // naming its compilation cache, or a panic while it reads or links what
 // it deserialized) into ErrDamagedCache. Without a cache, a panic is
-// wazero's own and goes on.
-func (s *Session) damagedCache(err *error) {
-	if !s.cached {
-		return
-	}
-	if r := recover(); r != nil {
+// wazero's own, on a module it should have rejected: it becomes an error
+// naming the module, since a user's bad input must never crash jsprof.
+func (s *Session) damagedCache(name string, err *error) {
+	r := recover()
+	switch {
+	case r != nil && s.cached:
 		*err = fmt.Errorf("%w (%v)", ErrDamagedCache, r)
-		return
-	}
-	if *err != nil && strings.Contains((*err).Error(), "compilationcache") {
+	case r != nil:
+		*err = fmt.Errorf("%s: wazero failed on this module: %v", name, r)
+	case s.cached && *err != nil && strings.Contains((*err).Error(), "compilationcache"):
 		*err = fmt.Errorf("%w: %w", ErrDamagedCache, *err)
 	}
 }
@@ -228,7 +228,7 @@ func (s *Session) Instantiate(ctx context.Context, compiled wazero.CompiledModul
 	if alloc != nil {
 		ctx = experimental.WithMemoryAllocator(ctx, alloc)
 	}
-	mod, err := s.instantiate(ctx, compiled, cfg.WithName(name).WithStartFunctions())
+	mod, err := s.instantiate(ctx, name, compiled, cfg.WithName(name).WithStartFunctions())
 	if err != nil {
 		return nil, err
 	}
@@ -561,7 +561,7 @@ func memorySize(m api.Module) (size uint64, ok bool) {
 // instantiate is the runtime's InstantiateModule, with damagedCache's
 // recovery: instantiating is where wazero first uses what it read from the
 // cache.
-func (s *Session) instantiate(ctx context.Context, compiled wazero.CompiledModule, cfg wazero.ModuleConfig) (mod api.Module, err error) {
-	defer s.damagedCache(&err)
+func (s *Session) instantiate(ctx context.Context, name string, compiled wazero.CompiledModule, cfg wazero.ModuleConfig) (mod api.Module, err error) {
+	defer s.damagedCache(name, &err)
 	return s.rt.InstantiateModule(ctx, compiled, cfg)
 }

@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
 )
 
 func TestParseMount(t *testing.T) {
@@ -31,4 +33,24 @@ func TestParseMount(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// TestCompileTurnsAWazeroPanicIntoAnError: wazero 1.12's validator indexes
+// the type section with a later function's unchecked type index when an
+// earlier function calls it, and panics. jsprof's own decoder refuses such
+// a module first; this is the net under every other such wazero bug.
+func TestCompileTurnsAWazeroPanicIntoAnError(t *testing.T) {
+	module := []byte{
+		0, 'a', 's', 'm', 1, 0, 0, 0,
+		1, 4, 1, 0x60, 0, 0, // type 0: () -> ()
+		3, 3, 2, 0, 96, // function 1 has type 96, which does not exist
+		10, 9, 2, 4, 0, 0x10, 1, 0x0b, 2, 0, 0x0b, // function 0 calls function 1
+	}
+	ctx := context.Background()
+	s, err := NewSession(ctx, wazero.NewRuntimeConfigInterpreter(), nil)
+	require.NoError(t, err)
+	defer s.Close(ctx)
+	_, err = s.Compile(ctx, "bad.wasm", module)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bad.wasm: wazero failed on this module: runtime error: index out of range [96]")
 }
