@@ -79,14 +79,19 @@ func newGuests(tb testing.TB, wasm []byte, opts meter.Options) (plain, profiled 
 // Javy plugin, plain and in exact mode in the same process, alternating,
 // and reports the ratios exact ÷ plain of wall time (instantiation and the
 // guest's run; both modules are compiled beforehand) and of the guest's
-// linear memory at exit (the counters live in it).
-func BenchmarkExactOverhead(b *testing.B) { benchmarkOverhead(b, meter.Options{Checkpoints: true}) }
+// linear memory at exit (the counters live in it). Exact mode is the
+// default's, Wasm stacks and all; nowasm-time-ratio is exact mode without
+// them, run alternately too, and wasm-frames-cost the ratio of the two:
+// what the profile's Wasm frames cost.
+func BenchmarkExactOverhead(b *testing.B) {
+	benchmarkOverhead(b, meter.Options{Checkpoints: true, WasmStacks: true}, &meter.Options{Checkpoints: true})
+}
 
 // BenchmarkSampleOverhead is BenchmarkExactOverhead for --mode sample
 // at the default period.
-func BenchmarkSampleOverhead(b *testing.B) { benchmarkOverhead(b, meter.Options{Sample: true}) }
+func BenchmarkSampleOverhead(b *testing.B) { benchmarkOverhead(b, meter.Options{Sample: true}, nil) }
 
-func benchmarkOverhead(b *testing.B, opts meter.Options) {
+func benchmarkOverhead(b *testing.B, opts meter.Options, without *meter.Options) {
 	programs, err := filepath.Glob(fixtures.Path("js", "*.js"))
 	require.NoError(b, err)
 	// busy.js (fib(27): calls) and mixed.js (JSON, sorting, strings,
@@ -98,8 +103,13 @@ func benchmarkOverhead(b *testing.B, opts meter.Options) {
 		src, err := os.ReadFile(p)
 		require.NoError(b, err)
 		b.Run(name, func(b *testing.B) {
-			plain, exact := newGuests(b, buildSource(b, "javy-plugin-1.7.0", string(src)), opts)
-			var tPlain, tExact time.Duration
+			wasm := buildSource(b, "javy-plugin-1.7.0", string(src))
+			plain, exact := newGuests(b, wasm, opts)
+			var base *guest
+			if without != nil {
+				_, base = newGuests(b, wasm, *without)
+			}
+			var tPlain, tExact, tBase time.Duration
 			var mPlain, mExact uint32
 			var instr uint64
 			b.ResetTimer()
@@ -109,8 +119,17 @@ func benchmarkOverhead(b *testing.B, opts meter.Options) {
 				t1 := time.Now()
 				var res *meter.Results
 				mExact, res = exact.run(b)
-				tPlain, tExact = tPlain+t1.Sub(t0), tExact+time.Since(t1)
+				t2 := time.Now()
+				tPlain, tExact = tPlain+t1.Sub(t0), tExact+t2.Sub(t1)
 				instr = res.TotalInstructions
+				if base != nil {
+					base.run(b)
+					tBase += time.Since(t2)
+				}
+			}
+			if base != nil {
+				b.ReportMetric(float64(tBase)/float64(tPlain), "nowasm-time-ratio")
+				b.ReportMetric(float64(tExact)/float64(tBase), "wasm-frames-cost")
 			}
 			b.ReportMetric(float64(tPlain.Microseconds())/float64(b.N)/1000, "plain-ms")
 			b.ReportMetric(float64(tExact.Microseconds())/float64(b.N)/1000, "profiled-ms")

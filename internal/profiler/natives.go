@@ -45,8 +45,8 @@ func withNatives(m *wasmcore.Module, r *dispatch.Report, opts meter.Options) met
 }
 
 // prepareNatives reads the engine's function lists for the natives' names
-// (natives.Scan, a few milliseconds) and, when sampling, names the Wasm
-// functions a stripped engine does not: each native's C function after
+// (natives.Scan, a few milliseconds) and names the Wasm functions a
+// stripped engine does not, for the profile's Wasm frames: each native's C function after
 // its builtin, the interpreter and js_call_c_function after what they are.
 // A QuickJS engine whose natives cannot be told apart is warned about.
 func (s *Session) prepareNatives(plan *meter.Plan) {
@@ -62,9 +62,6 @@ func (s *Session) prepareNatives(plan *meter.Plan) {
 	case err == nil:
 		s.natives = cat
 	}
-	if s.sampler == nil {
-		return
-	}
 	names := wasmNativeNames(cat)
 	if names == nil {
 		names = map[uint32]string{}
@@ -72,8 +69,12 @@ func (s *Session) prepareNatives(plan *meter.Plan) {
 	names[s.analysis.Dispatch.FunctionIndex] = "JS_CallInternal (interpreter)"
 	if n := plan.Natives; n != nil {
 		names[n.Func] = "js_call_c_function (calls natives)"
-		s.sampler.SetNatives(n.Func, names)
-	} else {
+	}
+	s.wasmNames = names
+	switch {
+	case s.sampler != nil && plan.Natives != nil:
+		s.sampler.SetNatives(plan.Natives.Func, names)
+	case s.sampler != nil:
 		s.sampler.SetWasmNames(names)
 	}
 }

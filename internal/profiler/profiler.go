@@ -46,6 +46,13 @@ const (
 // (docs/performance.md).
 const DefaultSampleEvery = 1_000_000
 
+// DefaultWasmStackEvery is how often, at first, exact mode takes a Wasm
+// stack to apportion its exact counts to Wasm frames: a run of a million
+// instructions (a small Shopify Function) gets about 500 stacks; later the
+// period grows with the count (meter.SetWasmStacks), so that a run of a
+// billion takes some 7,000, a few milliseconds of walking stacks.
+const DefaultWasmStackEvery = 2000
+
 // Options configure a profiled run.
 type Options struct {
 	Mode        Mode
@@ -66,6 +73,12 @@ type Options struct {
 	// Meter, when set, replaces the meter options the mode implies (tests
 	// compare counting modes with it).
 	Meter *meter.Options
+	// NoWasmFrames leaves exact mode's profile without Wasm frames: no Wasm
+	// stacks are taken (benchmarks measure what they cost with it).
+	NoWasmFrames bool
+	// WasmStackEvery is exact mode's first period between Wasm stacks
+	// (0: DefaultWasmStackEvery); it grows with the run (meter.SetWasmStacks).
+	WasmStackEvery uint64
 	// Decoded, when set, is the main module already decoded from the bytes
 	// given (the command reads its imports first), so that it is not
 	// decoded again. It is only read.
@@ -111,6 +124,12 @@ type Session struct {
 	namer     *naming.Namer      // nil: functions named by address
 	natives   *natives.Catalogue // nil: natives named by table index
 	sampler   *stacks.Sampler    // Sample mode only
+	// sym and wasmNames name the engine's Wasm functions (sampling, or
+	// exact mode's Wasm frames); listened says the sample trampoline must
+	// be compiled with its listener.
+	sym       *wasmcore.Symbolizer
+	wasmNames map[uint32]string
+	listened  bool
 	source    string
 	done      chan struct{} // closed when the guest has ended
 }
@@ -128,7 +147,10 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 	if opts.SampleEvery == 0 {
 		opts.SampleEvery = DefaultSampleEvery
 	}
-	mopts := meter.Options{Sample: opts.Mode == Sample, Checkpoints: true, Cost: opts.Cost}
+	if opts.WasmStackEvery == 0 {
+		opts.WasmStackEvery = DefaultWasmStackEvery
+	}
+	mopts := meter.Options{Sample: opts.Mode == Sample, Checkpoints: true, WasmStacks: opts.Mode == Exact && !opts.NoWasmFrames, Cost: opts.Cost}
 	if opts.Meter != nil {
 		mopts = *opts.Meter
 	}
@@ -163,13 +185,18 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 	}
 	s.meter = meter.New(plan)
 	s.meter.SetLimit(opts.MaxInstructions)
-	if mopts.Sample {
-		sym, err := wasmcore.NewSymbolizer(s.engine)
-		if err != nil {
+	if mopts.Sample || plan.WasmStacks {
+		if s.sym, err = wasmcore.NewSymbolizer(s.engine); err != nil {
 			return nil, err
 		}
-		s.sampler = stacks.NewSampler(s.analysis.Dispatch.FunctionIndex, sym, s.opcodeNames())
+	}
+	s.listened = mopts.Sample || plan.WasmStacks
+	switch {
+	case mopts.Sample:
+		s.sampler = stacks.NewSampler(s.analysis.Dispatch.FunctionIndex, s.sym, s.opcodeNames())
 		s.meter.SetSampling(opts.SampleEvery, s.sampler.Add)
+	case plan.WasmStacks:
+		s.meter.SetWasmStacks(opts.WasmStackEvery)
 	}
 	s.prepareNatives(plan)
 	s.source = opts.Source
@@ -310,10 +337,10 @@ func (s *Session) Configure(o *runner.Options) {
 	}
 }
 
-// Context adds what the run's compilation needs: when sampling, the
-// listener on the sample trampoline.
+// Context adds what the run's compilation needs: when sampling or taking
+// exact mode's Wasm stacks, the listener on the sample trampoline.
 func (s *Session) Context(ctx context.Context) context.Context {
-	if s.sampler == nil {
+	if !s.listened {
 		return ctx
 	}
 	return experimental.WithFunctionListenerFactory(ctx, s.meter.ListenerFactory())
@@ -402,7 +429,7 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 			out.Profile, err = s.sampler.Profile(meta, s.identity())
 		}
 	} else {
-		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), s.identity())
+		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), s.identity(), stacks.WasmNames{Sym: s.sym, Extra: s.wasmNames})
 	}
 	if err != nil {
 		return nil, err

@@ -174,7 +174,17 @@ type Meta struct {
 	CostModel string
 	// Run is what the run measured beside its stacks.
 	Run RunInfo
+	// WasmStacks, in an exact profile, is how many Wasm stacks were
+	// sampled to apportion each exact slot's instructions to the Wasm
+	// frames around its JS frames (0: the profile has no Wasm frames).
+	// Values at JS, opcode, native and bucket frames are exact; a Wasm
+	// frame's value is an estimate (docs/profile-format.md).
+	WasmStacks uint64
 }
+
+// WasmApportioned says whether the Wasm frames' values are apportioned
+// estimates beside exact JS values (an exact profile with Wasm frames).
+func (m Meta) WasmApportioned() bool { return m.Mode == ModeExact && m.WasmStacks > 0 }
 
 // Cost models (wasmcore.CostModel's names).
 const (
@@ -217,6 +227,7 @@ const (
 	commentTrap             = "jsprof.trap"
 	commentCostModel        = "jsprof.cost_model"
 	commentRun              = "jsprof.run."
+	commentWasmStacks       = "jsprof.wasm_frames.apportioned_from_stacks"
 )
 
 // runComments are RunInfo's comments, by key after jsprof.run.: text
@@ -253,6 +264,9 @@ func (m Meta) comments() []string {
 	}
 	if m.CostModel != "" {
 		c = append(c, commentCostModel+"="+m.CostModel)
+	}
+	if m.WasmStacks > 0 {
+		c = append(c, fmt.Sprintf("%s=%d", commentWasmStacks, m.WasmStacks))
 	}
 	texts, counts := m.Run.runComments()
 	for _, k := range sortedKeys(texts) {

@@ -227,6 +227,13 @@ func (m *Meta) readComments(comments []string) error {
 	default:
 		return fmt.Errorf("%s=%s: want %s or %s", commentCostModel, m.CostModel, CostAll, CostFuel)
 	}
+	if w, ok := kv[commentWasmStacks]; ok {
+		n, err := strconv.ParseUint(w, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s=%s: not a count", commentWasmStacks, w)
+		}
+		m.WasmStacks = n
+	}
 	texts, counts := m.Run.runComments()
 	for k, v := range texts {
 		*v = kv[commentRun+k]

@@ -255,6 +255,8 @@ func (mt *Meter) Collect() (*Results, error) {
 		}
 		cc.ctx = nil
 	}
+	res.WasmSplits, res.OuterWasmSegments = mt.wasmSplits(ctxIndex), mt.outerSegments(ctxIndex)
+	res.WasmStackSamples, res.UnplacedSampleWeight = mt.stackSamples, mt.unplacedWeight
 	err := rb.err()
 	if err == nil {
 		if cerr := res.Check(); cerr != nil {

@@ -81,6 +81,21 @@ type Meter struct {
 	actBuf     []Activation
 	framesByPC map[experimental.ProgramCounter]WasmFrame
 	byObject   map[uint64]*function // sampling: function object → its function, last seen
+
+	// Exact mode's Wasm stacks (Options.WasmStacks, wasmstacks.go).
+	stacksEvery    uint64
+	splits         map[string]*splitAcc
+	outerSegs      map[*callContext][][]WasmFrame // an aligned context's segments but the last
+	splitOrder     []*splitAcc
+	stackSamples   uint64
+	unplacedWeight uint64 // what samples stood for that no slot could take
+	splitKeyBuf    []byte
+	blocksBuf      []uint32
+	startsBuf      []int
+	segsBuf        [][2]int
+	chainBuf       []*callContext
+	lastBuf        []int
+	stackGlobals   struct{ block, slot, flags, sp api.Global }
 }
 
 // tableKey is a key of the address table: a bytecode address entered from
@@ -170,6 +185,7 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	*mt = Meter{plan: mt.plan, mod: mod, progress: progress, byBlock: map[uint32]*function{}, byStart: map[uint32]*function{}, byKey: map[tableKey]uint32{}, ctxByBlock: map[uint32]*callContext{},
 		nativeByKey: map[uint32]*native{},
 		every:       mt.every, onSample: mt.onSample, limit: mt.limit, identity: map[*function]*FunctionCost{},
+		stacksEvery: mt.stacksEvery, splits: map[string]*splitAcc{}, outerSegs: map[*callContext][][]WasmFrame{},
 		framesByPC: map[experimental.ProgramCounter]WasmFrame{}, byObject: map[uint64]*function{}}
 	// One page holds the stack, the table and the first blocks: every
 	// memory.grow may copy the whole memory, so they are few.
@@ -200,7 +216,7 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	set(exportLast, mod.ExportedGlobal(mt.plan.Counter).Get())
 	if mt.plan.Checkpoints {
 		mt.lastSample = mod.ExportedGlobal(mt.plan.Counter).Get()
-		if mt.onSample != nil {
+		if mt.sampling() {
 			mt.nextSample(mt.lastSample)
 		}
 		mt.setCheckpoint(mt.lastSample)

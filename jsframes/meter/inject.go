@@ -53,6 +53,11 @@ type Options struct {
 	// host can stop the guest at an instruction budget (Meter.SetLimit) or
 	// when the run's context is done, with the counters intact.
 	Checkpoints bool
+	// WasmStacks, in exact mode, has the host take the Wasm stack at
+	// checkpoints too (Meter.SetWasmStacks), for the Wasm frames of the
+	// exact profile (wasmstacks.go): the checkpoint trampoline is then
+	// empty and listened to, as in sampling. It implies Checkpoints.
+	WasmStacks bool
 	// Cost is what one executed instruction costs: every one but the
 	// structure markers (wasmcore.CostAll) or wasmtime's fuel
 	// (wasmcore.CostFuel), as Shopify's function-runner counts.
@@ -113,6 +118,8 @@ type Plan struct {
 	// Checkpoints: the module calls the sample trampoline at the host's
 	// checkpoints (sampling, or an instruction limit).
 	Checkpoints bool
+	// WasmStacks: exact mode with Wasm stacks (Options.WasmStacks).
+	WasmStacks bool
 	// ImportedFuncs and Funcs are the original module's function counts:
 	// the rewritten module has injectedImports more imports, which shift
 	// the indices of defined functions, and its own functions after them.
@@ -173,7 +180,8 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	origImports, origFuncs := m.NumImportedFuncs(), m.NumFuncs()
 	g := newGlobals(m)
 	var checkpoint *wasmcore.Checkpoint
-	if opts.Sample || opts.Checkpoints {
+	wasmStacks := opts.WasmStacks && !opts.Sample
+	if opts.Sample || opts.Checkpoints || wasmStacks {
 		// No checkpoint until the host sets the first one.
 		g.next = g.add(exportNext, wasmcore.ValI64)
 		g.m.Globals[g.next-g.m.NumImportedGlobals()].Init = wasmcore.ConstI64(-1)
@@ -332,7 +340,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	// The checkpoint trampoline: sampling needs the Wasm stack, which only
 	// a wazero listener on a Wasm function sees, so there it is empty and
 	// listened to; otherwise it calls the host directly.
-	if opts.Sample {
+	if opts.Sample || wasmStacks {
 		add(fSample, wasmcore.Function{Type: void, Body: code(end())})
 	} else {
 		add(fSample, wasmcore.Function{Type: void, Body: code(call(fCheckpoint), end())})
@@ -345,7 +353,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 
 	return &Plan{
 		DispatchFunc: d.FunctionIndex + injectedImports, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,
-		Sample: opts.Sample, Checkpoints: checkpoint != nil, ImportedFuncs: origImports, Funcs: origFuncs, OriginalDispatchFunc: d.FunctionIndex,
+		Sample: opts.Sample, Checkpoints: checkpoint != nil, WasmStacks: wasmStacks, ImportedFuncs: origImports, Funcs: origFuncs, OriginalDispatchFunc: d.FunctionIndex,
 		ModuleName: moduleName, Natives: natives,
 	}, nil
 }

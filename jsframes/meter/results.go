@@ -43,6 +43,19 @@ type Results struct {
 	// from; the JS they called back is in the JS functions' contexts under
 	// them.
 	Natives []NativeCost
+	// WasmSplits are the Wasm stacks sampled in exact mode's slots
+	// (Options.WasmStacks), for apportioning each slot's exact count to
+	// Wasm frames; UnplacedSampleWeight is what the samples no slot could
+	// take stood for (an activation before its first opcode, a shadow
+	// stack past its capacity).
+	WasmSplits []WasmSplit
+	// OuterWasmSegments are, by context index, the segments of the Wasm
+	// stack above and between the context's chain (WasmSplit.Segments but
+	// the last) where a sample in it could be aligned: the same for every
+	// slot of the context, they place slots no sample fell in too.
+	OuterWasmSegments    map[int][][]WasmFrame
+	WasmStackSamples     uint64
+	UnplacedSampleWeight uint64
 }
 
 // NativeCost is the cost of one native function, identified by what its
@@ -184,3 +197,8 @@ func (r *Results) Check() error {
 	}
 	return nil
 }
+
+// ByOpcodeSlots is the call-setup slot of a function whose bytecode length
+// is not known (its slots are by opcode value): WasmSplit.Slot's value for
+// that function's call setup.
+const ByOpcodeSlots = byOpcodeSlots

@@ -99,8 +99,18 @@ func (mt *Meter) SetLimit(limit uint64) { mt.limit = limit }
 // nextSample draws the next sample point after count: every/2 plus a
 // pseudo-random part below every, so the mean period is every.
 func (mt *Meter) nextSample(count uint64) {
+	every := mt.every
+	if !mt.plan.Sample {
+		every = max(mt.stacksEvery, count/wasmStackSamplesPerGrowth)
+	}
 	mt.lcg = mt.lcg*6364136223846793005 + 1442695040888963407
-	mt.sampleAt = count + mt.every/2 + (mt.lcg>>33)%mt.every + 1
+	mt.sampleAt = count + every/2 + (mt.lcg>>33)%every + 1
+}
+
+// sampling says whether the host takes Wasm stacks at checkpoints:
+// sampling mode's samples, or exact mode's Wasm stacks.
+func (mt *Meter) sampling() bool {
+	return (mt.plan.Sample && mt.onSample != nil) || (!mt.plan.Sample && mt.plan.WasmStacks && mt.stacksEvery > 0)
 }
 
 // cancelCheckEvery is how many instructions may run between two looks at
@@ -113,7 +123,7 @@ const cancelCheckEvery = 20_000_000
 // first.
 func (mt *Meter) setCheckpoint(count uint64) {
 	next := count + cancelCheckEvery
-	if mt.onSample != nil {
+	if mt.sampling() {
 		next = min(next, mt.sampleAt)
 	}
 	if mt.limit > 0 {
@@ -138,8 +148,8 @@ func (mt *Meter) checkpoint(ctx context.Context, mod api.Module, si experimental
 	}
 	count := mod.ExportedGlobal(mt.plan.Counter).Get()
 	mt.progress.Store(count)
-	if mt.onSample != nil && si != nil && count >= mt.sampleAt {
-		mt.sample(mod, si, count)
+	if mt.sampling() && si != nil && count >= mt.sampleAt {
+		mt.sample(si, count)
 		mt.nextSample(count)
 	}
 	if mt.limit > 0 && count >= mt.limit {
@@ -149,47 +159,15 @@ func (mt *Meter) checkpoint(ctx context.Context, mod api.Module, si experimental
 	mt.setCheckpoint(count)
 }
 
-func (mt *Meter) sample(mod api.Module, si experimental.StackIterator, count uint64) {
+func (mt *Meter) sample(si experimental.StackIterator, count uint64) {
 	weight := count - mt.lastSample
 	mt.lastSample = count
-
-	mt.wasmBuf = mt.wasmBuf[:0]
-	first := true
-	for si.Next() {
-		if first { // the trampoline itself
-			first = false
-			continue
-		}
-		// The code does not move during a run, so a return address names
-		// its frame for good: resolving each once halves the walk's cost.
-		pc := si.ProgramCounter()
-		frame, ok := mt.framesByPC[pc]
-		if !ok {
-			fn := si.Function()
-			def := fn.Definition()
-			idx := def.Index()
-			if def.ModuleName() != mt.plan.ModuleName {
-				// Another module's frame (the instrumented module has a
-				// name of its own, Plan.ModuleName): its index means
-				// nothing in ours.
-				name := def.DebugName()
-				if exports := def.ExportNames(); len(exports) > 0 {
-					name = exports[0]
-				}
-				frame = WasmFrame{Index: idx, Foreign: name}
-			} else {
-				orig, ours := mt.plan.OriginalIndex(idx)
-				if !ours {
-					orig = idx
-				}
-				frame = WasmFrame{Index: orig, Injected: !ours, Offset: fn.SourceOffsetForPC(pc)}
-			}
-			mt.framesByPC[pc] = frame
-		}
-		mt.wasmBuf = append(mt.wasmBuf, frame)
+	if !mt.plan.Sample {
+		mt.exactSample(si, weight)
+		return
 	}
-	slices.Reverse(mt.wasmBuf)
-	mt.onSample(weight, mt.wasmBuf, mt.activations())
+	wasm, _ := mt.walkWasm(si, false)
+	mt.onSample(weight, wasm, mt.activations())
 }
 
 // activations reads the shadow stack: frame j holds the state of the

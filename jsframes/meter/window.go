@@ -61,7 +61,10 @@ func (mt *Meter) Restart() (uint64, error) {
 	mt.progress.Store(0)
 	if mt.plan.Checkpoints {
 		mt.lastSample = 0
-		if mt.onSample != nil {
+		clear(mt.splits)
+		clear(mt.outerSegs)
+		mt.splitOrder, mt.unplacedWeight, mt.stackSamples = nil, 0, 0
+		if mt.sampling() {
 			mt.nextSample(0)
 		}
 		mt.setCheckpoint(0)

@@ -15,13 +15,25 @@ import (
 // calls and what it ran itself (a caller that is a native is its frame
 // alone); per bucket, its instructions. Results without contexts give one
 // stack per function and pc.
-func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id Identity) (*profile.Profile, error) {
+//
+// With the Wasm stacks sampled in the slots (Results.WasmSplits), each
+// slot's instructions are split across them in proportion to their
+// weights (wasmsplit.go): the same JS stack, with the Wasm frames of each
+// sampled stack above, between and below its frames. The sum over a JS or
+// opcode frame is the same exact count; executions and calls stay on the
+// stack without Wasm frames. wasm names the Wasm frames.
+func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id Identity, wasm WasmNames) (*profile.Profile, error) {
 	if id == nil {
 		id = AddressIdentity{}
 	}
 	meta.Mode = jsprofile.ModeExact
 	meta.TotalInstructions = res.TotalInstructions
+	meta.WasmStacks = 0
+	if len(res.WasmSplits) > 0 {
+		meta.WasmStacks = res.WasmStackSamples
+	}
 	b := jsprofile.NewBuilder(meta)
+	splits := newSplitter(res, wasm)
 	type named struct {
 		name, file string
 		line       int
@@ -57,31 +69,46 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 	}
 	// addNative adds one native's (or native context's) stacks under prefix.
 	// The unidentified native's frame is a bucket's: it carries no calls.
-	addNative := func(prefix []jsprofile.Frame, ni int, calls, instrs uint64) {
+	addNative := func(ctx int, prefix []jsprofile.Frame, ni int, calls, instrs uint64) {
 		if res.Natives[ni].Unidentified {
 			calls = 0
 		}
 		stack := append(append([]jsprofile.Frame(nil), prefix...), natives[ni])
+		if splits.add(b, splitKey{ctx: ctx}, stack, instrs) {
+			instrs = 0
+		}
 		b.Add(stack, int64(instrs), 0, int64(calls))
 	}
 	// add adds one function's (or context's) stacks under prefix.
-	add := func(prefix []jsprofile.Frame, fi int, calls, setupInstrs uint64, pcs []meter.PCCost) {
+	add := func(ctx int, prefix []jsprofile.Frame, fi int, calls, setupInstrs uint64, pcs []meter.PCCost) {
 		f := res.Functions[fi]
 		stack := func(fs ...jsprofile.Frame) []jsprofile.Frame {
 			return append(append([]jsprofile.Frame(nil), prefix...), fs...)
 		}
+		// slot adds one slot's counts: its instructions split across its
+		// Wasm stacks if it has any, its executions on the stack alone.
+		slot := func(st []jsprofile.Frame, s uint32, instrs, execs uint64) {
+			if splits.add(b, splitKey{ctx: ctx, slot: s}, st, instrs) {
+				instrs = 0
+			}
+			b.Add(st, int64(instrs), int64(execs), 0)
+		}
 		b.Add(stack(at(fi, 0)), 0, 0, int64(calls))
-		b.Add(stack(at(fi, 0), setup), int64(setupInstrs), 0, 0)
+		setupSlot := f.Length
+		if f.PCs == nil {
+			setupSlot = meter.ByOpcodeSlots
+		}
+		slot(stack(at(fi, 0), setup), setupSlot, setupInstrs, 0)
 		if f.PCs == nil { // slots by opcode: no pcs, no lines
 			for _, o := range pcs {
 				if o.Opcode != meter.CallSetup {
-					b.Add(stack(at(fi, 0), jsprofile.OpcodeFrame(ops.Name(o.Opcode), o.Opcode)), int64(o.Instructions), int64(o.Executions), 0)
+					slot(stack(at(fi, 0), jsprofile.OpcodeFrame(ops.Name(o.Opcode), o.Opcode)), o.PC, o.Instructions, o.Executions)
 				}
 			}
 			return
 		}
 		for _, pc := range pcs {
-			b.Add(stack(at(fi, pc.PC), jsprofile.OpcodeFrame(ops.Name(pc.Opcode), pc.Opcode)), int64(pc.Instructions), int64(pc.Executions), 0)
+			slot(stack(at(fi, pc.PC), jsprofile.OpcodeFrame(ops.Name(pc.Opcode), pc.Opcode)), pc.PC, pc.Instructions, pc.Executions)
 		}
 	}
 	if len(res.Contexts) == 0 {
@@ -92,13 +119,16 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 					pcs = append(pcs, meter.PCCost{PC: uint32(o.Opcode), Opcode: o.Opcode, Executions: o.Executions, Instructions: o.Instructions})
 				}
 			}
-			add(nil, fi, f.Calls, f.CallSetupInstructions, pcs)
+			add(-1, nil, fi, f.Calls, f.CallSetupInstructions, pcs)
 		}
 		for ni, n := range res.Natives {
-			addNative(nil, ni, n.Calls, n.SelfInstructions)
+			addNative(-1, nil, ni, n.Calls, n.SelfInstructions)
 		}
 	} else {
-		// prefixes[i]: the caller frames above context i, root first.
+		// links[i]: the frames context i's parent contributes as its
+		// caller (its JS frame at the call's line and its call opcode, or
+		// its native frame); prefixes[i]: all callers' frames, root first.
+		links := make([][]jsprofile.Frame, len(res.Contexts))
 		prefixes := make([][]jsprofile.Frame, len(res.Contexts))
 		var prefix func(i int) []jsprofile.Frame
 		prefix = func(i int) []jsprofile.Frame {
@@ -107,28 +137,35 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 				return prefixes[i]
 			}
 			p := res.Contexts[c.Parent]
-			caller := append([]jsprofile.Frame(nil), prefix(c.Parent)...)
 			switch {
 			case p.IsNative():
-				caller = append(caller, natives[p.Native])
+				links[i] = []jsprofile.Frame{natives[p.Native]}
 			case c.HasCallSite:
-				caller = append(caller, at(p.Function, c.CallSite), opAt(p.Function, c.CallSite))
+				links[i] = []jsprofile.Frame{at(p.Function, c.CallSite), opAt(p.Function, c.CallSite)}
 			default:
-				caller = append(caller, at(p.Function, 0), setup)
+				links[i] = []jsprofile.Frame{at(p.Function, 0), setup}
 			}
-			prefixes[i] = caller
-			return caller
+			prefixes[i] = append(append([]jsprofile.Frame(nil), prefix(c.Parent)...), links[i]...)
+			return prefixes[i]
 		}
+		for i := range res.Contexts {
+			prefix(i)
+		}
+		splits.chains(res.Contexts, links)
 		for i, c := range res.Contexts {
 			if c.IsNative() {
-				addNative(prefix(i), c.Native, c.Calls, c.NativeInstructions)
+				addNative(i, prefixes[i], c.Native, c.Calls, c.NativeInstructions)
 				continue
 			}
-			add(prefix(i), c.Function, c.Calls, c.CallSetupInstructions, c.PCs)
+			add(i, prefixes[i], c.Function, c.Calls, c.CallSetupInstructions, c.PCs)
 		}
 	}
 	for _, bk := range res.Buckets {
-		b.Add([]jsprofile.Frame{jsprofile.BucketFrame(bk.Name)}, int64(bk.Instructions), 0, 0)
+		stack := []jsprofile.Frame{jsprofile.BucketFrame(bk.Name)}
+		if splits.add(b, splitKey{ctx: -1, bucket: bk.Name}, stack, bk.Instructions) {
+			continue
+		}
+		b.Add(stack, int64(bk.Instructions), 0, 0)
 	}
 	return b.Profile()
 }

@@ -120,11 +120,28 @@ func (s *Sampler) SetWasmNames(names map[uint32]string) {
 	s.wasmNames = names
 }
 
-// wasmName is a Wasm function's name: the module's, else wasmNames', else
-// wasm-function[N].
+// wasmName is a Wasm function's name (WasmNames.Name).
 func (s *Sampler) wasmName(index uint32) string {
-	name := s.sym.FuncName(index)
-	if n := s.wasmNames[index]; n != "" && name == unnamedWasm(index) {
+	return WasmNames{Sym: s.sym, Extra: s.wasmNames}.Name(index)
+}
+
+// WasmNames names the Wasm functions of the module that holds the
+// interpreter.
+type WasmNames struct {
+	Sym *wasmcore.Symbolizer
+	// Extra name the functions the module does not (the interpreter and
+	// the natives of a stripped build); a name the module has is kept.
+	Extra map[uint32]string
+}
+
+// Name is a Wasm function's name: the module's, else Extra's, else
+// wasm-function[N].
+func (w WasmNames) Name(index uint32) string {
+	name := unnamedWasm(index)
+	if w.Sym != nil {
+		name = w.Sym.FuncName(index)
+	}
+	if n := w.Extra[index]; n != "" && name == unnamedWasm(index) {
 		return n
 	}
 	return name
