@@ -24,7 +24,8 @@ const compareSynopsis = `jsprof compare --plugin BASE.wasm --plugin NEW.wasm [fl
 Builds index.js with each of two Javy plugins (as 'jsprof build' does,
 static), runs both modules with exact profiling, checks that both printed
 the same output and exited alike, and prints the diff of their profiles (as
-'jsprof diff' does), the first plugin's as the base. The guests get the
+'jsprof diff' does; --by wasm: their Wasm functions), the first plugin's as
+the base. The guests get the
 guest arguments, the --stdin file (or nothing) as stdin, and jsprof's
 stderr; their stdout is compared, not printed. The exit code is 0 when both
 behaved alike, 1 when they did not (the diff is still printed).`
@@ -86,6 +87,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	fs.Var(&plugins, "plugin", "a Javy `plugin.wasm`: give two, the base first, then the new")
 	format := formatFlags(fs)
 	top := fs.Int("top", -1, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
+	by := diffByFlag(fs)
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
 	outDir := fs.String("out-dir", "", "keep the modules, profiles and guest outputs in `DIR` (base.wasm, base.pb.gz, base.stdout, new.…)")
 	stdinPath := fs.String("stdin", "", "give both guests this `file` as stdin (default: empty)")
@@ -118,6 +120,9 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	}
 	if *top < -1 {
 		return fail(io, exitUsage, fmt.Errorf("compare: --top %d: want 0 (all) or more", *top))
+	}
+	if err := checkDiffBy(*by); err != nil {
+		return fail(io, exitUsage, fmt.Errorf("compare: %w", err))
 	}
 	jsPath := positional[0]
 	src, err := os.ReadFile(jsPath)
@@ -209,7 +214,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 		names = [2]string{plugins[0], plugins[1]}
 	}
 	df := report.NewDiff(sides[0].tables, sides[1].tables, names[0], names[1])
-	if err := writeDiff(io.out, df, f, *top, *htmlPath); err != nil {
+	if err := writeDiff(io.out, df, f, *by, *top, *htmlPath); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	base, new := sides[0], sides[1]

@@ -158,6 +158,7 @@ func TestCompareCommandErrors(t *testing.T) {
 		{"guest args without --", []string{"--plugin", "a.wasm", "--plugin", "b.wasm", src, "arg"}, exitUsage, "guest arguments go after --", false},
 		{"missing plugin", []string{"--plugin", "nope.wasm", "--plugin", "b.wasm", src}, exitFailure, "nope.wasm", false},
 		{"missing JS", []string{"--plugin", "a.wasm", "--plugin", "b.wasm", "nope.js"}, exitFailure, "nope.js", false},
+		{"bad view", []string{"--by", "line", "--plugin", "a.wasm", "--plugin", "b.wasm", src}, exitUsage, "compare: --by line: want opcode or wasm", false},
 		{"syntax error", nil, exitFailure, "broken.js (with ", true},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,14 +11,16 @@ import (
 	"github.com/jsprof/jsprof/jsframes/report"
 )
 
-const diffSynopsis = `jsprof diff [--csv|--json] [--top N] [--html FILE] BASE.pb.gz NEW.pb.gz
+const diffSynopsis = `jsprof diff [--csv|--json] [--by opcode|wasm] [--top N] [--html FILE] BASE.pb.gz NEW.pb.gz
 
 Compares two profiles of the same JS, typically on two engine releases.
 Opcodes are aligned by name (their numbering differs between releases),
 JS functions by name, file and first line. Prints the totals, a paragraph
 on where the cost moved, then per opcode the executions and instructions
 per execution in each and the change, opcodes that ran in only one engine,
-and per JS function the change. CSV and JSON carry exact counts. --html
+and per JS function the change. --by wasm compares the engines' Wasm
+functions instead, aligned by name: self instructions in each, the change
+and the ratio (profiles with Wasm frames). CSV and JSON carry exact counts. --html
 writes a page with the same, and the new profile's flame graph coloured
 by the change from the base.
 
@@ -27,6 +30,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	fs := newFlagSet("diff", diffSynopsis, io)
 	format := formatFlags(fs)
 	top := fs.Int("top", -1, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
+	by := diffByFlag(fs)
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
 	files, code, done := parseInterleaved(fs, args, io)
 	if done {
@@ -44,6 +48,9 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if *top < -1 {
 		return fail(io, exitUsage, fmt.Errorf("diff: --top %d: want 0 (all) or more", *top))
 	}
+	if err := checkDiffBy(*by); err != nil {
+		return fail(io, exitUsage, fmt.Errorf("diff: %w", err))
+	}
 	var profs [2]*jsprofile.Profile
 	for i, path := range files {
 		if profs[i], err = jsprofile.ReadFile(path); err != nil {
@@ -55,22 +62,36 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if *htmlPath != "" {
 		flame = report.NewFlameDiff(profs[0], profs[1], report.FlameOptions{})
 	}
-	if err := writeDiffWith(io.out, df, f, *top, *htmlPath, flame); err != nil {
+	if err := writeDiffWith(io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	return 0
 }
 
-// writeDiff writes the diff in format f on w, and as HTML to htmlPath
-// unless it is empty: top rows of each table; -1: the default, 20 in text
-// and all in HTML.
-func writeDiff(w io.Writer, df *report.Diff, f outputFormat, top int, htmlPath string) error {
-	return writeDiffWith(w, df, f, top, htmlPath, nil)
+// diffByFlag adds --by to diff and compare.
+func diffByFlag(fs *flag.FlagSet) *string {
+	return fs.String("by", report.ByOpcode, "the view: `opcode` (the opcodes, JS functions and buckets) or wasm (the engines' Wasm functions, aligned by name)")
+}
+
+// checkDiffBy checks diff's and compare's --by.
+func checkDiffBy(by string) error {
+	if by != report.ByOpcode && by != report.ByWasm {
+		return fmt.Errorf("--by %s: want %s or %s", by, report.ByOpcode, report.ByWasm)
+	}
+	return nil
+}
+
+// writeDiff writes the diff's view by in format f on w, and as HTML to
+// htmlPath unless it is empty: top rows of each table; -1: the default, 20
+// in text and all in HTML.
+func writeDiff(w io.Writer, df *report.Diff, f outputFormat, by string, top int, htmlPath string) error {
+	return writeDiffWith(w, df, f, by, top, htmlPath, nil)
 }
 
 // writeDiffWith is writeDiff with the new profile's flame graph, coloured
-// by change, on the HTML page (when flame is not nil).
-func writeDiffWith(w io.Writer, df *report.Diff, f outputFormat, top int, htmlPath string, flame *report.Flame) error {
+// by change, on the HTML page (when flame is not nil). The page has every
+// view.
+func writeDiffWith(w io.Writer, df *report.Diff, f outputFormat, by string, top int, htmlPath string, flame *report.Flame) error {
 	if htmlPath != "" {
 		o := report.DiffHTMLOptions{Top: max(top, 0), Flame: flame}
 		if err := writeHTML(htmlPath, func(w io.Writer) error { return df.WriteHTMLWith(w, o) }); err != nil {
@@ -79,6 +100,11 @@ func writeDiffWith(w io.Writer, df *report.Diff, f outputFormat, top int, htmlPa
 	}
 	if top < 0 {
 		top = defaultTop
+	}
+	if by == report.ByWasm {
+		return writeFormat(w, f,
+			func(w io.Writer) error { return df.WriteWasmText(w, top) },
+			df.WriteWasmCSV, df.WriteWasmJSON)
 	}
 	return writeFormat(w, f,
 		func(w io.Writer) error { return df.WriteText(w, top) },

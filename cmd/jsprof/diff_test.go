@@ -22,6 +22,9 @@ func TestDiffCommand(t *testing.T) {
 		{"csv", []string{"--csv", base, new}, "diff.csv"},
 		{"json", []string{"--json", base, new}, "diff.json"},
 		{"flags between and after", []string{base, "--top", "3", new}, "diff-top3.txt"},
+		{"by opcode", []string{"--by", "opcode", base, new}, "diff.txt"},
+		{"by wasm", []string{"--by", "wasm", "--top", "12", fixtureProfile(filepath.Join("real", "sort-quickjs-2024-sample.pb.gz")),
+			fixtureProfile(filepath.Join("real", "sort-quickjs-ng-0.10-sample.pb.gz"))}, "real-diff-sort-sample-by-wasm.txt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +58,7 @@ func TestDiffCommandErrors(t *testing.T) {
 		{"missing new", []string{base, missing}, exitFailure, "nope.pb.gz"},
 		{"csv and json", []string{"--csv", "--json", base, base}, exitUsage, "choose one"},
 		{"bad top", []string{"--top", "-5", base, base}, exitUsage, "--top -5"},
+		{"bad view", []string{"--by", "line", base, base}, exitUsage, "diff: --by line: want opcode or wasm"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,12 +14,14 @@ import (
 	"github.com/jsprof/jsprof/jsframes/report"
 )
 
-const reportSynopsis = `jsprof report [--csv|--json] [--by opcode|function|line] [--top N] [--function NAME]
+const reportSynopsis = `jsprof report [--csv|--json] [--by opcode|function|line|summary|wasm] [--top N] [--function NAME]
               [--html FILE [--source JS]... [--module WASM]] PROFILE
 
 Reads a profile jsprof wrote (jsprof run -o PROFILE) and prints its cost:
 per opcode (executions, Wasm instructions, instructions per execution,
-share of the total), per JS function and opcode, or per source line. The
+share of the total), per JS function and opcode, per source line, or per
+Wasm function of the engine (self and total instructions, and the JS
+opcodes and natives that reached it; profiles with Wasm frames). The
 text is for a terminal (aligned, human-scaled); CSV and JSON carry exact
 counts. The opcode names and the engine travel in the profile: the module
 is not needed. --html writes a self-contained page: the hot spots, a
@@ -60,8 +62,8 @@ const defaultTop = 20
 func cmdReport(ctx context.Context, args []string, io stdio) int {
 	fs := newFlagSet("report", reportSynopsis, io)
 	format := formatFlags(fs)
-	by := fs.String("by", report.ByOpcode, "the view: `opcode`, function (each function with its opcodes) or line")
-	top := fs.Int("top", -1, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV and JSON, up to 300 in HTML)", defaultTop))
+	by := fs.String("by", report.ByOpcode, "the view: `opcode`, function (each function with its opcodes), line, summary or wasm (each Wasm function with the opcodes and natives that reached it)")
+	top := fs.Int("top", -1, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV and JSON, up to 300 in HTML); at most 5 callers under each Wasm function", defaultTop))
 	function := fs.String("function", "", "only the JS functions named `NAME`")
 	htmlPath := fs.String("html", "", "also write an HTML report to `file` (self-contained, no network)")
 	var sources listFlag

@@ -49,6 +49,7 @@ func TestReportCommand(t *testing.T) {
 		{"one function", []string{"--function", "fibLoop", base}, "report-base-fibloop-by-opcode.txt"},
 		{"flags after the profile", []string{base, "--by", "function", "--top", "3", "--csv"}, "report-base-by-function-top3.csv"},
 		{"one function by line", []string{"--by", "line", "--function", "fib", fixtureProfile("fib-new.pb.gz")}, "report-new-fib-by-line.txt"},
+		{"by wasm", []string{"--by", "wasm", "--top", "10", fixtureProfile(filepath.Join("real", "sort-quickjs-2024-sample.pb.gz"))}, "real-sort-quickjs-2024-sample-by-wasm.txt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,7 +174,8 @@ func TestReportCommandErrors(t *testing.T) {
 		{"not a profile", []string{notProfile}, exitFailure, "notes.txt: not a pprof profile"},
 		{"csv and json", []string{"--csv", "--json", base}, exitUsage, "--csv and --json: choose one"},
 		{"bad top", []string{"--top", "-3", base}, exitUsage, "--top -3: want 0 (all) or more"},
-		{"bad view", []string{"--by", "file", base}, exitUsage, "--by file: want opcode, function, line or summary"},
+		{"bad view", []string{"--by", "file", base}, exitUsage, "--by file: want opcode, function, line, summary or wasm"},
+		{"wasm view of one function", []string{"--by", "wasm", "--function", "fib", base}, exitUsage, "--by wasm covers the whole profile: --function fib does not apply to it"},
 		{"unknown function", []string{"--function", "nope", base}, exitUsage, `no JS function named "nope" in the profile (it has fib, <eval>, fibLoop)`},
 		{"html in a missing directory", []string{"--html", filepath.Join(dir, "no", "such", "dir", "r.html"), base}, exitFailure, "r.html"},
 		{"source without html", []string{"--source", notProfile, base}, exitUsage, "--source and --module annotate the HTML report: add --html FILE"},

@@ -33,6 +33,15 @@ type Diff struct {
 	// Warnings say where the comparison is shaky: unnamed opcodes, no
 	// function in common, different modes.
 	Warnings []string `json:"warnings"`
+
+	// Wasm aligns the Wasm functions of both profiles by name (the Wasm
+	// view, jsprof diff --by wasm), by the size of their change; WasmBuckets
+	// the view's buckets (interpreter loop, no Wasm frame). They have a
+	// document of their own (WriteWasmJSON).
+	Wasm        []WasmDiff `json:"-"`
+	WasmBuckets []WasmDiff `json:"-"`
+	// WasmWarnings say where the Wasm view's comparison is shaky.
+	WasmWarnings []string `json:"-"`
 }
 
 // DiffSide describes one of the two profiles.
@@ -45,6 +54,11 @@ type DiffSide struct {
 	TotalWasmInstructions uint64               `json:"total_wasm_instructions"`
 	Executions            uint64               `json:"opcode_executions"`
 	Calls                 uint64               `json:"calls"`
+	// WasmFrames says whether the profile has Wasm frames, and
+	// WasmApportioned whether their costs are apportioned estimates
+	// (Tables.WasmApportioned).
+	WasmFrames      bool `json:"-"`
+	WasmApportioned bool `json:"wasm_apportioned,omitempty"`
 }
 
 // OpcodeSide is an opcode's cost in one profile.
@@ -132,7 +146,8 @@ func NewDiff(base, new *Tables, baseName, newName string) *Diff {
 			u = []int{}
 		}
 		return DiffSide{Profile: name, Module: d.Module, Mode: d.Mode, Engine: e, UncertainOpcodes: u,
-			TotalWasmInstructions: d.TotalWasmInstructions, Executions: d.Executions, Calls: d.Calls}
+			TotalWasmInstructions: d.TotalWasmInstructions, Executions: d.Executions, Calls: d.Calls,
+			WasmFrames: len(d.WasmFunctions) > 0, WasmApportioned: d.WasmApportioned}
 	}
 	df := &Diff{Base: side(base, baseName), New: side(new, newName), Warnings: []string{}}
 	df.DeltaWasmInstructions = deltaOf(base.TotalWasmInstructions, new.TotalWasmInstructions)
@@ -272,6 +287,22 @@ func NewDiff(base, new *Tables, baseName, newName string) *Diff {
 		df.Warnings = append(df.Warnings, "no JS function is in both profiles: are they of the same JS?")
 	}
 	df.Summary = df.summarize()
+
+	// The Wasm view: functions by name, and what to know of it.
+	df.Wasm = diffWasm(base.WasmFunctions, new.WasmFunctions, byWasmChange)
+	df.WasmBuckets = diffWasm(base.WasmBuckets, new.WasmBuckets, byWasmKind)
+	df.WasmWarnings = []string{}
+	for _, s := range []struct {
+		what string
+		side DiffSide
+	}{{"base", df.Base}, {"new", df.New}} {
+		if !s.side.WasmFrames {
+			df.WasmWarnings = append(df.WasmWarnings, fmt.Sprintf("the %s profile has no Wasm frames (jsprof run --mode sample records them)", s.what))
+		}
+	}
+	if base.Mode != new.Mode {
+		df.WasmWarnings = append(df.WasmWarnings, fmt.Sprintf("the base was measured in %s mode, the new in %s mode", base.Mode, new.Mode))
+	}
 	return df
 }
 

@@ -168,7 +168,10 @@ func TestDiffFormatsAgree(t *testing.T) {
 
 	var back Diff
 	require.NoError(t, json.Unmarshal(jsonOut.Bytes(), &back))
-	assert.Equal(t, *df, back)
+	// The Wasm view has a document of its own (WriteWasmJSON).
+	want := *df
+	want.Wasm, want.WasmBuckets, want.WasmWarnings = nil, nil, nil
+	assert.Equal(t, want, back)
 }
 
 // TestDiffFunctionKey: functions align by name, file and first line; an

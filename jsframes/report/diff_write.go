@@ -14,21 +14,7 @@ import (
 // (top rows of each; 0: all) and the buckets.
 func (df *Diff) WriteText(w io.Writer, top int) error {
 	var b strings.Builder
-	for _, s := range []struct {
-		label string
-		side  DiffSide
-	}{{"base", df.Base}, {"new ", df.New}} {
-		name := s.side.Profile
-		if name == "" {
-			name = s.side.Module
-		}
-		fmt.Fprintf(&b, "%s: %s: %s (%s mode", s.label, name, engineLabel(s.side.Engine), s.side.Mode)
-		if s.side.Engine.OpcodeNamesSource != "" {
-			fmt.Fprintf(&b, "; opcode names: %s", s.side.Engine.OpcodeNamesSource)
-		}
-		b.WriteString(")\n")
-	}
-	b.WriteString("\n")
+	df.writeSides(&b, false)
 	writeTable(&b, [][]string{
 		{"", "base", "new", "change", ""},
 		{"Wasm instructions", Human(df.Base.TotalWasmInstructions), Human(df.New.TotalWasmInstructions), humanSigned(df.DeltaWasmInstructions),
@@ -228,4 +214,171 @@ func (df *Diff) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(df)
+}
+
+// writeSides writes the diff's first lines: each profile, its engine and
+// mode (and, with wasm, whether its Wasm frames are apportioned).
+func (df *Diff) writeSides(b *strings.Builder, wasm bool) {
+	for _, s := range []struct {
+		label string
+		side  DiffSide
+	}{{"base", df.Base}, {"new ", df.New}} {
+		name := s.side.Profile
+		if name == "" {
+			name = s.side.Module
+		}
+		fmt.Fprintf(b, "%s: %s: %s (%s mode", s.label, name, engineLabel(s.side.Engine), s.side.Mode)
+		if wasm && s.side.WasmApportioned {
+			b.WriteString("; Wasm functions' instructions apportioned")
+		}
+		if s.side.Engine.OpcodeNamesSource != "" {
+			fmt.Fprintf(b, "; opcode names: %s", s.side.Engine.OpcodeNamesSource)
+		}
+		b.WriteString(")\n")
+	}
+	b.WriteString("\n")
+}
+
+// ratioText reads ×1.25, or what a ratio cannot say.
+func ratioText(w *WasmDiff) string {
+	switch {
+	case w.Only == OnlyBase:
+		return "only in base"
+	case w.Only == OnlyNew:
+		return "only in new"
+	case w.Ratio == nil:
+		return "new"
+	}
+	return fmt.Sprintf("×%.2f", *w.Ratio)
+}
+
+// WriteWasmText writes the Wasm view of the diff for a terminal (jsprof
+// diff --by wasm): both profiles, their totals, then the Wasm functions
+// aligned by name, by the size of the change in their self instructions
+// (top rows; 0: all), and the view's buckets.
+func (df *Diff) WriteWasmText(w io.Writer, top int) error {
+	var b strings.Builder
+	df.writeSides(&b, true)
+	writeTable(&b, [][]string{
+		{"", "base", "new", "change", ""},
+		{"Wasm instructions", Human(df.Base.TotalWasmInstructions), Human(df.New.TotalWasmInstructions), humanSigned(df.DeltaWasmInstructions),
+			signedPercent(float64(df.Base.TotalWasmInstructions), float64(df.New.TotalWasmInstructions))},
+	})
+	for _, warn := range df.WasmWarnings {
+		fmt.Fprintf(&b, "warning: %s\n", warn)
+	}
+	b.WriteString("\n")
+	if len(df.Wasm) == 0 {
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	side := func(s *WasmSide) (self, total string) {
+		if s == nil {
+			return "-", "-"
+		}
+		return Human(s.SelfWasmInstructions), Human(s.TotalWasmInstructions)
+	}
+	row := func(wd *WasmDiff) []string {
+		bs, bt := side(wd.Base)
+		ns, nt := side(wd.New)
+		return []string{wd.Name, bs, ns, humanSigned(wd.DeltaSelfWasmInstructions), ratioText(wd), bt, nt}
+	}
+	rows := [][]string{{"wasm function", "base self", "new self", "change", "ratio", "base total", "new total"}}
+	shown, cut := firstN(df.Wasm, top)
+	for i := range shown {
+		rows = append(rows, row(&shown[i]))
+	}
+	if cut > 0 {
+		var d int64
+		for _, wd := range df.Wasm[len(shown):] {
+			d += wd.DeltaSelfWasmInstructions
+		}
+		rows = append(rows, []string{fmt.Sprintf("… %d more Wasm functions", cut), "", "", humanSigned(d), "", "", ""})
+	}
+	for i := range df.WasmBuckets {
+		rows = append(rows, row(&df.WasmBuckets[i]))
+	}
+	writeTable(&b, rows)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// wasmDiffCSVHeader is the header row of jsprof diff --by wasm --csv: one
+// table whose kind column says what a row is (total, wasm, interpreter or
+// none).
+var wasmDiffCSVHeader = []string{
+	"kind", "name", "only", "base_index", "new_index",
+	"base_self_wasm_instructions", "new_self_wasm_instructions", "delta_self_wasm_instructions", "ratio",
+	"base_total_wasm_instructions", "new_total_wasm_instructions",
+}
+
+// WriteWasmCSV writes every row of the diff's Wasm view with exact counts:
+// a total row, the Wasm functions by the size of their change, the view's
+// buckets. Cells that do not apply are empty.
+func (df *Diff) WriteWasmCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	rows := [][]string{wasmDiffCSVHeader}
+	row := func(kv map[string]string) []string {
+		out := make([]string, len(wasmDiffCSVHeader))
+		for i, k := range wasmDiffCSVHeader {
+			out[i] = kv[k]
+		}
+		return out
+	}
+	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+	rows = append(rows, row(map[string]string{"kind": "total", "name": "total",
+		"base_total_wasm_instructions": formatU64(df.Base.TotalWasmInstructions), "new_total_wasm_instructions": formatU64(df.New.TotalWasmInstructions)}))
+	for _, list := range [][]WasmDiff{df.Wasm, df.WasmBuckets} {
+		for _, wd := range list {
+			kv := map[string]string{"kind": wd.Kind, "name": wd.Name, "only": wd.Only, "delta_self_wasm_instructions": i64(wd.DeltaSelfWasmInstructions)}
+			if wd.Ratio != nil {
+				kv["ratio"] = exactFloat(*wd.Ratio)
+			}
+			for _, s := range []struct {
+				p string
+				s *WasmSide
+			}{{"base_", wd.Base}, {"new_", wd.New}} {
+				if s.s == nil {
+					continue
+				}
+				kv[s.p+"index"] = strconv.Itoa(s.s.Index)
+				kv[s.p+"self_wasm_instructions"] = formatU64(s.s.SelfWasmInstructions)
+				kv[s.p+"total_wasm_instructions"] = formatU64(s.s.TotalWasmInstructions)
+			}
+			rows = append(rows, row(kv))
+		}
+	}
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// wasmDiffJSON is the document of jsprof diff --by wasm --json.
+type wasmDiffJSON struct {
+	By                    string     `json:"by"`
+	Base                  DiffSide   `json:"base"`
+	New                   DiffSide   `json:"new"`
+	DeltaWasmInstructions int64      `json:"delta_wasm_instructions"`
+	WasmFunctions         []WasmDiff `json:"wasm_functions"`
+	WasmBuckets           []WasmDiff `json:"wasm_buckets"`
+	Warnings              []string   `json:"warnings"`
+}
+
+// WriteWasmJSON writes the diff's Wasm view as one indented JSON document.
+func (df *Diff) WriteWasmJSON(w io.Writer) error {
+	doc := wasmDiffJSON{By: ByWasm, Base: df.Base, New: df.New, DeltaWasmInstructions: df.DeltaWasmInstructions,
+		WasmFunctions: df.Wasm, WasmBuckets: df.WasmBuckets, Warnings: df.WasmWarnings}
+	if doc.WasmFunctions == nil {
+		doc.WasmFunctions = []WasmDiff{}
+	}
+	if doc.WasmBuckets == nil {
+		doc.WasmBuckets = []WasmDiff{}
+	}
+	if doc.Warnings == nil {
+		doc.Warnings = []string{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
 }

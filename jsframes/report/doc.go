@@ -1,5 +1,6 @@
 // Package report computes the cost tables of a jsprof profile (Tables:
-// per opcode, per JS function and opcode, per line, and the buckets) from
+// per opcode, per JS function and opcode, per line, per Wasm function with
+// the opcodes and natives that reached it, and the buckets) from
 // the profile alone, and shows them: the views of jsprof report and of
 // jsprof run --report and --report-json (Report: text, CSV, JSON, HTML),
 // and the comparison of two profiles (Diff) for jsprof diff and compare.

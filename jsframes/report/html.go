@@ -71,6 +71,10 @@ func htmlFuncs() template.FuncMap {
 		"flameScript": func() template.JS { return template.JS(flameScript) },
 		"flameData":   func(f *Flame) template.JS { return template.JS(f.flameJSON()) },
 		"clip":        clip,
+		// wasmRows lists the Wasm functions, then the Wasm view's buckets.
+		"wasmRows": func(fns, buckets []WasmFunctionStats) []WasmFunctionStats {
+			return append(append([]WasmFunctionStats(nil), fns...), buckets...)
+		},
 	}
 }
 
@@ -161,6 +165,12 @@ type htmlReport struct {
 	MaxBucket  float64
 	Uncertain  bool
 	UncertainW string
+	// Wasm are the Wasm functions (rows of --by wasm, each with its
+	// callers cut to the view's few), WasmBuckets the view's buckets.
+	Wasm        []WasmFunctionStats
+	MoreWasm    int
+	WasmBuckets []WasmFunctionStats
+	MaxWasm     float64
 
 	Flame        *Flame
 	Hot          hotSpots
@@ -272,6 +282,19 @@ func (r *Report) WriteHTMLWith(w io.Writer, o HTMLOptions) error {
 		v.Details = append(v.Details, htmlDetail{FunctionStats: f, MoreOps: more})
 	}
 	v.Lines, v.MoreLines = firstN(d.Lines, top)
+	cutCallers := func(fs []WasmFunctionStats) []WasmFunctionStats {
+		out := make([]WasmFunctionStats, len(fs))
+		for i, f := range fs {
+			out[i] = f
+			out[i].Callers, out[i].OmittedCallers = firstN(f.Callers, wasmCallersTop)
+		}
+		return out
+	}
+	wasm, moreWasm := firstN(d.WasmFunctions, top)
+	v.Wasm, v.MoreWasm, v.WasmBuckets = cutCallers(wasm), moreWasm, cutCallers(d.WasmBuckets)
+	for _, f := range append(append([]WasmFunctionStats(nil), d.WasmFunctions...), d.WasmBuckets...) {
+		v.MaxWasm = math.Max(v.MaxWasm, float64(f.SelfWasmInstructions))
+	}
 	for _, o := range d.Opcodes {
 		v.MaxOpcode = math.Max(v.MaxOpcode, float64(o.WasmInstructions))
 		v.Uncertain = v.Uncertain || o.UncertainName

@@ -138,6 +138,17 @@ const reportPage = `{{define "report"}}<!DOCTYPE html>
 {{end}}{{if .MoreLines}}<tr class="more"><td colspan="6">… {{.MoreLines}} more lines</td></tr>
 {{end}}</tbody>
 </table>
+{{if .Wasm}}
+<h2 id="wasm">Wasm functions{{if .Data.WasmApportioned}} (apportioned){{end}}</h2>
+<table class="wasm">
+<thead><tr><th>Wasm function</th><th>self Wasm instructions</th><th>share</th><th>total</th><th>reached from</th><th>self Wasm instructions</th></tr></thead>
+<tbody>
+{{range (wasmRows .Wasm .WasmBuckets)}}<tr class="wasm-function" data-name="{{.Name}}" data-kind="{{.Kind}}"><td class="name">{{.Name}}</td><td title="{{exact .SelfWasmInstructions}}">{{human .SelfWasmInstructions}}</td><td>{{pct .Share}}</td><td title="{{exact .TotalWasmInstructions}}">{{human .TotalWasmInstructions}}</td><td class="name">{{range $i, $c := .Callers}}{{if $i}}, {{end}}<span title="{{exact $c.TotalWasmInstructions}} Wasm instructions">{{$c.Label}}</span>{{end}}{{if .OmittedCallers}} and {{.OmittedCallers}} more{{end}}</td><td class="bars"><div class="bar" style="{{barWidth .SelfWasmInstructions $.MaxWasm}}"></div></td></tr>
+{{end}}{{if .MoreWasm}}<tr class="more"><td colspan="6">… {{.MoreWasm}} more Wasm functions</td></tr>
+{{end}}</tbody>
+</table>
+<p class="note">Self: the function was the innermost frame; total: on the stack. Reached from: the innermost JS opcodes and natives above it, by total. {{.Data.Mode}} mode; <code>jsprof report --by wasm</code> has the callers' counts.</p>
+{{end}}
 {{if .Uncertain}}<p class="note"><span class="uncertain">?</span> name uncertain ({{.UncertainW}})</p>{{end}}
 <p class="note">Written by jsprof. Counts are Wasm instructions executed (docs/instruction-counting.md); hover a number for its exact value.</p>
 {{if .Flame}}<script type="application/json" id="flame-data">{{flameData .Flame}}</script>

@@ -60,6 +60,20 @@ type Tables struct {
 	Functions []FunctionStats `json:"functions"`
 	Lines     []LineStats     `json:"lines"`
 	Buckets   []BucketCost    `json:"buckets"`
+
+	// WasmFunctions are the Wasm functions of the profile's stacks (the
+	// Wasm view, jsprof report --by wasm), by self instructions, most
+	// first; WasmBuckets the view's rows for what ran in no Wasm frame of
+	// the profile (WasmInterpreterName, WasmNoFrameName). Both are empty
+	// when the profile has no Wasm frame.
+	WasmFunctions []WasmFunctionStats `json:"wasm_functions"`
+	WasmBuckets   []WasmFunctionStats `json:"wasm_buckets"`
+	// WasmApportioned says that the profile's Wasm frames are apportioned
+	// rather than measured: in exact mode, each opcode's exact cost split
+	// among the Wasm functions its handler ran in the proportions sampled,
+	// so that the Wasm functions' costs are estimates while the opcodes'
+	// and the JS functions' stay exact.
+	WasmApportioned bool `json:"wasm_apportioned,omitempty"`
 }
 
 // Function kinds (FunctionStats.Kind).
@@ -351,6 +365,8 @@ func New(p *jsprofile.Profile) *Tables {
 		d.Buckets = append(d.Buckets, BucketCost{Name: name, WasmInstructions: n})
 	}
 	sort.Slice(d.Buckets, func(i, j int) bool { return d.Buckets[i].Name < d.Buckets[j].Name })
+	d.WasmFunctions, d.WasmBuckets = wasmView(p, uncertain, total)
+	d.WasmApportioned = m.WasmApportioned()
 	return d
 }
 

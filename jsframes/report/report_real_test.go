@@ -145,3 +145,53 @@ func TestDiffRealProfiles(t *testing.T) {
 		})
 	}
 }
+
+// TestReportRealWasm: the Wasm view of real sample-mode profiles (sort.js
+// on both plugins): QuickJS's property helpers reached from the property
+// opcodes, every sample some row's self once, and the diff of the two.
+func TestReportRealWasm(t *testing.T) {
+	for _, name := range []string{"sort-quickjs-2024-sample", "sort-quickjs-ng-0.10-sample"} {
+		t.Run(name, func(t *testing.T) {
+			d := readReal(t, name+".pb.gz")
+			require.Equal(t, "sample", d.Mode)
+			require.NotEmpty(t, d.WasmFunctions)
+			var self uint64
+			for _, f := range append(append([]WasmFunctionStats(nil), d.WasmFunctions...), d.WasmBuckets...) {
+				self += f.SelfWasmInstructions
+				assert.LessOrEqual(t, f.SelfWasmInstructions, f.TotalWasmInstructions, f.Name)
+				assert.LessOrEqual(t, f.TotalWasmInstructions, d.SampledWasmInstructions, f.Name)
+			}
+			assert.Equal(t, d.SampledWasmInstructions, self, "every sample is one row's self")
+			require.NotEmpty(t, d.WasmBuckets)
+			assert.Equal(t, WasmInterpreterName, d.WasmBuckets[0].Name)
+			assert.Greater(t, d.WasmBuckets[0].Share, 0.5, "sort.js runs mostly in the interpreter's own code")
+
+			r, err := NewReport(d, ReportOptions{By: ByWasm, Top: 10, Source: name + ".pb.gz"})
+			require.NoError(t, err)
+			var out bytes.Buffer
+			require.NoError(t, r.WriteText(&out))
+			golden(t, "real-"+name+"-by-wasm.txt", out.Bytes())
+		})
+	}
+
+	// The 2024 plugin keeps its function names: JS_GetPropertyInternal is
+	// reached from get_field above all.
+	d := readReal(t, "sort-quickjs-2024-sample.pb.gz")
+	gp := wasmNamed(d.WasmFunctions, "JS_GetPropertyInternal")
+	require.NotNil(t, gp)
+	require.NotEmpty(t, gp.Callers)
+	assert.Equal(t, "op:get_field", gp.Callers[0].Label())
+
+	ng := readReal(t, "sort-quickjs-ng-0.10-sample.pb.gz")
+	df := NewDiff(d, ng, "sort-quickjs-2024-sample.pb.gz", "sort-quickjs-ng-0.10-sample.pb.gz")
+	require.NotEmpty(t, df.Wasm)
+	assert.Empty(t, df.WasmWarnings)
+	var sum int64
+	for _, w := range append(append([]WasmDiff(nil), df.Wasm...), df.WasmBuckets...) {
+		sum += w.DeltaSelfWasmInstructions
+	}
+	assert.Equal(t, int64(ng.SampledWasmInstructions)-int64(d.SampledWasmInstructions), sum, "the selves' changes add up to the samples'")
+	var out bytes.Buffer
+	require.NoError(t, df.WriteWasmText(&out, 12))
+	golden(t, "real-diff-sort-sample-by-wasm.txt", out.Bytes())
+}

@@ -354,7 +354,7 @@ func TestReportOptionsErrors(t *testing.T) {
 		opts ReportOptions
 		want string
 	}{
-		{ReportOptions{By: "file"}, "--by file: want opcode, function, line or summary"},
+		{ReportOptions{By: "file"}, "--by file: want opcode, function, line, summary or wasm"},
 		{ReportOptions{Top: -1}, "--top -1"},
 		{ReportOptions{Function: "nope"}, `no JS function named "nope" in the profile (it has fib, <eval>, fibLoop)`},
 	}

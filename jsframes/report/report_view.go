@@ -15,11 +15,18 @@ const (
 	// BySummary is the view jsprof run --report prints: the opcode table,
 	// then the functions with their self and total cost.
 	BySummary = "summary"
+	// ByWasm is the Wasm functions of the profile's stacks, each with the
+	// JS opcodes and natives that reached it.
+	ByWasm = "wasm"
 )
+
+// wasmCallersTop is how many callers the Wasm view shows under each Wasm
+// function (fewer with a smaller --top, all with --top 0).
+const wasmCallersTop = 5
 
 // ReportOptions choose what a report shows.
 type ReportOptions struct {
-	By       string // ByOpcode (the default), ByFunction or ByLine
+	By       string // ByOpcode (the default), ByFunction, ByLine, BySummary or ByWasm
 	Top      int    // rows of each table (and opcodes under each function); 0: all
 	Function string // only the JS functions of this name
 	Source   string // the profile's file name, for headings
@@ -43,12 +50,15 @@ func NewReport(d *Tables, opts ReportOptions) (*Report, error) {
 	switch opts.By {
 	case "":
 		opts.By = ByOpcode
-	case ByOpcode, ByFunction, ByLine, BySummary:
+	case ByOpcode, ByFunction, ByLine, BySummary, ByWasm:
 	default:
-		return nil, fmt.Errorf("--by %s: want %s, %s, %s or %s", opts.By, ByOpcode, ByFunction, ByLine, BySummary)
+		return nil, fmt.Errorf("--by %s: want %s, %s, %s, %s or %s", opts.By, ByOpcode, ByFunction, ByLine, BySummary, ByWasm)
 	}
 	if opts.Top < 0 {
 		return nil, fmt.Errorf("--top %d: want 0 (all) or more", opts.Top)
+	}
+	if opts.By == ByWasm && opts.Function != "" {
+		return nil, fmt.Errorf("--by %s covers the whole profile: --function %s does not apply to it", ByWasm, opts.Function)
 	}
 	r := &Report{opts: opts, data: d}
 	if opts.Function != "" {
@@ -90,6 +100,7 @@ func functionNames(d *Tables, n int) string {
 func (d *Tables) onlyFunction(name string) (*Tables, int) {
 	out := *d
 	out.Functions, out.Lines, out.Buckets = nil, nil, []BucketCost{}
+	out.WasmFunctions, out.WasmBuckets = []WasmFunctionStats{}, []WasmFunctionStats{} // of the whole profile only
 	out.Executions, out.Calls, out.NativeCalls, out.NativeWasmInstructions = 0, 0, 0, 0
 	ops := map[string]*OpcodeStats{}
 	var order []string
@@ -160,6 +171,14 @@ func (d *Tables) selfInstructions() uint64 {
 		n += f.SelfWasmInstructions
 	}
 	return n
+}
+
+// callersTop is how many callers the Wasm view shows under each function.
+func (r *Report) callersTop() int {
+	if r.opts.Top == 0 {
+		return 0
+	}
+	return min(r.opts.Top, wasmCallersTop)
 }
 
 // firstN cuts n rows off a list; 0 keeps all. It returns how many it cut.

@@ -146,6 +146,45 @@ func (r *Report) WriteText(w io.Writer) error {
 			rows = append(rows, []string{bk.Name, "", "", Human(bk.WasmInstructions), percent(float64(bk.WasmInstructions), total)})
 		}
 		writeAligned(&b, rows, func(col int) bool { return col < 2 }, true)
+	case ByWasm:
+		if len(d.WasmFunctions) == 0 {
+			break
+		}
+		rows := [][]string{{"wasm function / reached from", "self instr", "self share", "total instr", "total share"}}
+		fnRows := func(f WasmFunctionStats) {
+			rows = append(rows, []string{f.Name, Human(f.SelfWasmInstructions), percent(float64(f.SelfWasmInstructions), total),
+				Human(f.TotalWasmInstructions), percent(float64(f.TotalWasmInstructions), total)})
+			cs, csCut := firstN(f.Callers, r.callersTop())
+			for _, c := range cs {
+				label := c.Label()
+				if c.UncertainName {
+					label += uncertainMark
+					uncertain = true
+				}
+				rows = append(rows, []string{"  " + label, Human(c.SelfWasmInstructions), percent(float64(c.SelfWasmInstructions), total),
+					Human(c.TotalWasmInstructions), percent(float64(c.TotalWasmInstructions), total)})
+			}
+			if csCut > 0 {
+				self, tot := wasmCallerSum(f.Callers[len(cs):])
+				rows = append(rows, []string{fmt.Sprintf("  … %d more", csCut), Human(self), percent(float64(self), total),
+					Human(tot), percent(float64(tot), total)})
+			}
+		}
+		shown, cut := firstN(d.WasmFunctions, r.opts.Top)
+		for _, f := range shown {
+			fnRows(f)
+		}
+		if cut > 0 {
+			var n uint64
+			for _, f := range d.WasmFunctions[len(shown):] {
+				n += f.SelfWasmInstructions
+			}
+			rows = append(rows, []string{fmt.Sprintf("… %d more Wasm functions", cut), Human(n), percent(float64(n), total), "", ""})
+		}
+		for _, f := range d.WasmBuckets {
+			fnRows(f)
+		}
+		writeTable(&b, rows)
 	}
 	if uncertain {
 		fmt.Fprintf(&b, "\n%s: name uncertain (%s)\n", uncertainMark, uncertainWhy(d.Engine))
@@ -202,6 +241,14 @@ func (r *Report) writeHeading(b *strings.Builder) {
 		fmt.Fprintf(b, "in Wasm functions without a name (wasm-function[N]): %s of the samples\n",
 			percent(float64(d.UnnamedWasmInstructions), float64(d.SampledWasmInstructions)))
 	}
+	if r.opts.By == ByWasm {
+		switch {
+		case len(d.WasmFunctions) == 0:
+			b.WriteString("the profile has no Wasm frames (jsprof run --mode sample records them)\n")
+		case d.WasmApportioned:
+			b.WriteString("Wasm functions' instructions (apportioned): each opcode's exact cost split among the Wasm functions its handler ran, in the proportions sampled\n")
+		}
+	}
 	if d.Trap != "" {
 		fmt.Fprintf(b, "the guest trapped: %s\n", d.Trap)
 	} else if d.ExitCode != nil && *d.ExitCode != 0 {
@@ -248,9 +295,12 @@ func formatU64(n uint64) string { return strconv.FormatUint(n, 10) }
 //	opcode:   opcode,opcode_value,uncertain_name,executions,wasm_instructions,instructions_per_execution,share
 //	function: function,file,line,bytecode_address,calls,self_wasm_instructions,total_wasm_instructions,opcode,opcode_value,uncertain_name,executions,wasm_instructions,instructions_per_execution,share
 //	line:     file,line,function,function_line,executions,wasm_instructions,share
+//	wasm:     wasm_function,kind,index,self_wasm_instructions,total_wasm_instructions,share,total_share,caller,caller_kind,caller_uncertain_name,caller_self_wasm_instructions,caller_total_wasm_instructions
 //
-// The function view has a row per function × opcode. --top cuts rows;
-// shares are fractions of the whole profile's total.
+// The function view has a row per function × opcode, the Wasm view a row
+// per Wasm function × caller (its top 5 with --top; all without), then its
+// buckets' rows (kind interpreter, none). --top cuts rows; shares are
+// fractions of the whole profile's total.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	d := r.data
@@ -260,7 +310,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	var rows [][]string
 	switch r.opts.By {
 	case BySummary:
-		return fmt.Errorf("--by %s has no CSV: CSV has one table, choose --by %s, %s or %s", BySummary, ByOpcode, ByFunction, ByLine)
+		return fmt.Errorf("--by %s has no CSV: CSV has one table, choose --by %s, %s, %s or %s", BySummary, ByOpcode, ByFunction, ByLine, ByWasm)
 	case ByOpcode:
 		rows = append(rows, []string{"opcode", "opcode_value", "uncertain_name", "executions", "wasm_instructions", "instructions_per_execution", "share"})
 		shown, _ := firstN(d.Opcodes, r.opts.Top)
@@ -286,6 +336,27 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		shown, _ := firstN(d.Lines, r.opts.Top)
 		for _, l := range shown {
 			rows = append(rows, []string{l.File, strconv.Itoa(l.Line), l.Function, strconv.Itoa(l.FunctionLine), formatU64(l.Executions), formatU64(l.WasmInstructions), exactFloat(l.Share)})
+		}
+	case ByWasm:
+		rows = append(rows, []string{"wasm_function", "kind", "index", "self_wasm_instructions", "total_wasm_instructions", "share", "total_share",
+			"caller", "caller_kind", "caller_uncertain_name", "caller_self_wasm_instructions", "caller_total_wasm_instructions"})
+		fnRows := func(f WasmFunctionStats) {
+			fn := []string{f.Name, f.Kind, strconv.Itoa(f.Index), formatU64(f.SelfWasmInstructions), formatU64(f.TotalWasmInstructions), exactFloat(f.Share), exactFloat(f.TotalShare)}
+			cs, _ := firstN(f.Callers, r.callersTop())
+			if len(cs) == 0 {
+				rows = append(rows, append(fn, "", "", "", "0", "0"))
+			}
+			for _, c := range cs {
+				rows = append(rows, append(append([]string(nil), fn...), c.Name, c.Kind, strconv.FormatBool(c.UncertainName),
+					formatU64(c.SelfWasmInstructions), formatU64(c.TotalWasmInstructions)))
+			}
+		}
+		shown, _ := firstN(d.WasmFunctions, r.opts.Top)
+		for _, f := range shown {
+			fnRows(f)
+		}
+		for _, f := range d.WasmBuckets {
+			fnRows(f)
 		}
 	}
 	if err := cw.WriteAll(rows); err != nil {
@@ -319,6 +390,9 @@ type reportJSON struct {
 	Functions                *[]FunctionStats     `json:"functions,omitempty"`
 	Lines                    *[]LineStats         `json:"lines,omitempty"`
 	Buckets                  []BucketCost         `json:"buckets"`
+	WasmApportioned          bool                 `json:"wasm_apportioned,omitempty"`
+	WasmFunctions            *[]WasmFunctionStats `json:"wasm_functions,omitempty"`
+	WasmBuckets              []WasmFunctionStats  `json:"wasm_buckets,omitempty"`
 	OmittedRows              int                  `json:"omitted_rows"`
 }
 
@@ -362,6 +436,20 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	case ByLine:
 		lines, cut := firstN(d.Lines, r.opts.Top)
 		doc.Lines, doc.OmittedRows = &lines, cut
+	case ByWasm:
+		cutCallers := func(fs []WasmFunctionStats) []WasmFunctionStats {
+			out := make([]WasmFunctionStats, len(fs))
+			for i, f := range fs {
+				out[i] = f
+				out[i].Callers, out[i].OmittedCallers = firstN(f.Callers, r.callersTop())
+			}
+			return out
+		}
+		fns, cut := firstN(d.WasmFunctions, r.opts.Top)
+		out := cutCallers(fns)
+		doc.WasmFunctions, doc.OmittedRows = &out, cut
+		doc.WasmBuckets = cutCallers(d.WasmBuckets)
+		doc.WasmApportioned = d.WasmApportioned
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -17,3 +17,12 @@ for prog in fib sort; do
   cp "$out/$prog/new.pb.gz" "jsframes/report/testdata/real/$prog-quickjs-ng-0.10.pb.gz"
 done
 chmod 644 jsframes/report/testdata/real/*.pb.gz
+# Sample-mode profiles, with Wasm frames (report --by wasm): sort.js on
+# both plugins, sampled every 20,000 instructions with fixed clocks.
+for pair in "quickjs-2024 javy-plugin-1.1.0" "quickjs-ng-0.10 javy-plugin-1.7.0"; do
+  set -- $pair
+  go run ./cmd/jsprof build --plugin "$engines/$2.wasm" fixtures/js/sort.js -o "$out/sort-$1.wasm"
+  go run ./cmd/jsprof run --mode sample --sample-every 20000 --deterministic \
+    -o "jsframes/report/testdata/real/sort-$1-sample.pb.gz" "$out/sort-$1.wasm" >/dev/null
+done
+chmod 644 jsframes/report/testdata/real/*.pb.gz

@@ -1,0 +1,421 @@
+package report
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+)
+
+// The rows of the Wasm view (jsprof report --by wasm) that are not Wasm
+// functions of the profile: with the Wasm functions' self instructions,
+// theirs add up to the samples' instructions.
+const (
+	// WasmInterpreterName is the interpreter's own function (QuickJS's
+	// JS_CallInternal), whose Wasm frames the profile replaces by JS and
+	// opcode (or native) frames: what a sample's innermost opcode or
+	// native frame ran there, in the handlers' code inlined into the
+	// dispatch loop, or on the way to a native.
+	WasmInterpreterName = "(interpreter loop)"
+	// WasmNoFrameName holds the samples whose innermost frame is none of
+	// the above: a bucket with no Wasm frame under it ((outside JS) in an
+	// exact profile), a JS frame alone.
+	WasmNoFrameName = "(no Wasm frame)"
+)
+
+// Kinds of the rows of the Wasm view (WasmFunctionStats.Kind).
+const (
+	WasmKindFunction    = "wasm"        // a Wasm function of the profile
+	WasmKindInterpreter = "interpreter" // WasmInterpreterName
+	WasmKindNone        = "none"        // WasmNoFrameName
+)
+
+// Kinds of what reached a Wasm function (WasmCaller.Kind).
+const (
+	CallerOpcode = "opcode"
+	CallerNative = "native"
+	CallerBucket = "bucket" // (outside JS), (native functions), (truncated Wasm stack)
+)
+
+// WasmFunctionStats is one Wasm function's cost (the Wasm view), or one
+// of the view's buckets (Kind WasmKindInterpreter, WasmKindNone).
+type WasmFunctionStats struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"` // WasmKind*
+	// Index is the function's index in the module (imports first); -1 for
+	// a function of another module (a dynamic module's plugin, named as
+	// wazero names it) and for the view's buckets.
+	Index int `json:"index"`
+	// SelfWasmInstructions ran while this function was the innermost frame
+	// of the stack; TotalWasmInstructions while it was on the stack at all
+	// (recursion counted once): pprof's flat and cum. In a profile whose
+	// Wasm frames are apportioned (Tables.WasmApportioned) both are
+	// estimates.
+	SelfWasmInstructions  uint64  `json:"self_wasm_instructions"`
+	TotalWasmInstructions uint64  `json:"total_wasm_instructions"`
+	Share                 float64 `json:"share"`       // self, of the profile's total
+	TotalShare            float64 `json:"total_share"` // total, of the profile's total
+	// Callers are the JS opcodes and natives that reached the function:
+	// for each sample with the function on its stack, the innermost opcode
+	// or native frame outside (above) its innermost occurrence, or the
+	// bucket the stack is in ((outside JS) when there is none). Their
+	// totals add up to the function's total, their selves to its self;
+	// sorted by total, most first (the interpreter loop's by self: what
+	// each opcode ran in the interpreter's own code).
+	Callers []WasmCaller `json:"callers"`
+	// OmittedCallers counts the callers a report cut (--top).
+	OmittedCallers int `json:"omitted_callers,omitempty"`
+}
+
+// WasmCaller is an opcode, a native or a bucket that reached a Wasm
+// function, with what the function ran (self) or ran under it (total) when
+// reached from it.
+type WasmCaller struct {
+	Name                  string `json:"name"` // an opcode's without op:
+	Kind                  string `json:"kind"` // Caller*
+	UncertainName         bool   `json:"uncertain_name,omitempty"`
+	SelfWasmInstructions  uint64 `json:"self_wasm_instructions"`
+	TotalWasmInstructions uint64 `json:"total_wasm_instructions"`
+}
+
+// Label is how reports print the caller: op:get_field, JSON.parse
+// (native), (outside JS).
+func (c *WasmCaller) Label() string {
+	switch c.Kind {
+	case CallerOpcode:
+		return jsprofile.OpcodePrefix + c.Name
+	case CallerNative:
+		return c.Name + NativeSuffix
+	}
+	return c.Name
+}
+
+// wasmAcc accumulates one row of the Wasm view.
+type wasmAcc struct {
+	stats   WasmFunctionStats
+	callers map[string]*WasmCaller // by kind and name
+}
+
+func (a *wasmAcc) caller(c *WasmCaller) *WasmCaller {
+	k := c.Kind + "\x00" + c.Name
+	if got := a.callers[k]; got != nil {
+		return got
+	}
+	n := *c
+	a.callers[k] = &n
+	return &n
+}
+
+// wasmView computes the Wasm view's rows from p's samples: the Wasm
+// functions, sorted by self instructions, and the view's buckets
+// (interpreter loop, no Wasm frame). A profile without any Wasm frame has
+// neither.
+func wasmView(p *jsprofile.Profile, uncertain map[int]bool, total float64) (functions, buckets []WasmFunctionStats) {
+	rows := map[string]*wasmAcc{} // by system name
+	row := func(f *jsprofile.StackFrame) *wasmAcc {
+		a := rows[f.Function.SystemName]
+		if a == nil {
+			a = &wasmAcc{stats: WasmFunctionStats{Name: f.Function.Name, Kind: WasmKindFunction, Index: wasmIndex(f.Function.SystemName)},
+				callers: map[string]*WasmCaller{}}
+			rows[f.Function.SystemName] = a
+		}
+		return a
+	}
+	interp := &wasmAcc{stats: WasmFunctionStats{Name: WasmInterpreterName, Kind: WasmKindInterpreter, Index: -1}, callers: map[string]*WasmCaller{}}
+	none := &wasmAcc{stats: WasmFunctionStats{Name: WasmNoFrameName, Kind: WasmKindNone, Index: -1}, callers: map[string]*WasmCaller{}}
+	outside := &WasmCaller{Name: jsprofile.BucketOutside, Kind: CallerBucket}
+
+	// callerOf says what frame f, as a caller, is: an opcode, a native, a
+	// bucket, or nil when it is none.
+	callers := map[uint64]*WasmCaller{} // by Function ID
+	callerOf := func(f *jsprofile.StackFrame) *WasmCaller {
+		switch f.Kind {
+		case jsprofile.KindOpcode, jsprofile.KindNative, jsprofile.KindBucket:
+		default:
+			return nil
+		}
+		c := callers[f.Function.ID]
+		if c == nil {
+			switch f.Kind {
+			case jsprofile.KindOpcode:
+				c = &WasmCaller{Name: strings.TrimPrefix(f.Function.Name, jsprofile.OpcodePrefix), Kind: CallerOpcode, UncertainName: uncertain[f.Opcode]}
+			case jsprofile.KindNative:
+				c = &WasmCaller{Name: f.Function.Name, Kind: CallerNative}
+			default:
+				c = &WasmCaller{Name: f.Function.Name, Kind: CallerBucket}
+			}
+			callers[f.Function.ID] = c
+		}
+		return c
+	}
+	// inInterpreter tells the frames that stand for an activation of the
+	// interpreter: a JS function's, a native's, one no frame names.
+	inInterpreter := func(f *jsprofile.StackFrame) bool {
+		return f.Kind == jsprofile.KindJS || f.Kind == jsprofile.KindOpcode || f.Kind == jsprofile.KindNative ||
+			(f.Kind == jsprofile.KindBucket && f.Function.Name == jsprofile.BucketNative)
+	}
+
+	var stack []jsprofile.StackFrame
+	var outer []*WasmCaller // outer[k]: the innermost caller outside frame k
+	seen := map[string]bool{}
+	hasWasm := false
+	for _, s := range p.Sample {
+		instr := uint64(s.Value[jsprofile.ValueInstructions])
+		if instr == 0 {
+			continue
+		}
+		stack = p.Stack(s, stack) // leaf first
+		if len(stack) == 0 {
+			continue
+		}
+		outer = outer[:0]
+		for range stack {
+			outer = append(outer, nil)
+		}
+		var c *WasmCaller
+		for k := len(stack) - 1; k >= 0; k-- {
+			outer[k] = c
+			if fc := callerOf(&stack[k]); fc != nil {
+				c = fc
+			}
+		}
+		innermost := c // the innermost caller frame of the stack, if any
+
+		clear(seen)
+		interpTotal := false
+		for k := range stack {
+			f := &stack[k]
+			interpTotal = interpTotal || inInterpreter(f)
+			if f.Kind != jsprofile.KindWasm || seen[f.Function.SystemName] {
+				continue
+			}
+			seen[f.Function.SystemName] = true
+			hasWasm = true
+			a := row(f)
+			from := outer[k]
+			if from == nil {
+				from = outside
+			}
+			ac := a.caller(from)
+			a.stats.TotalWasmInstructions += instr
+			ac.TotalWasmInstructions += instr
+			if k == 0 {
+				a.stats.SelfWasmInstructions += instr
+				ac.SelfWasmInstructions += instr
+			}
+		}
+		leaf := &stack[0]
+		if interpTotal {
+			from := innermost
+			if from == nil {
+				from = outside
+			}
+			interp.stats.TotalWasmInstructions += instr
+			ic := interp.caller(from)
+			ic.TotalWasmInstructions += instr
+			if leaf.Kind != jsprofile.KindWasm && inInterpreter(leaf) && leaf.Kind != jsprofile.KindJS {
+				interp.stats.SelfWasmInstructions += instr
+				ic.SelfWasmInstructions += instr
+			}
+		}
+		if leaf.Kind != jsprofile.KindWasm && (!inInterpreter(leaf) || leaf.Kind == jsprofile.KindJS) {
+			from := callerOf(leaf)
+			if from == nil {
+				from = innermost
+			}
+			if from == nil {
+				from = outside
+			}
+			none.stats.SelfWasmInstructions += instr
+			none.stats.TotalWasmInstructions += instr
+			nc := none.caller(from)
+			nc.SelfWasmInstructions += instr
+			nc.TotalWasmInstructions += instr
+		}
+	}
+	if !hasWasm {
+		return []WasmFunctionStats{}, []WasmFunctionStats{}
+	}
+	finish := func(a *wasmAcc) WasmFunctionStats {
+		st := a.stats
+		st.Share = shareOf(st.SelfWasmInstructions, total)
+		st.TotalShare = shareOf(st.TotalWasmInstructions, total)
+		st.Callers = make([]WasmCaller, 0, len(a.callers))
+		for _, c := range a.callers {
+			st.Callers = append(st.Callers, *c)
+		}
+		// The interpreter's callers by self: what each opcode ran in the
+		// interpreter's own code (its total is its whole cost, which the
+		// opcode view has).
+		bySelf := st.Kind == WasmKindInterpreter
+		sort.Slice(st.Callers, func(i, j int) bool {
+			a, b := &st.Callers[i], &st.Callers[j]
+			if bySelf && a.SelfWasmInstructions != b.SelfWasmInstructions {
+				return a.SelfWasmInstructions > b.SelfWasmInstructions
+			}
+			if a.TotalWasmInstructions != b.TotalWasmInstructions {
+				return a.TotalWasmInstructions > b.TotalWasmInstructions
+			}
+			if a.SelfWasmInstructions != b.SelfWasmInstructions {
+				return a.SelfWasmInstructions > b.SelfWasmInstructions
+			}
+			if a.Kind != b.Kind {
+				return a.Kind > b.Kind // opcodes, natives, buckets
+			}
+			return a.Name < b.Name
+		})
+		return st
+	}
+	functions = make([]WasmFunctionStats, 0, len(rows))
+	for _, a := range rows {
+		functions = append(functions, finish(a))
+	}
+	sortWasmStats(functions)
+	buckets = []WasmFunctionStats{}
+	for _, a := range []*wasmAcc{interp, none} {
+		if a.stats.TotalWasmInstructions > 0 {
+			buckets = append(buckets, finish(a))
+		}
+	}
+	return functions, buckets
+}
+
+// sortWasmStats orders Wasm functions by self instructions, most first,
+// then by name (then index, then total, for a stable order).
+func sortWasmStats(fns []WasmFunctionStats) {
+	sort.Slice(fns, func(i, j int) bool {
+		a, b := &fns[i], &fns[j]
+		if a.SelfWasmInstructions != b.SelfWasmInstructions {
+			return a.SelfWasmInstructions > b.SelfWasmInstructions
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		if a.Index != b.Index {
+			return a.Index < b.Index
+		}
+		return a.TotalWasmInstructions > b.TotalWasmInstructions
+	})
+}
+
+// wasmIndex reads a Wasm frame's function index from its system name
+// (wasm:N); -1 for another module's function (wasm:other:NAME).
+func wasmIndex(systemName string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(systemName, string(jsprofile.KindWasm)+":"))
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
+// wasmCallerSum adds up callers cut from a list, for its "… N more" row.
+func wasmCallerSum(cs []WasmCaller) (self, total uint64) {
+	for _, c := range cs {
+		self += c.SelfWasmInstructions
+		total += c.TotalWasmInstructions
+	}
+	return self, total
+}
+
+// WasmSide is a Wasm function's cost in one profile of a diff.
+type WasmSide struct {
+	// Index is the function's index in that module; -1 when several
+	// functions of the module have the name, or for another module's.
+	Index                 int    `json:"index"`
+	SelfWasmInstructions  uint64 `json:"self_wasm_instructions"`
+	TotalWasmInstructions uint64 `json:"total_wasm_instructions"`
+}
+
+// WasmDiff is one Wasm function, by name, in both profiles of a diff (or
+// one of the Wasm view's buckets). Functions of stripped modules
+// (wasm-function[N]) align by that name too, which says nothing across
+// different builds.
+type WasmDiff struct {
+	Name string    `json:"name"`
+	Kind string    `json:"kind"` // WasmKind*
+	Base *WasmSide `json:"base"` // null when only in new
+	New  *WasmSide `json:"new"`  // null when only in base
+	Only string    `json:"only,omitempty"`
+	// DeltaSelfWasmInstructions is new − base self instructions.
+	DeltaSelfWasmInstructions int64 `json:"delta_self_wasm_instructions"`
+	// Ratio is new self ÷ base self; absent when the base ran none.
+	Ratio *float64 `json:"ratio,omitempty"`
+}
+
+// diffWasm aligns the Wasm rows of base and new by name: the functions by
+// the size of their change, as opcodes are.
+func diffWasm(base, new []WasmFunctionStats, order func(a, b *WasmDiff) bool) []WasmDiff {
+	rows := map[string]*WasmDiff{}
+	var names []string
+	add := func(fs []WasmFunctionStats, isBase bool) {
+		for _, f := range fs {
+			wd := rows[f.Name]
+			if wd == nil {
+				wd = &WasmDiff{Name: f.Name, Kind: f.Kind}
+				rows[f.Name] = wd
+				names = append(names, f.Name)
+			}
+			into := &wd.New
+			if isBase {
+				into = &wd.Base
+			}
+			if *into == nil {
+				*into = &WasmSide{Index: f.Index}
+			} else if (*into).Index != f.Index {
+				(*into).Index = -1
+			}
+			(*into).SelfWasmInstructions += f.SelfWasmInstructions
+			(*into).TotalWasmInstructions += f.TotalWasmInstructions
+		}
+	}
+	add(base, true)
+	add(new, false)
+	out := make([]WasmDiff, 0, len(names))
+	for _, n := range names {
+		wd := rows[n]
+		var b, nw WasmSide
+		switch {
+		case wd.Base == nil:
+			wd.Only, nw = OnlyNew, *wd.New
+		case wd.New == nil:
+			wd.Only, b = OnlyBase, *wd.Base
+		default:
+			b, nw = *wd.Base, *wd.New
+		}
+		wd.DeltaSelfWasmInstructions = deltaOf(b.SelfWasmInstructions, nw.SelfWasmInstructions)
+		if wd.Base != nil && wd.New != nil && b.SelfWasmInstructions > 0 {
+			r := float64(nw.SelfWasmInstructions) / float64(b.SelfWasmInstructions)
+			wd.Ratio = &r
+		}
+		out = append(out, *wd)
+	}
+	if order != nil {
+		sort.SliceStable(out, func(i, j int) bool { return order(&out[i], &out[j]) })
+	}
+	return out
+}
+
+// wasmDiffWeight is what a Wasm function ran, self, in both profiles.
+func wasmDiffWeight(w *WasmDiff) uint64 {
+	var n uint64
+	if w.Base != nil {
+		n += w.Base.SelfWasmInstructions
+	}
+	if w.New != nil {
+		n += w.New.SelfWasmInstructions
+	}
+	return n
+}
+
+// byWasmChange orders Wasm functions by the size of their change in self
+// instructions, then by their weight, then by name.
+func byWasmChange(a, b *WasmDiff) bool {
+	return byChange(a.DeltaSelfWasmInstructions, b.DeltaSelfWasmInstructions, wasmDiffWeight(a), wasmDiffWeight(b), a.Name, b.Name)
+}
+
+// byWasmKind keeps the Wasm view's buckets in their order: the
+// interpreter loop, then no Wasm frame.
+func byWasmKind(a, b *WasmDiff) bool {
+	return a.Kind == WasmKindInterpreter && b.Kind != WasmKindInterpreter
+}
