@@ -249,12 +249,16 @@ type EngineSpec struct {
 	Atoms []string
 }
 
-// OpcodeSpec is one opcode: its size in bytes (opcode included) and the
-// kind of its operand.
+// OpcodeSpec is one opcode: its size in bytes (opcode included), the
+// kind of its operand and its stack effect.
 type OpcodeSpec struct {
 	Name string
 	Size int
 	Fmt  string // the OP_FMT_ name: "atom", "atom_u8", "label", "u16"...
+	// NPop and NPush are the values the opcode pops and pushes, as the
+	// engine's opcode_info[] says: the call opcodes (formats npop,
+	// npopx, npop_u16) pop their arguments besides NPop.
+	NPop, NPush int
 }
 
 // isAtomFmt says whether an operand format starts with an atom.
@@ -289,7 +293,7 @@ func EngineSpecFor(r *dispatch.Report) (EngineSpec, error) {
 		spec.Tables = append(spec.Tables, tr.ID)
 	}
 	for _, d := range t.Opcodes {
-		spec.Opcodes = append(spec.Opcodes, OpcodeSpec{Name: d.Name, Size: d.Size, Fmt: t.FormatName(d)})
+		spec.Opcodes = append(spec.Opcodes, OpcodeSpec{Name: d.Name, Size: d.Size, Fmt: t.FormatName(d), NPop: d.NPop, NPush: d.NPush})
 	}
 	if e.OpcodeCount > 0 && e.OpcodeCount != len(spec.Opcodes) {
 		return EngineSpec{}, fmt.Errorf("bytecode: the engine has %d opcodes, table %s %d", e.OpcodeCount, t.ID, len(spec.Opcodes))

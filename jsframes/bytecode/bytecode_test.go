@@ -365,9 +365,9 @@ func TestEngineSpecFor(t *testing.T) {
 		Tables: []dispatch.TableRef{{ID: "quickjs-ng-2025-04-02-bd5be754"}}}})
 	require.NoError(t, err)
 	require.Len(t, spec.Opcodes, 248)
-	assert.Equal(t, OpcodeSpec{Name: "get_field", Size: 5, Fmt: "atom"}, spec.Opcodes[bcOpcode(spec, "get_field")])
-	assert.Equal(t, OpcodeSpec{Name: "fclosure8", Size: 2, Fmt: "const8"}, spec.Opcodes[bcOpcode(spec, "fclosure8")])
-	assert.Equal(t, OpcodeSpec{Name: "with_get_var", Size: 10, Fmt: "atom_label_u8"}, spec.Opcodes[bcOpcode(spec, "with_get_var")])
+	assert.Equal(t, OpcodeSpec{Name: "get_field", Size: 5, Fmt: "atom", NPop: 1, NPush: 1}, spec.Opcodes[bcOpcode(spec, "get_field")])
+	assert.Equal(t, OpcodeSpec{Name: "fclosure8", Size: 2, Fmt: "const8", NPush: 1}, spec.Opcodes[bcOpcode(spec, "fclosure8")])
+	assert.Equal(t, OpcodeSpec{Name: "with_get_var", Size: 10, Fmt: "atom_label_u8", NPop: 1}, spec.Opcodes[bcOpcode(spec, "with_get_var")])
 	_, err = EngineSpecFor(&dispatch.Report{Engine: dispatch.Engine{Family: dispatch.FamilyQuickJSNG, OpcodeCount: 200,
 		Tables: []dispatch.TableRef{{ID: "quickjs-ng-2025-04-02-bd5be754"}}}})
 	assert.ErrorContains(t, err, "200 opcodes")

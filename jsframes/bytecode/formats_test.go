@@ -65,7 +65,7 @@ func formatsSpec(tb testing.TB, provider string) EngineSpec {
 	require.True(tb, ok, "table %s", sf.Table)
 	spec := EngineSpec{Family: sf.Family, TableID: sf.Table, Tables: sf.Tables, Releases: sf.Releases, RQuickJS: sf.RQuickJS, Atoms: sf.Atoms}
 	for _, d := range info.Opcodes {
-		spec.Opcodes = append(spec.Opcodes, OpcodeSpec{Name: d.Name, Size: d.Size, Fmt: info.FormatName(d)})
+		spec.Opcodes = append(spec.Opcodes, OpcodeSpec{Name: d.Name, Size: d.Size, Fmt: info.FormatName(d), NPop: d.NPop, NPush: d.NPush})
 	}
 	return spec
 }

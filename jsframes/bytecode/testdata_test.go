@@ -25,7 +25,7 @@ func namingSpec(t testing.TB, engine string) EngineSpec {
 	require.True(t, ok, "table %s", sf.Table)
 	spec := EngineSpec{Family: sf.Family, TableID: sf.Table, Tables: sf.Tables, Releases: sf.Releases, RQuickJS: sf.RQuickJS, Atoms: sf.Atoms}
 	for _, d := range info.Opcodes {
-		spec.Opcodes = append(spec.Opcodes, OpcodeSpec{Name: d.Name, Size: d.Size, Fmt: info.FormatName(d)})
+		spec.Opcodes = append(spec.Opcodes, OpcodeSpec{Name: d.Name, Size: d.Size, Fmt: info.FormatName(d), NPop: d.NPop, NPush: d.NPush})
 	}
 	return spec
 }

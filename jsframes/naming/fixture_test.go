@@ -39,7 +39,19 @@ type bcRun struct {
 // under the meter and finds its program (ProgramFromModule).
 func (e testEngine) runMetered(tb testing.TB, src []byte) *bcRun {
 	tb.Helper()
-	run := e.RunMetered(tb, src)
+	return e.found(tb, e.RunMetered(tb, src))
+}
+
+// runMeteredNatives is runMetered with the natives metered too: the
+// results hold the natives' contexts with their call sites.
+func (e testEngine) runMeteredNatives(tb testing.TB, src []byte) *bcRun {
+	tb.Helper()
+	return e.found(tb, e.RunMeteredNatives(tb, src))
+}
+
+// found finds the program of a run as the profiler does.
+func (e testEngine) found(tb testing.TB, run *bctest.Run) *bcRun {
+	tb.Helper()
 	prog, err := bytecode.ProgramFromModule(run.Static, run.Report)
 	require.NoError(tb, err)
 	require.NotNil(tb, prog, "the static module's bytecode segment")

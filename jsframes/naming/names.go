@@ -36,6 +36,9 @@ type Namer struct {
 	layout           *memLayout
 	known            map[uint32]FunctionInfo      // by bytecode address, after Learn
 	lines            map[uint32][]bytecode.PCLine // pc → line tables read from memory, by bytecode address
+
+	callOps []callOp             // the opcodes as CallName's analysis sees them; empty: unusable
+	flows   map[uint32]*callFlow // CallName's analyses, by bytecode address
 }
 
 // Memory reads guest memory; wazero's api.Memory satisfies it. If it also
@@ -416,6 +419,12 @@ func (n *Namer) Identity() Identity { return Identity{n} }
 func (i Identity) Function(f meter.FunctionCost) (string, string, int) {
 	info := i.n.Name(f)
 	return info.Name, info.File, info.Line
+}
+
+// CallName names the function the call at pc of f calls, as the source
+// wrote it ("Javy.IO.readSync"); "" when it cannot tell (Namer.CallName).
+func (i Identity) CallName(f meter.FunctionCost, pc uint32) string {
+	return i.n.CallName(f, pc)
 }
 
 // Line returns the source line of pc in f, 0 when unknown.

@@ -24,6 +24,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/dispatch/natives"
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
@@ -133,6 +134,19 @@ type Run struct {
 // it with the meter and runs it.
 func (e *Engine) RunMetered(tb testing.TB, src []byte) *Run {
 	tb.Helper()
+	return e.runMetered(tb, src, false)
+}
+
+// RunMeteredNatives is RunMetered with the engine's native calls located
+// (meter.Options.Natives, as internal/profiler does): Results.Natives and
+// the natives' contexts, with their call sites, are filled in.
+func (e *Engine) RunMeteredNatives(tb testing.TB, src []byte) *Run {
+	tb.Helper()
+	return e.runMetered(tb, src, true)
+}
+
+func (e *Engine) runMetered(tb testing.TB, src []byte, withNatives bool) *Run {
+	tb.Helper()
 	ctx := context.Background()
 	static, err := javy.BuildStatic(ctx, e.Wasm, e.Plugin, e.Compile(tb, src), e.Cache)
 	require.NoError(tb, err)
@@ -143,7 +157,18 @@ func (e *Engine) RunMetered(tb testing.TB, src []byte) *Run {
 	require.NotNil(tb, r.Dispatch, r.Reason)
 	rewritten, err := wasmcore.Decode(static)
 	require.NoError(tb, err)
-	plan, err := meter.Instrument(rewritten, r.Dispatch, meter.Options{})
+	var opts meter.Options
+	if withNatives {
+		c, err := natives.FindCFunctionCalls(m, r)
+		require.NoError(tb, err)
+		opts.Natives = &meter.NativeCalls{Func: c.Func, TableIndex: c.TableIndex, FuncOffset: c.FuncOffset, MagicOffset: c.MagicOffset, HasMagic: c.MagicOffset != 0}
+		if c.TableIndex != 0 {
+			for _, s := range c.ClassCalls {
+				opts.Natives.ClassCalls = append(opts.Natives.ClassCalls, s.BodyOffset)
+			}
+		}
+	}
+	plan, err := meter.Instrument(rewritten, r.Dispatch, opts)
 	require.NoError(tb, err)
 	out, err := rewritten.Encode()
 	require.NoError(tb, err)
