@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -92,13 +93,27 @@ func (p profiled) bucket(name string) uint64 {
 	return 0
 }
 
-// stacks sums the profile's instructions and calls by stack, written
-// root first as frame names joined by ";".
+// jsStack is a sample's stack without its phase and Wasm frames (leaf
+// first): the JS, opcode, native and bucket frames exact counting keys its
+// values by; the Wasm frames only split them.
+func (p profiled) jsStack(s *profile.Sample, buf []jsprofile.StackFrame) []jsprofile.StackFrame {
+	buf = p.prof.Stack(s, buf)
+	out := buf[:0]
+	for _, f := range buf {
+		if f.Kind != jsprofile.KindWasm && f.Kind != jsprofile.KindPhase {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// stacks sums the profile's instructions and calls by JS stack (jsStack),
+// written root first as frame names joined by ";".
 func (p profiled) stacks() (instr, calls map[string]int64) {
 	instr, calls = map[string]int64{}, map[string]int64{}
 	var buf []jsprofile.StackFrame
 	for _, s := range p.prof.Sample {
-		buf = p.prof.Stack(s, buf)
+		buf = p.jsStack(s, buf)
 		names := make([]string, len(buf))
 		for i, f := range buf {
 			names[len(buf)-1-i] = f.Function.Name
@@ -110,14 +125,15 @@ func (p profiled) stacks() (instr, calls map[string]int64) {
 	return instr, calls
 }
 
-// rootedAtBucket sums the instructions of the stacks that start at a bucket
-// frame: what ran outside any JS function.
+// rootedAtBucket sums the instructions of the JS stacks that start at a
+// bucket frame, or have no JS frame at all: what ran outside any JS
+// function.
 func (p profiled) rootedAtBucket() uint64 {
 	var n uint64
 	var buf []jsprofile.StackFrame
 	for _, s := range p.prof.Sample {
-		buf = p.prof.Stack(s, buf)
-		if len(buf) > 0 && buf[len(buf)-1].Kind == jsprofile.KindBucket {
+		buf = p.jsStack(s, buf)
+		if len(buf) == 0 || buf[len(buf)-1].Kind == jsprofile.KindBucket {
 			n += uint64(s.Value[jsprofile.ValueInstructions])
 		}
 	}

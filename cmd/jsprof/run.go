@@ -62,6 +62,7 @@ type runFlags struct {
 	progress   time.Duration
 	source     string
 	fixedClock bool
+	wasmFrames bool
 }
 
 func cmdRun(ctx context.Context, args []string, io stdio) int {
@@ -77,6 +78,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.StringVar(&f.cost, "cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
 	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
 	fs.Uint64Var(&f.every, "sample-every", profiler.DefaultSampleEvery, "with --mode sample, take a sample about every `N` Wasm instructions")
+	fs.BoolVar(&f.wasmFrames, "wasm-frames", true, "with --mode exact, lay the Wasm frames (apportioned from sampled Wasm stacks) around the exact JS frames; =false leaves them out")
 	fs.StringVar(&f.pprofAddr, "pprof-addr", "", "with --mode sample, serve the running guest's profile at http://`HOST:PORT`/debug/pprof/profile?seconds=N")
 	fs.StringVar(&f.output, "o", "jsprof.pb.gz", "write the pprof profile to `file`")
 	fs.StringVar(&f.collapsed, "collapsed", "", "also write the stacks in collapsed format (flamegraph.pl, speedscope) to `file`")
@@ -204,7 +206,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{Decoded: mainMod,
 			Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: cost,
-			Warn: func(err error) { warn(io, err) },
+			NoWasmFrames: !f.wasmFrames, Warn: func(err error) { warn(io, err) },
 		})
 		if err != nil {
 			var none *profiler.NoInterpreterError

@@ -41,6 +41,7 @@ const (
 	KindOpcode FrameKind = "op"
 	KindWasm   FrameKind = "wasm"
 	KindBucket FrameKind = "bucket"
+	KindPhase  FrameKind = "phase"
 )
 
 // prefix is the kind's system_name prefix.
@@ -90,6 +91,14 @@ func NativeFrame(name string, tableIndex uint32, magic int16) Frame {
 	return Frame{Kind: KindNative, Name: name, SystemName: sys}
 }
 
+// CalledNativeFrame is a native function no function list declares (a
+// host function a Javy plugin or Shopify provider registers:
+// Javy.IO.readSync), named after what its call site called
+// (naming.Namer.CallName). Calls written alike share it.
+func CalledNativeFrame(name string) Frame {
+	return Frame{Kind: KindNative, Name: name, SystemName: KindNative.prefix() + name + "@call"}
+}
+
 // OpcodeFrame is an opcode; value is the opcode byte, or CallSetup.
 func OpcodeFrame(name string, value int) Frame {
 	return Frame{Kind: KindOpcode, Name: OpcodePrefix + name, SystemName: KindOpcode.prefix() + strconv.Itoa(value)}
@@ -122,6 +131,40 @@ const (
 	// BucketTruncated: a sampled Wasm stack deeper than jsprof walks.
 	BucketTruncated = "(truncated Wasm stack)"
 )
+
+// The phases of a run (docs/profile-format.md): each exact profile's
+// stack is rooted at the phase it ran in.
+const (
+	// PhaseStartup: outside JS, before the first JS (or native)
+	// activation of the call: loading the program's bytecode, creating the
+	// context; exact.
+	PhaseStartup = "engine start-up"
+	// PhaseInput: natives that read or decode the input
+	// (Javy.IO.readSync, Javy.JSON.fromStdin, ShopifyFunction.readInput,
+	// JSON.parse, TextDecoder's decode), and the JS they call back.
+	PhaseInput = "input decoding"
+	// PhaseJS: the JS program: its opcodes and the natives it calls.
+	PhaseJS = "JS program"
+	// PhaseOutput: natives that encode or write the output
+	// (Javy.IO.writeSync, Javy.JSON.toStdout, ShopifyFunction.writeOutput,
+	// JSON.stringify, TextEncoder's encode).
+	PhaseOutput = "output encoding"
+	// PhaseGC: the cycle collector (JS_RunGC on the Wasm stack), where the
+	// engine's functions are named; apportioned, as Wasm frames are.
+	PhaseGC = "garbage collection"
+	// PhaseEngine: outside JS after the first activation began: the
+	// engine's work between and after JS calls (pending jobs, flushing).
+	PhaseEngine = "engine, between and after JS"
+)
+
+// PhasePrefix starts a phase frame's display name ("phase: JS program").
+const PhasePrefix = "phase: "
+
+// PhaseFrame roots the stacks of a phase; its system name is phase: and
+// the phase's name.
+func PhaseFrame(name string) Frame {
+	return Frame{Kind: KindPhase, Name: PhasePrefix + name, SystemName: KindPhase.prefix() + name}
+}
 
 // BucketFrame roots the stacks of a bucket; its system name is bucket: and
 // the bucket's first word ("(outside JS)" is bucket:outside).

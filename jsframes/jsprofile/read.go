@@ -254,7 +254,7 @@ func (m *Meta) readComments(comments []string) error {
 func classify(fn *profile.Function) (StackFrame, error) {
 	kind, rest, _ := strings.Cut(fn.SystemName, ":")
 	switch FrameKind(kind) {
-	case KindJS, KindNative, KindWasm, KindBucket:
+	case KindJS, KindNative, KindWasm, KindBucket, KindPhase:
 		return StackFrame{Kind: FrameKind(kind), Function: fn}, nil
 	case KindOpcode:
 		op, err := strconv.Atoi(rest)

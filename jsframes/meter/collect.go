@@ -245,6 +245,10 @@ func (mt *Meter) Collect() (*Results, error) {
 		{Name: BucketOutside, Instructions: bucket(BucketOutside, mt.outside)},
 		{Name: BucketNative, Instructions: bucket(BucketNative, mt.native)},
 	}
+	res.OutsideBeforeJS = min(mt.beforeJS, res.Buckets[0].Instructions)
+	if mt.awaitingEntry {
+		res.OutsideBeforeJS = res.Buckets[0].Instructions
+	}
 	for i := range res.Contexts {
 		cc := &res.Contexts[i]
 		if p := cc.ctx.parent; p != nil {

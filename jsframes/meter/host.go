@@ -88,6 +88,10 @@ type Meter struct {
 	outerSegs      map[*callContext][][]WasmFrame // an aligned context's segments but the last
 	splitOrder     []*splitAcc
 	stackSamples   uint64
+	// awaitingEntry: no activation has begun since Start or Restart
+	// (armFirstEntry); beforeJS is then what ran outside JS before it.
+	awaitingEntry bool
+	beforeJS      uint64
 	unplacedWeight uint64 // what samples stood for that no slot could take
 	splitKeyBuf    []byte
 	blocksBuf      []uint32
@@ -221,6 +225,7 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 		}
 		mt.setCheckpoint(mt.lastSample)
 	}
+	mt.armFirstEntry()
 	set(exportBlock, uint64(mt.outside)) // last: a non-zero block turns the accounting on
 	return nil
 }
@@ -567,6 +572,10 @@ func (mt *Meter) frameSize() uint32 {
 // memory cannot grow, the stack stays full and deeper activations are
 // charged to the native bucket.
 func (mt *Meter) growStack(ctx context.Context, mod api.Module, _ []uint64) {
+	if mt.awaitingEntry {
+		mt.firstEntry()
+		return
+	}
 	if mt.stackCap >= maxStackFrames {
 		return
 	}
@@ -588,6 +597,34 @@ func (mt *Meter) growStack(ctx context.Context, mod api.Module, _ []uint64) {
 	mt.stackBase, mt.stackCap = base, newCap
 	mt.mod.ExportedGlobal(exportSP).(api.MutableGlobal).Set(uint64(base + used))
 	mt.mod.ExportedGlobal(exportStackEnd).(api.MutableGlobal).Set(uint64(base + newCap*size))
+}
+
+// armFirstEntry has the first activation from now on tell the host it
+// began (exact mode): the stack is made to look full, so the entry code
+// calls growStack, which records what ran outside JS until then and
+// restores the stack's end. No instruction is added to the entry code.
+// Only when no activation is running (Start, Restart).
+func (mt *Meter) armFirstEntry() {
+	if mt.plan.Sample {
+		return
+	}
+	mt.awaitingEntry, mt.beforeJS = true, 0
+	mt.mod.ExportedGlobal(exportStackEnd).(api.MutableGlobal).Set(uint64(mt.stackBase))
+}
+
+// firstEntry runs at the first activation's entry: everything so far was
+// charged to the outside bucket, whose count (guest memory: bounded by the
+// counter) is engine start-up.
+func (mt *Meter) firstEntry() {
+	mt.awaitingEntry = false
+	mt.mod.ExportedGlobal(exportStackEnd).(api.MutableGlobal).Set(uint64(mt.stackBase + mt.stackCap*mt.frameSize()))
+	count := mt.mod.ExportedGlobal(mt.plan.Counter).Get()
+	instrs, ok := mt.mod.Memory().ReadUint64Le(mt.outside + blockHeader + slotInstrs)
+	if !ok || instrs > count {
+		mt.tamper(fmt.Errorf("the outside bucket counts %d instructions at the first activation, of %d the guest ran", instrs, count))
+		instrs = count
+	}
+	mt.beforeJS = instrs
 }
 
 // maxBytecodeLength bounds a bytecode length read from guest memory.

@@ -49,6 +49,11 @@ type Results struct {
 	// take stood for (an activation before its first opcode, a shadow
 	// stack past its capacity).
 	WasmSplits []WasmSplit
+	// OutsideBeforeJS is the part of the outside bucket that ran before
+	// the first interpreter activation (exact mode): engine start-up, as
+	// opposed to the engine's work between and after JS calls. All of
+	// the bucket when no activation began.
+	OutsideBeforeJS uint64
 	// OuterWasmSegments are, by context index, the segments of the Wasm
 	// stack above and between the context's chain (WasmSplit.Segments but
 	// the last) where a sample in it could be aligned: the same for every

@@ -40,10 +40,17 @@ type WasmSplit struct {
 	// A bucket's sample has one segment: the whole stack.
 	Segments [][]WasmFrame
 	Aligned  bool
+	// BeforeJS marks a sample of the outside bucket taken before the first
+	// activation began (Results.OutsideBeforeJS): engine start-up.
+	BeforeJS bool
 	// Weight is the instructions the samples stood for: the split's share
 	// of the slot's exact count is its weight over all the slot's splits'.
 	Weight uint64
 }
+
+// bucketBeforeJS files the outside bucket's samples before the first
+// activation apart from its later ones.
+const bucketBeforeJS = "\x00before JS"
 
 // wasmStackSamplesPerGrowth makes the sampling period of exact mode's
 // Wasm stacks grow with the run: the period is at least the configured
@@ -99,6 +106,9 @@ func (mt *Meter) exactSample(si experimental.StackIterator, weight uint64) {
 	}
 	if ctx == nil {
 		wasm, _ := mt.walkWasm(si, false)
+		if bucket == BucketOutside && mt.awaitingEntry {
+			bucket = bucketBeforeJS
+		}
 		mt.file(nil, bucket, 0, wasm, append(mt.segsBuf[:0], [2]int{0, len(wasm)}), false, weight)
 		return
 	}
@@ -170,7 +180,11 @@ func (mt *Meter) file(ctx *callContext, bucket string, slot uint32, wasm []WasmF
 	for i, r := range segs {
 		copied[i] = strip(wasm[r[0]:r[1]])
 	}
-	mt.addSplit(string(k), ctx, WasmSplit{Context: -1, Bucket: bucket, Slot: slot, Segments: copied, Aligned: aligned, Weight: weight})
+	split := WasmSplit{Context: -1, Bucket: bucket, Slot: slot, Segments: copied, Aligned: aligned, Weight: weight}
+	if bucket == bucketBeforeJS {
+		split.Bucket, split.BeforeJS = BucketOutside, true
+	}
+	mt.addSplit(string(k), ctx, split)
 }
 
 func (mt *Meter) addSplit(key string, ctx *callContext, s WasmSplit) {

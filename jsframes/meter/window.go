@@ -58,6 +58,7 @@ func (mt *Meter) Restart() (uint64, error) {
 	}
 	counter.Set(0)
 	mt.mod.ExportedGlobal(exportLast).(api.MutableGlobal).Set(0)
+	mt.armFirstEntry()
 	mt.progress.Store(0)
 	if mt.plan.Checkpoints {
 		mt.lastSample = 0

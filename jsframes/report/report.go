@@ -60,6 +60,12 @@ type Tables struct {
 	Functions []FunctionStats `json:"functions"`
 	Lines     []LineStats     `json:"lines"`
 	Buckets   []BucketCost    `json:"buckets"`
+	// Phases are the run's phases (exact profiles' root frames: engine
+	// start-up, input decoding, the JS program, output encoding, garbage
+	// collection, the engine between and after JS), in that order, those
+	// with instructions; they add up to the sampled total. None for a
+	// profile without phase frames.
+	Phases []BucketCost `json:"phases,omitempty"`
 
 	// WasmFunctions are the Wasm functions of the profile's stacks (the
 	// Wasm view, jsprof report --by wasm), by self instructions, most
@@ -224,6 +230,7 @@ func New(p *jsprofile.Profile) *Tables {
 	}
 	lines := map[lineKey]*LineStats{}
 	buckets := map[string]uint64{}
+	phases := map[string]uint64{}
 	opStats := func(m map[string]*OpcodeStats, f *jsprofile.StackFrame) *OpcodeStats {
 		name := NoOpcodeName
 		op := -1
@@ -244,6 +251,9 @@ func New(p *jsprofile.Profile) *Tables {
 		d.SampledWasmInstructions += instr
 		d.Executions += execs
 		stack = p.Stack(s, stack) // leaf first
+		if n := len(stack); n > 0 && stack[n-1].Kind == jsprofile.KindPhase {
+			phases[strings.TrimPrefix(stack[n-1].Function.Name, jsprofile.PhasePrefix)] += instr
+		}
 		if d.Mode == jsprofile.ModeSample && len(stack) > 0 && stack[0].Kind == jsprofile.KindWasm && isUnnamedWasm(stack[0].Function.Name) {
 			d.UnnamedWasmInstructions += instr
 		}
@@ -367,8 +377,16 @@ func New(p *jsprofile.Profile) *Tables {
 	sort.Slice(d.Buckets, func(i, j int) bool { return d.Buckets[i].Name < d.Buckets[j].Name })
 	d.WasmFunctions, d.WasmBuckets = wasmView(p, uncertain, total)
 	d.WasmApportioned = m.WasmApportioned()
+	for _, name := range phaseOrder {
+		if n := phases[name]; n > 0 {
+			d.Phases = append(d.Phases, BucketCost{Name: name, WasmInstructions: n})
+		}
+	}
 	return d
 }
+
+// phaseOrder is the order phases are shown in: the run's.
+var phaseOrder = [...]string{jsprofile.PhaseStartup, jsprofile.PhaseInput, jsprofile.PhaseJS, jsprofile.PhaseOutput, jsprofile.PhaseGC, jsprofile.PhaseEngine}
 
 // isUnnamedWasm tells the name wasmcore.Symbolizer gives a Wasm function
 // it has no name for.

@@ -57,6 +57,14 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		writeTable(&b, rows)
 	case BySummary:
+		if len(d.Phases) > 0 {
+			rows := [][]string{{"phase", "wasm instr", "share"}}
+			for _, ph := range d.Phases {
+				rows = append(rows, []string{ph.Name, Human(ph.WasmInstructions), percent(float64(ph.WasmInstructions), total)})
+			}
+			writeTable(&b, rows)
+			b.WriteString("\n")
+		}
 		ops := opcodeRows()
 		if d.NativeWasmInstructions > 0 {
 			ops = append(ops, nativeRow())
@@ -390,6 +398,7 @@ type reportJSON struct {
 	Functions                *[]FunctionStats     `json:"functions,omitempty"`
 	Lines                    *[]LineStats         `json:"lines,omitempty"`
 	Buckets                  []BucketCost         `json:"buckets"`
+	Phases                   []BucketCost         `json:"phases,omitempty"`
 	WasmApportioned          bool                 `json:"wasm_apportioned,omitempty"`
 	WasmFunctions            *[]WasmFunctionStats `json:"wasm_functions,omitempty"`
 	WasmBuckets              []WasmFunctionStats  `json:"wasm_buckets,omitempty"`
@@ -423,7 +432,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		doc.Opcodes, doc.OmittedRows = &ops, cut
 	case BySummary:
 		ops, _ := firstN(d.Opcodes, r.opts.Top)
-		doc.Opcodes = &ops
+		doc.Opcodes, doc.Phases = &ops, d.Phases
 		fallthrough
 	case ByFunction:
 		fns, cut := firstN(d.Functions, r.opts.Top)

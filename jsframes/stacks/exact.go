@@ -67,33 +67,51 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			natives[i] = jsprofile.NativeFrame(nativeName(id, n.TableIndex, n.Magic), n.TableIndex, n.Magic)
 		}
 	}
+	// nativeOf is a native context's frame: the native's, or, for the
+	// unidentified native (a host function no function list declares),
+	// what its call site called when that can be read, else the bucket's.
+	callName := callNamer(id)
+	nativeOf := func(ctx int) jsprofile.Frame {
+		c := res.Contexts[ctx]
+		if res.Natives[c.Native].Unidentified && c.Parent >= 0 && c.HasCallSite && callName != nil {
+			if p := res.Contexts[c.Parent]; !p.IsNative() {
+				if name := callName(res.Functions[p.Function], c.CallSite); name != "" {
+					return jsprofile.CalledNativeFrame(name)
+				}
+			}
+		}
+		return natives[c.Native]
+	}
+	ph := newPhaser(res)
 	// addNative adds one native's (or native context's) stacks under prefix.
-	// The unidentified native's frame is a bucket's: it carries no calls.
-	addNative := func(ctx int, prefix []jsprofile.Frame, ni int, calls, instrs uint64) {
-		if res.Natives[ni].Unidentified {
+	// The unidentified native's bucket frame carries no calls.
+	addNative := func(ctx int, prefix []jsprofile.Frame, frame jsprofile.Frame, calls, instrs uint64) {
+		if frame.Kind == jsprofile.KindBucket {
 			calls = 0
 		}
-		stack := append(append([]jsprofile.Frame(nil), prefix...), natives[ni])
-		if splits.add(b, splitKey{ctx: ctx}, stack, instrs) {
+		phase := ph.of(ctx, frame)
+		stack := append(append([]jsprofile.Frame(nil), prefix...), frame)
+		if splits.add(b, phase, splitKey{ctx: ctx}, stack, instrs, nil) {
 			instrs = 0
 		}
-		b.Add(stack, int64(instrs), 0, int64(calls))
+		b.Add(rooted(phase, stack), int64(instrs), 0, int64(calls))
 	}
 	// add adds one function's (or context's) stacks under prefix.
 	add := func(ctx int, prefix []jsprofile.Frame, fi int, calls, setupInstrs uint64, pcs []meter.PCCost) {
 		f := res.Functions[fi]
+		phase := ph.of(ctx, jsprofile.Frame{})
 		stack := func(fs ...jsprofile.Frame) []jsprofile.Frame {
 			return append(append([]jsprofile.Frame(nil), prefix...), fs...)
 		}
 		// slot adds one slot's counts: its instructions split across its
 		// Wasm stacks if it has any, its executions on the stack alone.
 		slot := func(st []jsprofile.Frame, s uint32, instrs, execs uint64) {
-			if splits.add(b, splitKey{ctx: ctx, slot: s}, st, instrs) {
+			if splits.add(b, phase, splitKey{ctx: ctx, slot: s}, st, instrs, nil) {
 				instrs = 0
 			}
-			b.Add(st, int64(instrs), int64(execs), 0)
+			b.Add(rooted(phase, st), int64(instrs), int64(execs), 0)
 		}
-		b.Add(stack(at(fi, 0)), 0, 0, int64(calls))
+		b.Add(rooted(phase, stack(at(fi, 0))), 0, 0, int64(calls))
 		setupSlot := f.Length
 		if f.PCs == nil {
 			setupSlot = meter.ByOpcodeSlots
@@ -122,9 +140,15 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			add(-1, nil, fi, f.Calls, f.CallSetupInstructions, pcs)
 		}
 		for ni, n := range res.Natives {
-			addNative(-1, nil, ni, n.Calls, n.SelfInstructions)
+			addNative(-1, nil, natives[ni], n.Calls, n.SelfInstructions)
 		}
 	} else {
+		frames := make([]jsprofile.Frame, len(res.Contexts)) // native contexts' frames
+		for i, c := range res.Contexts {
+			if c.IsNative() {
+				frames[i] = nativeOf(i)
+			}
+		}
 		// links[i]: the frames context i's parent contributes as its
 		// caller (its JS frame at the call's line and its call opcode, or
 		// its native frame); prefixes[i]: all callers' frames, root first.
@@ -139,7 +163,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			p := res.Contexts[c.Parent]
 			switch {
 			case p.IsNative():
-				links[i] = []jsprofile.Frame{natives[p.Native]}
+				links[i] = []jsprofile.Frame{frames[c.Parent]}
 			case c.HasCallSite:
 				links[i] = []jsprofile.Frame{at(p.Function, c.CallSite), opAt(p.Function, c.CallSite)}
 			default:
@@ -152,9 +176,10 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			prefix(i)
 		}
 		splits.chains(res.Contexts, links)
+		ph.contexts(res.Contexts, frames)
 		for i, c := range res.Contexts {
 			if c.IsNative() {
-				addNative(i, prefixes[i], c.Native, c.Calls, c.NativeInstructions)
+				addNative(i, prefixes[i], frames[i], c.Calls, c.NativeInstructions)
 				continue
 			}
 			add(i, prefixes[i], c.Function, c.Calls, c.CallSetupInstructions, c.PCs)
@@ -162,10 +187,30 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 	}
 	for _, bk := range res.Buckets {
 		stack := []jsprofile.Frame{jsprofile.BucketFrame(bk.Name)}
-		if splits.add(b, splitKey{ctx: -1, bucket: bk.Name}, stack, bk.Instructions) {
-			continue
+		// The outside bucket is engine start-up until the first activation
+		// began, the engine's own work after; its samples say which.
+		parts := []bucketPart{{jsprofile.PhaseJS, bk.Instructions, nil}}
+		if bk.Name == meter.BucketOutside {
+			before := min(res.OutsideBeforeJS, bk.Instructions)
+			parts = []bucketPart{
+				{jsprofile.PhaseStartup, before, func(s *meter.WasmSplit) bool { return s.BeforeJS }},
+				{jsprofile.PhaseEngine, bk.Instructions - before, func(s *meter.WasmSplit) bool { return !s.BeforeJS }},
+			}
 		}
-		b.Add(stack, int64(bk.Instructions), 0, 0)
+		for _, part := range parts {
+			if splits.add(b, part.phase, splitKey{ctx: -1, bucket: bk.Name}, stack, part.instrs, part.keep) {
+				continue
+			}
+			b.Add(rooted(part.phase, stack), int64(part.instrs), 0, 0)
+		}
 	}
 	return b.Profile()
+}
+
+// bucketPart is a part of a bucket's count in one phase, with the samples
+// that belong to it.
+type bucketPart struct {
+	phase  string
+	instrs uint64
+	keep   func(*meter.WasmSplit) bool
 }

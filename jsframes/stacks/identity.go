@@ -45,6 +45,11 @@ func (r renamed) NativeName(tableIndex uint32, magic int16) string {
 	return nativeName(r.Identity, tableIndex, magic)
 }
 
+// CallName forwards to the renamed identity's call-site names.
+func (r renamed) CallName(f meter.FunctionCost, pc uint32) string {
+	return forwardCallName(r.Identity, f, pc)
+}
+
 func (r renamed) Function(f meter.FunctionCost) (string, string, int) {
 	name, file, line := r.Identity.Function(f)
 	if file == r.from {
@@ -88,6 +93,11 @@ func (w withNatives) NativeName(tableIndex uint32, magic int16) string {
 	return w.names(tableIndex, magic)
 }
 
+// CallName forwards to the wrapped identity's call-site names.
+func (w withNatives) CallName(f meter.FunctionCost, pc uint32) string {
+	return forwardCallName(w.Identity, f, pc)
+}
+
 // nativeName names a native through id when it names natives (WithNatives),
 // else, as when id has no name for it, by its table index: never a guess.
 func nativeName(id Identity, tableIndex uint32, magic int16) string {
@@ -99,4 +109,24 @@ func nativeName(id Identity, tableIndex uint32, magic int16) string {
 		}
 	}
 	return fmt.Sprintf("native@table[%d]", tableIndex)
+}
+
+// callNamer is id's way of naming what a call site called
+// (naming.Namer.CallName), nil if it has none.
+func callNamer(id Identity) func(meter.FunctionCost, uint32) string {
+	if n, ok := id.(interface {
+		CallName(meter.FunctionCost, uint32) string
+	}); ok {
+		return n.CallName
+	}
+	return nil
+}
+
+// forwardCallName is id's name for what a call site called, "" when it
+// names none.
+func forwardCallName(id Identity, f meter.FunctionCost, pc uint32) string {
+	if n := callNamer(id); n != nil {
+		return n(f, pc)
+	}
+	return ""
 }

@@ -31,6 +31,17 @@ type splitter struct {
 	chainLinks func(ctx int) [][]jsprofile.Frame
 	buf        []jsprofile.Frame
 	weights    []uint64
+	kept       []*meter.WasmSplit
+	gc         bool // the last layered stack has the cycle collector on it
+}
+
+// phaseOf is the phase of the stack just layered: the cycle collector's if
+// it is on it, else the slot's.
+func (s *splitter) phaseOf(phase string) string {
+	if s.gc {
+		return jsprofile.PhaseGC
+	}
+	return phase
 }
 
 func newSplitter(res *meter.Results, wasm WasmNames) *splitter {
@@ -71,11 +82,20 @@ func (s *splitter) chains(ctxs []meter.ContextCost, links [][]jsprofile.Frame) {
 // JS stack (root first) with each stack's Wasm frames laid around it. It
 // reports false, adding nothing, when the slot has no Wasm stacks or no
 // instructions: the caller adds them on the JS stack alone.
-func (s *splitter) add(b *jsprofile.Builder, k splitKey, stack []jsprofile.Frame, instrs uint64) bool {
+func (s *splitter) add(b *jsprofile.Builder, phase string, k splitKey, stack []jsprofile.Frame, instrs uint64, keep func(*meter.WasmSplit) bool) bool {
 	if instrs == 0 {
 		return false
 	}
 	splits := s.byKey[k]
+	if keep != nil {
+		s.kept = s.kept[:0]
+		for _, sp := range splits {
+			if keep(sp) {
+				s.kept = append(s.kept, sp)
+			}
+		}
+		splits = s.kept
+	}
 	if len(splits) == 0 {
 		// No sample fell in this slot: its context's outer segments, if
 		// known, are still its frames above and between.
@@ -83,7 +103,8 @@ func (s *splitter) add(b *jsprofile.Builder, k splitKey, stack []jsprofile.Frame
 		if outer == nil {
 			return false
 		}
-		b.Add(s.layered(k, stack, &meter.WasmSplit{Segments: append(outer[:len(outer):len(outer)], nil)}), int64(instrs), 0, 0)
+		st := s.layered(k, stack, &meter.WasmSplit{Segments: append(outer[:len(outer):len(outer)], nil)})
+		b.Add(rooted(s.phaseOf(phase), st), int64(instrs), 0, 0)
 		return true
 	}
 	s.weights = s.weights[:0]
@@ -95,7 +116,8 @@ func (s *splitter) add(b *jsprofile.Builder, k splitKey, stack []jsprofile.Frame
 		if parts[i] == 0 {
 			continue
 		}
-		b.Add(s.layered(k, stack, sp), int64(parts[i]), 0, 0)
+		st := s.layered(k, stack, sp)
+		b.Add(rooted(s.phaseOf(phase), st), int64(parts[i]), 0, 0)
 	}
 	return true
 }
@@ -106,6 +128,7 @@ func (s *splitter) add(b *jsprofile.Builder, k splitKey, stack []jsprofile.Frame
 // slot's own frames; a bucket outside JS is its Wasm stack alone, the
 // native bucket its Wasm stack and then its frame.
 func (s *splitter) layered(k splitKey, stack []jsprofile.Frame, sp *meter.WasmSplit) []jsprofile.Frame {
+	s.gc = false
 	out := s.buf[:0]
 	if k.ctx < 0 {
 		out = s.appendWasm(out, sp.Segments[0])
@@ -146,7 +169,11 @@ func (s *splitter) appendWasm(out []jsprofile.Frame, ws []meter.WasmFrame) []jsp
 			out = append(out, jsprofile.ForeignWasmFrame(w.Foreign))
 			continue
 		}
-		out = append(out, jsprofile.WasmFrame(w.Index, s.wasm.Name(w.Index), "", 0, w.Offset))
+		name := s.wasm.Name(w.Index)
+		if name == gcFunction {
+			s.gc = true
+		}
+		out = append(out, jsprofile.WasmFrame(w.Index, name, "", 0, w.Offset))
 	}
 	return out
 }

@@ -96,15 +96,16 @@ func TestExactProfileLaysWasmFramesAround(t *testing.T) {
 	}
 	sort.Strings(withInstr)
 	a, b := "bytecode@0x100", "bytecode@0x200"
+	js, engine := "phase: JS program;", "phase: engine, between and after JS;"
 	want := map[string]int64{
 		// B's pc 0: 100 split 3:1, the segments around A's call and B's opcode
-		"main;eval;" + a + ";op:call;call glue;" + b + ";op:one;helper":       75,
-		"main;eval;" + a + ";op:call;call glue;" + b + ";op:one;other;deeper": 25,
+		js + "main;eval;" + a + ";op:call;call glue;" + b + ";op:one;helper":       75,
+		js + "main;eval;" + a + ";op:call;call glue;" + b + ";op:one;other;deeper": 25,
 		// B's pc 1: no sample, the context's outer segments
-		"main;eval;" + a + ";op:call;call glue;" + b + ";op:two": 20,
+		js + "main;eval;" + a + ";op:call;call glue;" + b + ";op:two": 20,
 		// A's pc 2: no sample and no outer segments of its own or an ancestor's
-		a + ";op:call": 8,
-		"main;_start":  10,
+		js + a + ";op:call": 8,
+		engine + "main;_start": 10,
 	}
 	for k, v := range want {
 		assert.Equal(t, v, got[k], k)
@@ -118,8 +119,65 @@ func TestExactProfileLaysWasmFramesAround(t *testing.T) {
 	// Executions stay on the JS stack alone.
 	for _, s := range p.Sample {
 		if s.Value[jsprofile.ValueExecutions] == 5 {
-			assert.Len(t, s.Location, 4, "B's pc 0 executions: A, op:call, B, op:one")
+			assert.Len(t, s.Location, 5, "B's pc 0 executions: its phase, A, op:call, B, op:one")
 		}
 	}
 	assert.Contains(t, p.Comments, "jsprof.wasm_frames.apportioned_from_stacks=5")
 }
+
+// TestExactProfilePhases: the outside bucket is start-up until the first
+// activation and the engine's after it, each part on its own samples; an
+// input native and the JS it calls back are input decoding; a stack with
+// the cycle collector on it is garbage collection; the phases add up to
+// the total.
+func TestExactProfilePhases(t *testing.T) {
+	w := func(i uint32) meter.WasmFrame { return meter.WasmFrame{Index: i} }
+	res := &meter.Results{
+		TotalInstructions: 50 + 30 + 40 + 12 + 6,
+		Functions: []meter.FunctionCost{
+			{Address: 0x100, Length: 4, Code: []byte{1, 2, 3, 4}},
+			{Address: 0x200, Length: 2, Code: []byte{1, 2}},
+		},
+		Natives: []meter.NativeCost{{TableIndex: 7}},
+		Contexts: []meter.ContextCost{
+			{Function: 0, Native: -1, Parent: -1, Calls: 1, PCs: []meter.PCCost{{PC: 2, Opcode: 3, Executions: 1, Instructions: 12}}},
+			{Function: -1, Native: 0, Parent: 0, CallSite: 2, HasCallSite: true, Calls: 1, NativeInstructions: 30},
+			{Function: 1, Native: -1, Parent: 1, Calls: 2, PCs: []meter.PCCost{{PC: 0, Opcode: 1, Executions: 2, Instructions: 6}}},
+		},
+		Buckets:         []meter.BucketCost{{Name: meter.BucketOutside, Instructions: 90}, {Name: meter.BucketNative}},
+		OutsideBeforeJS: 50,
+		WasmSplits: []meter.WasmSplit{
+			{Context: -1, Bucket: meter.BucketOutside, Segments: [][]meter.WasmFrame{{w(0), w(2)}}, BeforeJS: true, Weight: 1},
+			{Context: -1, Bucket: meter.BucketOutside, Segments: [][]meter.WasmFrame{{w(0), w(3)}}, Weight: 1},
+			{Context: -1, Bucket: meter.BucketOutside, Segments: [][]meter.WasmFrame{{w(0), w(4)}}, Weight: 3},
+		},
+		WasmStackSamples: 5,
+	}
+	res.TotalInstructions = 90 + 30 + 12 + 6
+	names := WasmNames{Extra: map[uint32]string{0: "main", 2: "JS_ReadObject", 3: "js_std_loop", 4: gcFunction}}
+	p, err := ExactProfile(res, jsprofile.Meta{}, OpcodeNamer{"", "one", "two", "call"}, natives{7: "JSON.parse"}, names)
+	require.NoError(t, err)
+	phases := map[string]int64{}
+	for _, s := range p.Sample {
+		phases[s.Location[len(s.Location)-1].Line[0].Function.Name] += s.Value[jsprofile.ValueInstructions]
+	}
+	assert.Equal(t, map[string]int64{
+		"phase: " + jsprofile.PhaseStartup: 50,
+		"phase: " + jsprofile.PhaseEngine:  10, // 40 split 1:3
+		"phase: " + jsprofile.PhaseGC:      30,
+		"phase: " + jsprofile.PhaseInput:   30 + 6,
+		"phase: " + jsprofile.PhaseJS:      12,
+	}, phases)
+	got := stacksOf(p)
+	assert.Equal(t, int64(50), got["phase: engine start-up;main;JS_ReadObject"])
+	assert.Equal(t, int64(6), got["phase: input decoding;bytecode@0x100;op:call;JSON.parse;bytecode@0x200;op:one"])
+}
+
+// natives names natives by table index, functions by address.
+type natives map[uint32]string
+
+func (natives) Function(f meter.FunctionCost) (string, string, int) {
+	return AddressIdentity{}.Function(f)
+}
+func (natives) Line(meter.FunctionCost, uint32) int { return 0 }
+func (n natives) NativeName(index uint32, _ int16) string { return n[index] }
