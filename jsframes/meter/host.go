@@ -83,15 +83,15 @@ type Meter struct {
 	byObject   map[uint64]*function // sampling: function object → its function, last seen
 
 	// Exact mode's Wasm stacks (Options.WasmStacks, wasmstacks.go).
-	stacksEvery    uint64
-	splits         map[string]*splitAcc
-	outerSegs      map[*callContext][][]WasmFrame // an aligned context's segments but the last
-	splitOrder     []*splitAcc
-	stackSamples   uint64
+	stacksEvery  uint64
+	splits       map[string]*splitAcc
+	outerSegs    map[*callContext][][]WasmFrame // an aligned context's segments but the last
+	splitOrder   []*splitAcc
+	stackSamples uint64
 	// awaitingEntry: no activation has begun since Start or Restart
 	// (armFirstEntry); beforeJS is then what ran outside JS before it.
-	awaitingEntry bool
-	beforeJS      uint64
+	awaitingEntry  bool
+	beforeJS       uint64
 	unplacedWeight uint64 // what samples stood for that no slot could take
 	splitKeyBuf    []byte
 	blocksBuf      []uint32

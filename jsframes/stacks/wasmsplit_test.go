@@ -104,7 +104,7 @@ func TestExactProfileLaysWasmFramesAround(t *testing.T) {
 		// B's pc 1: no sample, the context's outer segments
 		js + "main;eval;" + a + ";op:call;call glue;" + b + ";op:two": 20,
 		// A's pc 2: no sample and no outer segments of its own or an ancestor's
-		js + a + ";op:call": 8,
+		js + a + ";op:call":    8,
 		engine + "main;_start": 10,
 	}
 	for k, v := range want {
@@ -179,5 +179,5 @@ type natives map[uint32]string
 func (natives) Function(f meter.FunctionCost) (string, string, int) {
 	return AddressIdentity{}.Function(f)
 }
-func (natives) Line(meter.FunctionCost, uint32) int { return 0 }
+func (natives) Line(meter.FunctionCost, uint32) int       { return 0 }
 func (n natives) NativeName(index uint32, _ int16) string { return n[index] }
