@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/report"
+)
+
+// cartInput writes a Shopify Function input with n cart lines.
+func cartInput(t *testing.T, n int) string {
+	t.Helper()
+	type line struct {
+		Quantity    int               `json:"quantity"`
+		Merchandise map[string]string `json:"merchandise"`
+	}
+	lines := make([]line, n)
+	for i := range lines {
+		lines[i] = line{Quantity: i%5 + 1, Merchandise: map[string]string{"id": fmt.Sprintf("gid://shopify/ProductVariant/%d", i+1)}}
+	}
+	b, err := json.Marshal(map[string]any{"hello": "world", "cart": map[string]any{"lines": lines}})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("input-%d.json", n))
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	return path
+}
+
+// wasmPlaces says where a profile's Wasm frames are, over all its stacks:
+// above the outermost JS or native frame, between two, below the
+// innermost, or in a stack with none.
+func wasmPlaces(p *jsprofile.Profile) (above, between, below, outside bool) {
+	var stack []jsprofile.StackFrame
+	for _, s := range p.Sample {
+		stack = p.Stack(s, stack) // leaf first
+		first, last := -1, -1
+		for i, f := range stack {
+			if f.Kind == jsprofile.KindJS || f.Kind == jsprofile.KindNative {
+				if last < 0 {
+					last = i
+				}
+				first = i
+			}
+		}
+		for i, f := range stack {
+			if f.Kind != jsprofile.KindWasm {
+				continue
+			}
+			switch {
+			case first < 0:
+				outside = true
+			case i > first:
+				above = true
+			case i < last:
+				below = true
+			default:
+				between = true
+			}
+		}
+	}
+	return above, between, below, outside
+}
+
+// TestShopifyPhases: a Shopify Function's exact profile, on a provider
+// that decodes the input in a host function (ShopifyFunction.readInput),
+// has Wasm frames above, between and below its JS frames; its phases add
+// up to the call's total, and input decoding is a phase of its own that
+// grows with the input while the engine's start-up does not.
+func TestShopifyPhases(t *testing.T) {
+	dir := providersDir(t)
+	module := buildFunction(t, "shopify_functions_javy_v3", filepath.Join("testdata", "shopify", "shopify_function.js"))
+	phases := map[int]map[string]uint64{}
+	for _, n := range []int{2, 200} {
+		out := filepath.Join(t.TempDir(), "jsprof.pb.gz")
+		got := jsprof(t, "", "run", "-q", "--plugin", dir, "--input", cartInput(t, n), "-o", out, module)
+		require.Equal(t, 0, got.code, got.stderr)
+		p, err := jsprofile.ReadFile(out)
+		require.NoError(t, err)
+		assert.True(t, p.Meta.WasmApportioned())
+		above, between, below, outside := wasmPlaces(p)
+		assert.True(t, above, "Wasm frames above the JS frames")
+		assert.True(t, between, "Wasm frames between JS frames (map's callback under Array.prototype.map)")
+		assert.True(t, below, "Wasm frames below the opcodes")
+		assert.True(t, outside, "Wasm frames outside JS")
+
+		d := report.New(p)
+		phases[n] = map[string]uint64{}
+		var sum uint64
+		for _, ph := range d.Phases {
+			phases[n][ph.Name] = ph.WasmInstructions
+			sum += ph.WasmInstructions
+		}
+		assert.Equal(t, d.TotalWasmInstructions, sum, "the phases add up")
+		for _, name := range []string{jsprofile.PhaseStartup, jsprofile.PhaseInput, jsprofile.PhaseJS, jsprofile.PhaseOutput} {
+			assert.NotZero(t, phases[n][name], name)
+		}
+	}
+	small, large := phases[2], phases[200]
+	t.Logf("2 lines: %v; 200 lines: %v", small, large)
+	assert.Greater(t, large[jsprofile.PhaseInput], 20*small[jsprofile.PhaseInput], "input decoding grows with the input")
+	assert.InEpsilon(t, small[jsprofile.PhaseStartup], large[jsprofile.PhaseStartup], 0.01, "start-up does not")
+	var total uint64
+	for _, v := range large {
+		total += v
+	}
+	assert.Greater(t, large[jsprofile.PhaseInput], total/3, "a large input's decoding is the largest part")
+}
