@@ -46,6 +46,15 @@ for entry in "${found[@]}"; do
 	log=$(mktemp)
 	go test -run '^$' -fuzz "^${target}\$" -fuzztime "$duration" -fuzzminimizetime "$minimize" "${parallel[@]}" "./$pkg" 2>&1 | tee "$log"
 	status=${PIPESTATUS[0]}
+	# Go's fuzzing coordinator sometimes ends a run at its deadline with
+	# "context deadline exceeded" and no failing input (a worker slow to
+	# stop on a loaded machine): run the target once more before calling
+	# it a failure. A real failure writes an input, or repeats.
+	if [ "$status" -ne 0 ] && grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
+		echo "fuzz.sh: $target stopped at its deadline without an input; running it again"
+		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$duration" -fuzzminimizetime "$minimize" "${parallel[@]}" "./$pkg" 2>&1 | tee "$log"
+		status=${PIPESTATUS[0]}
+	fi
 	if [ "$status" -ne 0 ]; then
 		failed+=("$target")
 		# "Failing input written to testdata/fuzz/FuzzX/HASH"

@@ -145,7 +145,7 @@ func (p profiled) rootedAtBucket() uint64 {
 // unnamed bucket is left with what cannot be attributed. On Shopify's
 // provider, JSON.parse and JSON.stringify are Javy's own Rust functions
 // (javy-3.1.0's json API replaces QuickJS's), which no function list
-// declares: they are counted where they are called, as (native functions).
+// declares: they are named after their call sites, alike.
 func TestNativesJSON(t *testing.T) {
 	for _, engine := range nativeEngines {
 		t.Run(engine, func(t *testing.T) {
@@ -174,18 +174,6 @@ func TestNativesJSON(t *testing.T) {
 
 			instr, _ := p.stacks()
 			unnamed := p.bucket(jsprofile.BucketNative)
-			if engine == "shopify_functions_javy_v1" {
-				assert.NotContains(t, p.names(report.FunctionNative), "JSON.parse")
-				assert.Greater(t, float64(unnamed), 0.5*float64(total), "Javy's JSON functions")
-				var inEval int64
-				for k, n := range instr {
-					if strings.HasPrefix(k, "<eval>;op:call_method;"+jsprofile.BucketNative) {
-						inEval += n
-					}
-				}
-				assert.Greater(t, uint64(inEval), unnamed*99/100, "in their callers' context")
-				return
-			}
 			assert.Less(t, float64(unnamed), 0.01*float64(total), "the unnamed bucket")
 			parse := p.function(t, report.FunctionNative, "JSON.parse")
 			stringify := p.function(t, report.FunctionNative, "JSON.stringify")
@@ -266,10 +254,6 @@ func TestNativesAcrossEngines(t *testing.T) {
 				}
 				want, wantUnnamed := splitUnnamed(base.names(report.FunctionNative))
 				assert.Len(t, unnamed, len(wantUnnamed), "natives named by their table index")
-				if engine == "shopify_functions_javy_v1" && program == "jsonheavy" {
-					// Javy's own JSON functions are no QuickJS natives.
-					want = without(want, "JSON.parse", "JSON.stringify")
-				}
 				assert.Equal(t, want, names, "%s and %s", nativeEngines[0], engine)
 				df := report.NewDiff(base.tables, p.tables, "base", "new")
 				for _, f := range df.Functions {
@@ -298,15 +282,6 @@ func splitUnnamed(names []string) (named, unnamed []string) {
 	return named, unnamed
 }
 
-func without(list []string, drop ...string) []string {
-	var out []string
-	for _, s := range list {
-		if !contains(drop, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
