@@ -100,6 +100,13 @@ type Meter struct {
 	chainBuf       []*callContext
 	lastBuf        []int
 	stackGlobals   struct{ block, slot, flags, sp api.Global }
+	// pending is the stack contextStack took for the context newFunction
+	// is about to make.
+	pending struct {
+		wasm []WasmFrame
+		acts []uint32
+		ok   bool
+	}
 }
 
 // tableKey is a key of the address table: a bytecode address entered from
@@ -394,6 +401,9 @@ func (mt *Meter) newFunction(_ context.Context, _ api.Module, stack []uint64) {
 			mt.err = err
 		}
 		block = mt.native
+	}
+	if mt.pending.ok {
+		mt.newContext(mt.ctxByBlock[block])
 	}
 	stack[0] = uint64(block)
 }

@@ -100,6 +100,11 @@ const maxNativeTableIndex = 0xFFFF
 // sample point; a wazero function listener on it sees the Wasm stack.
 const SampleExport = "jsprof.sample"
 
+// ContextStackExport names the injected, empty function the lookup calls
+// before it asks the host for a new calling context's block (exact mode
+// with Options.WasmStacks); a listener on it sees the Wasm stack there.
+const ContextStackExport = "jsprof.context_stack"
+
 // exportNext is the global holding the counter value of the next sample.
 const exportNext = "jsprof.next_sample"
 
@@ -197,7 +202,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	// Indices the injected functions will have, before the host import is
 	// added: the import shifts them, and the hooks' calls with them, by one.
 	next := m.NumFuncs()
-	fLookup, fSample, fGrowStack := next, next+1, next+2
+	fLookup, fSample, fGrowStack, fContextStack := next, next+1, next+2, next+3
 
 	// Two locals of the dispatch function capture the opcode's address and
 	// value at its byte load; four more serve the inlined accounting.
@@ -327,7 +332,7 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	fGrow := m.AddImportFunc(HostModule, HostGrowStack, m.AddType(wasmcore.FuncType{}))
 	fCheckpoint := m.AddImportFunc(HostModule, HostCheckpoint, m.AddType(wasmcore.FuncType{}))
 	const k = injectedImports
-	fLookup, fSample, fGrowStack = fLookup+k, fSample+k, fGrowStack+k
+	fLookup, fSample, fGrowStack, fContextStack = fLookup+k, fSample+k, fGrowStack+k, fContextStack+k
 
 	void := m.AddType(wasmcore.FuncType{})
 	add := func(want uint32, f wasmcore.Function) {
@@ -335,7 +340,11 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 			panic(fmt.Sprintf("meter: injected function got index %d, want %d", got, want))
 		}
 	}
-	add(fLookup, wasmcore.Function{Type: lookupType, Locals: i32Locals(4), Body: g.lookupBody(fHost)})
+	var stackFirst *uint32
+	if wasmStacks {
+		stackFirst = &fContextStack
+	}
+	add(fLookup, wasmcore.Function{Type: lookupType, Locals: i32Locals(4), Body: g.lookupBody(fHost, stackFirst)})
 
 	// The checkpoint trampoline: sampling needs the Wasm stack, which only
 	// a wazero listener on a Wasm function sees, so there it is empty and
@@ -350,6 +359,13 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	// defined functions' indices can be known then.
 	add(fGrowStack, wasmcore.Function{Type: void, Body: code(call(fGrow), end())})
 	m.Exports = append(m.Exports, wasmcore.Export{Name: SampleExport, Kind: wasmcore.ExternFunc, Index: fSample})
+	if wasmStacks {
+		// Called before the host is asked for a new context's block: its
+		// listener takes the Wasm stack there, which gives the new
+		// context's frames above and between (wasmstacks.go).
+		add(fContextStack, wasmcore.Function{Type: void, Body: code(end())})
+		m.Exports = append(m.Exports, wasmcore.Export{Name: ContextStackExport, Kind: wasmcore.ExternFunc, Index: fContextStack})
+	}
 
 	return &Plan{
 		DispatchFunc: d.FunctionIndex + injectedImports, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,

@@ -69,8 +69,11 @@ func (mt *Meter) SetSampling(every uint64, onSample SampleFunc) {
 // functions as it would without a factory.
 func (mt *Meter) ListenerFactory() experimental.FunctionListenerFactory {
 	return experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
-		if slices.Contains(def.ExportNames(), SampleExport) {
+		switch {
+		case slices.Contains(def.ExportNames(), SampleExport):
 			return sampleListener{mt}
+		case slices.Contains(def.ExportNames(), ContextStackExport):
+			return contextStackListener{mt}
 		}
 		return nil
 	})
@@ -83,6 +86,14 @@ func (l sampleListener) Before(ctx context.Context, mod api.Module, _ api.Functi
 }
 func (sampleListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
 func (sampleListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
+
+type contextStackListener struct{ mt *Meter }
+
+func (l contextStackListener) Before(_ context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, si experimental.StackIterator) {
+	l.mt.contextStack(si)
+}
+func (contextStackListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+func (contextStackListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
 
 // LimitError stops a guest that reached its instruction budget.
 type LimitError struct{ Limit uint64 }

@@ -55,9 +55,9 @@ const bucketBeforeJS = "\x00before JS"
 // wasmStackSamplesPerGrowth makes the sampling period of exact mode's
 // Wasm stacks grow with the run: the period is at least the configured
 // one and at least the count so far over this, so that a run of n
-// instructions takes about this many samples times ln(n) in all: enough
-// for a short Shopify Function's split, and a vanishing cost on a long run.
-const wasmStackSamplesPerGrowth = 250
+// instructions takes about this many samples times (1 + ln(n/n0)), n0 the
+// count where the growth starts: a vanishing cost on a long run.
+const wasmStackSamplesPerGrowth = 150
 
 // SetWasmStacks configures a meter whose plan was made with
 // Options.WasmStacks: a Wasm stack about every `every` instructions at
@@ -139,6 +139,54 @@ func (mt *Meter) exactSample(si experimental.StackIterator, weight uint64) {
 	mt.outerSegs[ctx] = outer
 	last := segs[len(segs)-1]
 	mt.fileInner(ctx, slot, outer, wasm[last[0]:last[1]], weight)
+}
+
+// contextStack runs just before the host is asked for a new calling
+// context's block (Options.WasmStacks): the Wasm stack and the shadow
+// stack's activations are kept for newContext, which knows the context.
+// The new activation is the innermost, still running as the native bucket
+// until its block is known.
+func (mt *Meter) contextStack(si experimental.StackIterator) {
+	mt.pending.ok = false
+	if mt.mod == nil || mt.plan.Sample {
+		return
+	}
+	g := &mt.stackGlobals
+	if g.block == nil {
+		g.block, g.slot, g.flags, g.sp = mt.mod.ExportedGlobal(exportBlock), mt.mod.ExportedGlobal(exportSlot), mt.mod.ExportedGlobal(exportFlags), mt.mod.ExportedGlobal(exportSP)
+	}
+	acts := mt.activationBlocks(uint32(g.sp.Get()), uint32(g.block.Get()))
+	if len(acts) == 0 {
+		return
+	}
+	wasm, _ := mt.walkWasm(si, false)
+	mt.pending.wasm = append(mt.pending.wasm[:0], wasm...)
+	mt.pending.acts = append(mt.pending.acts[:0], acts...)
+	mt.pending.ok = true
+}
+
+// newContext gives a context just made its outer segments from the stack
+// contextStack kept, if they can be aligned: every context gets its frames
+// above and between, however short-lived, not only those a sample falls in.
+func (mt *Meter) newContext(c *callContext) {
+	if !mt.pending.ok || c == nil || mt.outerSegs[c] != nil {
+		mt.pending.ok = false
+		return
+	}
+	mt.pending.ok = false
+	acts := mt.pending.acts
+	acts[len(acts)-1] = c.block // the new activation, in its context now
+	wasm := mt.pending.wasm
+	segs, aligned := mt.cutByChain(wasm, mt.activationStarts(wasm), acts, c)
+	mt.segsBuf = segs
+	if !aligned {
+		return
+	}
+	outer := make([][]WasmFrame, len(segs)-1)
+	for i, r := range segs[:len(segs)-1] {
+		outer[i] = strip(wasm[r[0]:r[1]])
+	}
+	mt.outerSegs[c] = outer
 }
 
 // fileInner files a sample of an aligned context whose outer segments are
