@@ -282,7 +282,6 @@ func splitUnnamed(names []string) (named, unnamed []string) {
 	return named, unnamed
 }
 
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
