@@ -50,7 +50,8 @@ type Tables struct {
 	// (the functions of kind native): with the opcodes' and the buckets',
 	// it adds up to the samples' instructions.
 	NativeWasmInstructions uint64 `json:"native_wasm_instructions,omitempty"`
-	// UnnamedWasmInstructions is the sampled weight whose innermost frame
+	// UnnamedWasmInstructions is the sampled (in exact mode, apportioned)
+	// weight whose innermost frame
 	// is a Wasm function without a name (wasm-function[N]): what a
 	// stripped build leaves unnamed. Sample mode only.
 	UnnamedWasmInstructions uint64 `json:"unnamed_wasm_instructions,omitempty"`
@@ -254,7 +255,7 @@ func New(p *jsprofile.Profile) *Tables {
 		if n := len(stack); n > 0 && stack[n-1].Kind == jsprofile.KindPhase {
 			phases[strings.TrimPrefix(stack[n-1].Function.Name, jsprofile.PhasePrefix)] += instr
 		}
-		if d.Mode == jsprofile.ModeSample && len(stack) > 0 && stack[0].Kind == jsprofile.KindWasm && isUnnamedWasm(stack[0].Function.Name) {
+		if len(stack) > 0 && stack[0].Kind == jsprofile.KindWasm && isUnnamedWasm(stack[0].Function.Name) {
 			d.UnnamedWasmInstructions += instr
 		}
 		// The sample's owner: its innermost JS function, native function

@@ -245,9 +245,13 @@ func (r *Report) writeHeading(b *strings.Builder) {
 	if d.Mode == "sample" && d.SampledWasmInstructions != d.TotalWasmInstructions {
 		fmt.Fprintf(b, "samples: %s Wasm instructions\n", Human(d.SampledWasmInstructions))
 	}
-	if d.Mode == "sample" && d.UnnamedWasmInstructions > 0 {
-		fmt.Fprintf(b, "in Wasm functions without a name (wasm-function[N]): %s of the samples\n",
-			percent(float64(d.UnnamedWasmInstructions), float64(d.SampledWasmInstructions)))
+	if d.UnnamedWasmInstructions > 0 {
+		of := "of the samples"
+		if d.WasmApportioned {
+			of = "of the instructions (apportioned)"
+		}
+		fmt.Fprintf(b, "in Wasm functions without a name (wasm-function[N]): %s %s\n",
+			percent(float64(d.UnnamedWasmInstructions), float64(d.SampledWasmInstructions)), of)
 	}
 	if r.opts.By == ByWasm {
 		switch {
