@@ -206,7 +206,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{Decoded: mainMod,
 			Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: cost,
-			NoWasmFrames: !f.wasmFrames, Warn: func(err error) { warn(io, err) },
+			NoWasmFrames: !f.wasmFrames, CacheDir: fs.Lookup("cache-dir").Value.String(), Warn: func(err error) { warn(io, err) },
 		})
 		if err != nil {
 			var none *profiler.NoInterpreterError

@@ -77,6 +77,10 @@ type Options struct {
 	// Meter, when set, replaces the meter options the mode implies (tests
 	// compare counting modes with it).
 	Meter *meter.Options
+	// CacheDir, when set, keeps each engine's analysis and instrumented
+	// module there (prepared.go), beside wazero's compiled modules, so that
+	// later runs of the same engine skip both.
+	CacheDir string
 	// NoWasmFrames leaves exact mode's profile without Wasm frames: no Wasm
 	// stacks are taken (benchmarks measure what they cost with it).
 	NoWasmFrames bool
@@ -160,30 +164,23 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 	}
 	s := &Session{name: name, opts: opts, main: main, plugin: plugin, done: make(chan struct{})}
 
-	mainMod, mainReport, err := analyze(ctx, name, main, opts.Decoded)
+	mainMod, mainReport, plan, err := s.prepareEngine(ctx, name, main, opts.Decoded, true, mopts)
 	if err != nil {
 		return nil, err
 	}
 	s.program, s.programReport = mainMod, mainReport
-	var plan *meter.Plan
 	switch {
 	case mainReport.Dispatch != nil:
 		s.engine, s.analysis = mainMod, mainReport
-		if s.main, plan, err = instrument(name, main, mainReport, mopts); err != nil {
-			return nil, err
-		}
 	case plugin != nil:
-		pluginMod, pluginReport, err := analyze(ctx, "plugin", plugin, nil)
+		pluginMod, pluginReport, pplan, err := s.prepareEngine(ctx, "plugin", plugin, nil, false, mopts)
 		if err != nil {
 			return nil, err
 		}
 		if pluginReport.Dispatch == nil {
 			return nil, &NoInterpreterError{Module: name, Reason: mainReport.Reason + "; in the plugin: " + pluginReport.Reason}
 		}
-		s.engine, s.analysis = pluginMod, pluginReport
-		if s.plugin, plan, err = instrument("plugin", plugin, pluginReport, mopts); err != nil {
-			return nil, err
-		}
+		s.engine, s.analysis, plan = pluginMod, pluginReport, pplan
 	default:
 		return nil, &NoInterpreterError{Module: name, Reason: mainReport.Reason}
 	}
@@ -209,6 +206,51 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 	}
 	s.prepareNamer()
 	return s, nil
+}
+
+// prepareEngine analyses a module (decoded already, unless decoded is
+// nil) and, if it holds the interpreter, instruments it: into s.main when
+// isMain, else s.plugin; plan is nil when it holds none. With
+// Options.CacheDir, an engine prepared before by this jsprof with these
+// options is read back instead (prepared.go); errors name the module.
+func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, decoded *wasmcore.Module, isMain bool, mopts meter.Options) (*wasmcore.Module, *dispatch.Report, *meter.Plan, error) {
+	key := ""
+	if s.opts.CacheDir != "" {
+		key, _ = preparedKey(wasm, mopts) // "": no cache
+	}
+	set := func(out []byte) {
+		if isMain {
+			s.main = out
+		} else {
+			s.plugin = out
+		}
+	}
+	if key != "" {
+		if out, p, ok := loadPrepared(s.opts.CacheDir, key); ok {
+			m := decoded
+			if m == nil {
+				var err error
+				if m, err = wasmcore.Decode(wasm); err != nil {
+					return nil, nil, nil, fmt.Errorf("%s: %w", what, err)
+				}
+			}
+			set(out)
+			return m, p.Report, p.Plan, nil
+		}
+	}
+	m, r, err := analyze(ctx, what, wasm, decoded)
+	if err != nil || r.Dispatch == nil {
+		return m, r, nil, err
+	}
+	out, plan, err := instrument(what, wasm, r, mopts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if key != "" {
+		storePrepared(s.opts.CacheDir, key, out, r, plan)
+	}
+	set(out)
+	return m, r, plan, nil
 }
 
 // analyze decodes a module, unless decoded already, and finds its
