@@ -54,8 +54,10 @@ func TestPreparedCache(t *testing.T) {
 	assert.Equal(t, info.ModTime(), again.ModTime(), "read, not written again")
 
 	for _, damage := range []func(string) error{
-		func(p string) error { return os.WriteFile(p, []byte("{"), 0o644) },                                    // truncated JSON
-		func(p string) error { return os.WriteFile(p, []byte(`{"report":{},"plan":{},"wasm_sha256":""}`), 0o644) }, // incomplete
+		func(p string) error { return os.WriteFile(p, []byte("{"), 0o644) }, // truncated JSON
+		func(p string) error {
+			return os.WriteFile(p, []byte(`{"report":{},"plan":{},"wasm_sha256":""}`), 0o644)
+		}, // incomplete
 	} {
 		var meta string
 		for _, p := range entries() {
