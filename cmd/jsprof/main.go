@@ -39,7 +39,8 @@ func main() {
 	// before it writes the profile: writes to it fail with EPIPE instead,
 	// which the guest sees as any write error.
 	signal.Ignore(syscall.SIGPIPE)
-	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
+		defaultSignals: func() { signal.Reset(os.Interrupt, syscall.SIGTERM) }})
 	signal.Stop(signals)
 	cancel(nil)
 	os.Exit(code)
@@ -61,6 +62,11 @@ const exitLimit = 124
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
+	// defaultSignals, when set (the jsprof binary; not tests running
+	// Main), gives SIGINT and SIGTERM back their default action, ending the
+	// process: --mode off without --timeout runs the guest where Go cannot
+	// stop it (run.go).
+	defaultSignals func()
 }
 
 // exitUsage is the exit code for a command line jsprof can't follow, and
