@@ -123,6 +123,7 @@ type callContext struct {
 	nat    *native   // nil for a JS function's context
 	parent *callContext
 	site   uint32 // the parent's slot at the call
+	depth  int    // the number of ancestors: its index in its chain
 }
 
 // shape is the base and limit of the context's block.
@@ -441,7 +442,7 @@ func (mt *Meter) contextBlock(addr uint32, funcObj uint64, parent, site uint32) 
 			if block, err = mt.newBlock(base, limit); err != nil {
 				return 0, err
 			}
-			c := &callContext{block: block, fn: f, parent: caller, site: site}
+			c := &callContext{block: block, fn: f, parent: caller, site: site, depth: caller.depth + 1}
 			f.contexts = append(f.contexts, c)
 			mt.ctxByBlock[block] = c
 			mt.contexts++
@@ -479,7 +480,7 @@ func (mt *Meter) nativeContextBlock(addr, parent, site uint32) (uint32, error) {
 			if block, err = mt.newBlock(0, 0); err != nil {
 				return 0, err
 			}
-			c := &callContext{block: block, nat: n, parent: caller, site: site &^ siteTags}
+			c := &callContext{block: block, nat: n, parent: caller, site: site &^ siteTags, depth: caller.depth + 1}
 			n.contexts = append(n.contexts, c)
 			mt.ctxByBlock[block] = c
 			mt.contexts++

@@ -52,6 +52,12 @@ type WasmSplit struct {
 // activation apart from its later ones.
 const bucketBeforeJS = "\x00before JS"
 
+// maxAlignedDepth bounds the chains whose Wasm segments are kept between
+// every two of their frames: a context's outer segments take memory in
+// proportion to its depth, and a guest chooses the depth. Deeper contexts
+// keep the segments above and below only (WasmSplit.Aligned false).
+const maxAlignedDepth = 128
+
 // wasmStackSamplesPerGrowth makes the sampling period of exact mode's
 // Wasm stacks grow with the run: the period is at least the configured
 // one and at least the count so far over this, so that a run of n
@@ -132,11 +138,7 @@ func (mt *Meter) exactSample(si experimental.StackIterator, weight uint64) {
 		mt.file(ctx, "", slot, wasm, segs, false, weight)
 		return
 	}
-	outer := make([][]WasmFrame, len(segs)-1)
-	for i, r := range segs[:len(segs)-1] {
-		outer[i] = strip(wasm[r[0]:r[1]])
-	}
-	mt.outerSegs[ctx] = outer
+	outer := mt.outerOf(ctx, wasm, segs)
 	last := segs[len(segs)-1]
 	mt.fileInner(ctx, slot, outer, wasm[last[0]:last[1]], weight)
 }
@@ -148,7 +150,8 @@ func (mt *Meter) exactSample(si experimental.StackIterator, weight uint64) {
 // until its block is known.
 func (mt *Meter) contextStack(si experimental.StackIterator) {
 	mt.pending.ok = false
-	if mt.mod == nil || mt.plan.Sample {
+	if mt.mod == nil || mt.plan.Sample || len(mt.byKey) >= maxKeys || mt.contexts >= maxContexts {
+		// no context can be made: the walk would be for nothing
 		return
 	}
 	g := &mt.stackGlobals
@@ -182,11 +185,44 @@ func (mt *Meter) newContext(c *callContext) {
 	if !aligned {
 		return
 	}
+	mt.outerOf(c, wasm, segs)
+}
+
+// outerOf keeps and returns c's outer segments, cut from wasm: the
+// segments but the last. Those its parent has already, equal, are shared
+// rather than copied, so that a chain of contexts holds each segment
+// once.
+func (mt *Meter) outerOf(c *callContext, wasm []WasmFrame, segs [][2]int) [][]WasmFrame {
 	outer := make([][]WasmFrame, len(segs)-1)
+	var up [][]WasmFrame
+	if c.parent != nil {
+		up = mt.outerSegs[c.parent]
+	}
 	for i, r := range segs[:len(segs)-1] {
-		outer[i] = strip(wasm[r[0]:r[1]])
+		seg := wasm[r[0]:r[1]]
+		if i < len(up) && sameFrames(up[i], seg) {
+			outer[i] = up[i]
+			continue
+		}
+		outer[i] = strip(seg)
 	}
 	mt.outerSegs[c] = outer
+	return outer
+}
+
+// sameFrames says whether kept, a stripped segment, holds seg's frames.
+func sameFrames(kept, seg []WasmFrame) bool {
+	i := 0
+	for _, w := range seg {
+		if w.Injected {
+			continue
+		}
+		if i >= len(kept) || kept[i] != w {
+			return false
+		}
+		i++
+	}
+	return i == len(kept)
 }
 
 // fileInner files a sample of an aligned context whose outer segments are
@@ -251,8 +287,8 @@ func appendFramesKey(k []byte, ws []WasmFrame) []byte {
 		}
 		k = binary.AppendUvarint(k, uint64(w.Index))
 		k = binary.AppendUvarint(k, w.Offset)
+		k = binary.AppendUvarint(k, uint64(len(w.Foreign))) // a guest's names may hold any byte
 		k = append(k, w.Foreign...)
-		k = append(k, 0)
 	}
 	return k
 }
@@ -345,6 +381,9 @@ func (mt *Meter) cutByChain(wasm []WasmFrame, starts []int, acts []uint32, ctx *
 	// last[i]: the last activation in the chain's i-th context; each
 	// chain position's segment is the one below it, down to the next
 	// activation's start.
+	if len(chain) > maxAlignedDepth {
+		return unaligned()
+	}
 	last := mt.lastBuf[:0]
 	for range chain {
 		last = append(last, -1)
@@ -353,11 +392,14 @@ func (mt *Meter) cutByChain(wasm []WasmFrame, starts []int, acts []uint32, ctx *
 	prev := 0
 	for j, b := range acts {
 		c := mt.ctxByBlock[b]
-		i := slices.Index(chain, c)
-		if c == nil || i < prev {
+		if c == nil || c.depth >= len(chain) || chain[c.depth] != c || c.depth < prev {
 			return unaligned()
 		}
-		last[i], prev = j, i
+		last[c.depth], prev = j, c.depth
+	}
+	if last[len(chain)-1] != len(acts)-1 {
+		// the innermost activation is not ctx's
+		return unaligned()
 	}
 	for i := 0; i < len(chain)-1; i++ {
 		j := last[i]
@@ -390,19 +432,38 @@ func strip(ws []WasmFrame) []WasmFrame {
 func (mt *Meter) walkWasm(si experimental.StackIterator, inner bool) (frames []WasmFrame, ok bool) {
 	mt.wasmBuf = mt.wasmBuf[:0]
 	first := true
+	cfunc := -1 // the position of a js_call_c_function frame just read
 	for si.Next() {
 		if first { // the trampoline itself
 			first = false
 			continue
 		}
 		frame := mt.frameAt(si)
+		if inner && cfunc >= 0 && !(mt.ours(frame) && frame.Index == mt.plan.OriginalDispatchFunc) {
+			// js_call_c_function not called by the interpreter pushed an
+			// activation of its own (activationStarts): it starts it.
+			mt.wasmBuf = mt.wasmBuf[:cfunc+1]
+			slices.Reverse(mt.wasmBuf)
+			return mt.wasmBuf, true
+		}
 		mt.wasmBuf = append(mt.wasmBuf, frame)
-		if inner && mt.ours(frame) && frame.Index == mt.plan.OriginalDispatchFunc {
+		cfunc = -1
+		if !inner || !mt.ours(frame) {
+			continue
+		}
+		switch {
+		case frame.Index == mt.plan.OriginalDispatchFunc:
 			// js_call_c_function called by the interpreter is part of the
 			// interpreter's activation; the interpreter's frame starts it.
 			slices.Reverse(mt.wasmBuf)
 			return mt.wasmBuf, true
+		case mt.plan.Natives != nil && frame.Index == mt.plan.Natives.Func:
+			cfunc = len(mt.wasmBuf) - 1
 		}
+	}
+	if inner && cfunc >= 0 { // js_call_c_function at the root
+		slices.Reverse(mt.wasmBuf)
+		return mt.wasmBuf, true
 	}
 	slices.Reverse(mt.wasmBuf)
 	return mt.wasmBuf, !inner

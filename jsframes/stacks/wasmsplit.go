@@ -125,16 +125,14 @@ func (s *splitter) add(b *jsprofile.Builder, phase string, k splitKey, stack []j
 // layered is stack with sp's Wasm frames laid around it
 // (meter.WasmSplit.Segments): the first segment above the chain's first
 // frame, each next one below the chain's next frame, the last below the
-// slot's own frames; a bucket outside JS is its Wasm stack alone, the
-// native bucket its Wasm stack and then its frame.
+// slot's own frames; a bucket's frame has its Wasm stack under it.
 func (s *splitter) layered(k splitKey, stack []jsprofile.Frame, sp *meter.WasmSplit) []jsprofile.Frame {
 	s.gc = false
 	out := s.buf[:0]
 	if k.ctx < 0 {
+		// the bucket's frame, then the Wasm stack it was in
+		out = append(out, stack...)
 		out = s.appendWasm(out, sp.Segments[0])
-		if k.bucket != jsprofile.BucketOutside || len(out) == 0 {
-			out = append(out, stack...)
-		}
 		s.buf = out
 		return out
 	}

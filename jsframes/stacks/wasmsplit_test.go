@@ -104,8 +104,8 @@ func TestExactProfileLaysWasmFramesAround(t *testing.T) {
 		// B's pc 1: no sample, the context's outer segments
 		js + "main;eval;" + a + ";op:call;call glue;" + b + ";op:two": 20,
 		// A's pc 2: no sample and no outer segments of its own or an ancestor's
-		js + a + ";op:call":    8,
-		engine + "main;_start": 10,
+		js + a + ";op:call":                 8,
+		engine + "(outside JS);main;_start": 10,
 	}
 	for k, v := range want {
 		assert.Equal(t, v, got[k], k)
@@ -169,7 +169,7 @@ func TestExactProfilePhases(t *testing.T) {
 		"phase: " + jsprofile.PhaseJS:      12,
 	}, phases)
 	got := stacksOf(p)
-	assert.Equal(t, int64(50), got["phase: engine start-up;main;JS_ReadObject"])
+	assert.Equal(t, int64(50), got["phase: engine start-up;(outside JS);main;JS_ReadObject"])
 	assert.Equal(t, int64(6), got["phase: input decoding;bytecode@0x100;op:call;JSON.parse;bytecode@0x200;op:one"])
 }
 
