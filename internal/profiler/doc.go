@@ -2,7 +2,8 @@
 // test and benchmark goes through:
 //
 //	Prepare   decode the module (and a dynamic module's plugin), find the
-//	          interpreter (dispatch), instrument it (meter), read the
+//	          interpreter (dispatch), instrument it (meter), or read both
+//	          from the prepared-engine cache (prepared.go); read the
 //	          program's bytecode for naming (bytecode, naming)
 //	Configure hook the meter into a runner.Options
 //	(the caller runs the guest with internal/runner)

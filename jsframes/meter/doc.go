@@ -35,6 +35,12 @@
 // a bound function) are counted in their callers' context as one
 // unidentified native. JS called back from a native is a context under it.
 //
+// Exact mode can also take Wasm stacks (Options.WasmStacks): at each new
+// calling context and every so often, the host walks the Wasm stack from a
+// listened-to trampoline and files it under the exact slot being charged
+// then (Results.WasmSplits), for the profile's Wasm frames; the counting is
+// unchanged (wasmstacks.go).
+//
 // Sampling (Options.Sample) keeps much less: a shadow stack of each
 // activation's function object and current opcode address, the count kept
 // the cheaper way (hoisted, in a register in the interpreter), and a call
