@@ -57,7 +57,7 @@ func FuzzInstrument(f *testing.F) {
 			return
 		}
 		var outs [][]byte
-		for _, opts := range []meter.Options{{Checkpoints: true}, {Sample: true}} {
+		for _, opts := range []meter.Options{{Checkpoints: true}, {Checkpoints: true, WasmStacks: true}, {Sample: true}} {
 			m, err := wasmcore.Decode(b)
 			require.NoError(t, err)
 			if _, err := meter.Instrument(m, rep.Dispatch, opts); err != nil {
