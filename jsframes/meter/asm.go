@@ -257,11 +257,12 @@ func (g *globals) dispatchCode(fLookup uint32, l dispatchLocals) []byte {
 //
 //	(param $addr i32) (param $fobj i64) (param $parent i32) (param $site i32) (result i32)
 //	(local $h i32) (local $e i32) (local $k i32) (local $n i32)
-func (g *globals) lookupBody(fHost uint32, stackFirst *uint32) []byte {
+func (g *globals) lookupBody(fHost uint32, stackAfter *uint32) []byte {
 	const addr, fobj, parent, site, h, e, k, n = 0, 1, 2, 3, 4, 5, 6, 7
 	callHost := ops{lget(addr), lget(fobj), lget(parent), lget(site), call(fHost), op(wasmcore.OpReturn)}
-	if stackFirst != nil {
-		callHost = append(ops{call(*stackFirst)}, callHost...)
+	if stackAfter != nil {
+		// the block stays on the operand stack across the void call
+		callHost = ops{lget(addr), lget(fobj), lget(parent), lget(site), call(fHost), call(*stackAfter), op(wasmcore.OpReturn)}
 	}
 	out := ops{
 		// h = mix(addr ^ parent*K1 ^ site*K2) & mask, as Meter.hashInsert

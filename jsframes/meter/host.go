@@ -100,13 +100,9 @@ type Meter struct {
 	chainBuf       []*callContext
 	lastBuf        []int
 	stackGlobals   struct{ block, slot, flags, sp api.Global }
-	// pending is the stack contextStack took for the context newFunction
-	// is about to make.
-	pending struct {
-		wasm []WasmFrame
-		acts []uint32
-		ok   bool
-	}
+	// stackFor is the context newFunction just made, whose outer
+	// segments contextStack is to take (Options.WasmStacks).
+	stackFor *callContext
 }
 
 // tableKey is a key of the address table: a bytecode address entered from
@@ -403,8 +399,10 @@ func (mt *Meter) newFunction(_ context.Context, _ api.Module, stack []uint64) {
 		}
 		block = mt.native
 	}
-	if mt.pending.ok {
-		mt.newContext(mt.ctxByBlock[block])
+	if mt.plan.WasmStacks {
+		if c := mt.ctxByBlock[block]; c != nil && mt.outerSegs[c] == nil {
+			mt.stackFor = c
+		}
 	}
 	stack[0] = uint64(block)
 }

@@ -101,8 +101,8 @@ const maxNativeTableIndex = 0xFFFF
 const SampleExport = "jsprof.sample"
 
 // ContextStackExport names the injected, empty function the lookup calls
-// before it asks the host for a new calling context's block (exact mode
-// with Options.WasmStacks); a listener on it sees the Wasm stack there.
+// after it asked the host for a calling context's block (exact mode with
+// Options.WasmStacks); a listener on it sees the Wasm stack there.
 const ContextStackExport = "jsprof.context_stack"
 
 // exportNext is the global holding the counter value of the next sample.
@@ -360,9 +360,9 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	add(fGrowStack, wasmcore.Function{Type: void, Body: code(call(fGrow), end())})
 	m.Exports = append(m.Exports, wasmcore.Export{Name: SampleExport, Kind: wasmcore.ExternFunc, Index: fSample})
 	if wasmStacks {
-		// Called before the host is asked for a new context's block: its
-		// listener takes the Wasm stack there, which gives the new
-		// context's frames above and between (wasmstacks.go).
+		// Called after the host was asked for a context's block: when it
+		// made a new one, its listener takes the Wasm stack there, which
+		// gives the context's frames above and between (wasmstacks.go).
 		add(fContextStack, wasmcore.Function{Type: void, Body: code(end())})
 		m.Exports = append(m.Exports, wasmcore.Export{Name: ContextStackExport, Kind: wasmcore.ExternFunc, Index: fContextStack})
 	}

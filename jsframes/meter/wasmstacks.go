@@ -143,15 +143,16 @@ func (mt *Meter) exactSample(si experimental.StackIterator, weight uint64) {
 	mt.fileInner(ctx, slot, outer, wasm[last[0]:last[1]], weight)
 }
 
-// contextStack runs just before the host is asked for a new calling
-// context's block (Options.WasmStacks): the Wasm stack and the shadow
-// stack's activations are kept for newContext, which knows the context.
-// The new activation is the innermost, still running as the native bucket
-// until its block is known.
+// contextStack runs just after the host made a new calling context's block
+// (Options.WasmStacks), still in the lookup the new activation's first
+// dispatch called: if newFunction asked for it, the Wasm stack and the
+// shadow stack's activations give the context its outer segments. The
+// new activation is the innermost, still running as the native bucket
+// until the dispatch takes its block.
 func (mt *Meter) contextStack(si experimental.StackIterator) {
-	mt.pending.ok = false
-	if mt.mod == nil || mt.plan.Sample || len(mt.byKey) >= maxKeys || mt.contexts >= maxContexts {
-		// no context can be made: the walk would be for nothing
+	c := mt.stackFor
+	mt.stackFor = nil
+	if c == nil || mt.mod == nil || mt.outerSegs[c] != nil {
 		return
 	}
 	g := &mt.stackGlobals
@@ -162,30 +163,72 @@ func (mt *Meter) contextStack(si experimental.StackIterator) {
 	if len(acts) == 0 {
 		return
 	}
+	acts[len(acts)-1] = c.block // the new activation, in its context now
+	if p := c.parent; p != nil && c.fn != nil && c.depth <= maxAlignedDepth && mt.outerSegs[p] != nil {
+		// The caller's segments are known: the frames from the caller's
+		// activation down are all that is new.
+		if between, ok := mt.walkToCaller(si); ok {
+			up := mt.outerSegs[p]
+			outer := make([][]WasmFrame, len(up)+1)
+			copy(outer, up)
+			outer[len(up)] = strip(between)
+			mt.outerSegs[c] = outer
+		}
+		return
+	}
 	wasm, _ := mt.walkWasm(si, false)
-	mt.pending.wasm = append(mt.pending.wasm[:0], wasm...)
-	mt.pending.acts = append(mt.pending.acts[:0], acts...)
-	mt.pending.ok = true
+	mt.contextSegments(c, wasm, acts)
 }
 
-// newContext gives a context just made its outer segments from the stack
-// contextStack kept, if they can be aligned: every context gets its frames
-// above and between, however short-lived, not only those a sample falls in.
-func (mt *Meter) newContext(c *callContext) {
-	if !mt.pending.ok || c == nil || mt.outerSegs[c] != nil {
-		mt.pending.ok = false
-		return
+// walkToCaller reads the Wasm stack from the innermost frame out to the
+// caller's activation: the frames between the caller's interpreter frame
+// and the new activation's, outermost first. ok is false when the two
+// activations are not both the interpreter's own (a native the caller
+// pushed itself sits between them), or the walk ends first.
+func (mt *Meter) walkToCaller(si experimental.StackIterator) (between []WasmFrame, ok bool) {
+	mt.wasmBuf = mt.wasmBuf[:0]
+	first, starts := true, 0
+	for si.Next() {
+		if first { // the trampoline itself
+			first = false
+			continue
+		}
+		frame := mt.frameAt(si)
+		if mt.ours(frame) && frame.Index == mt.plan.OriginalDispatchFunc {
+			if starts++; starts == 2 {
+				break
+			}
+			mt.wasmBuf = mt.wasmBuf[:0] // below the new activation's start: not needed
+			continue
+		}
+		if starts == 1 {
+			mt.wasmBuf = append(mt.wasmBuf, frame)
+		}
 	}
-	mt.pending.ok = false
-	acts := mt.pending.acts
-	acts[len(acts)-1] = c.block // the new activation, in its context now
-	wasm := mt.pending.wasm
+	if starts < 2 {
+		return nil, false
+	}
+	slices.Reverse(mt.wasmBuf)
+	// (the caller's interpreter frame is just outside wasmBuf[0])
+	for i, w := range mt.wasmBuf {
+		if i > 0 && mt.plan.Natives != nil && mt.ours(w) && w.Index == mt.plan.Natives.Func &&
+			(!mt.ours(mt.wasmBuf[i-1]) || mt.wasmBuf[i-1].Index != mt.plan.OriginalDispatchFunc) {
+			return nil, false
+		}
+	}
+	return mt.wasmBuf, true
+}
+
+// contextSegments gives context c its outer segments from a Wasm stack
+// and the activations on it (c's the innermost), if they can be aligned:
+// every context gets its frames above and between, however short-lived,
+// not only those a sample falls in.
+func (mt *Meter) contextSegments(c *callContext, wasm []WasmFrame, acts []uint32) {
 	segs, aligned := mt.cutByChain(wasm, mt.activationStarts(wasm), acts, c)
 	mt.segsBuf = segs
-	if !aligned {
-		return
+	if aligned {
+		mt.outerOf(c, wasm, segs)
 	}
-	mt.outerOf(c, wasm, segs)
 }
 
 // outerOf keeps and returns c's outer segments, cut from wasm: the

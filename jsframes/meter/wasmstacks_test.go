@@ -125,7 +125,7 @@ func TestCutByChain(t *testing.T) {
 			acts: []uint32{a.block, 0xdead}, ctx: b,
 			want: [][2]int{{0, 1}, {0, 0}, {4, 4}}, aligned: false,
 		},
-		// Not reachable from exactSample/newContext today (the last act is
+		// Not reachable from exactSample/contextSegments today (the last act is
 		// always ctx's block), but cutByChain indexes starts[j+1] without
 		// checking that the innermost activation is ctx's.
 		{
@@ -201,7 +201,7 @@ func TestFastPathPushedNative(t *testing.T) {
 	const handler, ctorInternal, nativeCode = 5, 30, 11
 	wasm := []WasmFrame{wf(1), wf(revDispatch), wf(handler), wf(ctorInternal), wf(revCFunc), wf(nativeCode)}
 
-	// What exactSample's slow path (or newContext) does for the first
+	// What exactSample's slow path (or contextSegments) does for the first
 	// stack: cut by the chain, keep the outer segments.
 	segs, aligned := mt.cutByChain(wasm, mt.activationStarts(wasm), []uint32{a.block, n.block}, n)
 	require.True(t, aligned)
@@ -281,11 +281,9 @@ func TestOuterSegmentsShared(t *testing.T) {
 			// native bucket until its block is known
 			wasm = append(wasm, wf(revDispatch), wf(5), wf(6), wf(7))
 			acts = append(acts, 0)
-			mt.pending.wasm = append(mt.pending.wasm[:0], wasm...)
-			mt.pending.acts = append(mt.pending.acts[:0], acts...)
-			mt.pending.ok = true
 			c = mt.reviewCtx(uint32(0x10000+i*64), c, false)
-			mt.newContext(c)
+			acts[i] = c.block
+			mt.contextSegments(c, wasm, append([]uint32(nil), acts...))
 			require.NotNil(t, mt.outerSegs[c], "depth %d", i)
 			acts[i] = c.block
 		}
