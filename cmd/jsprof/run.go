@@ -63,6 +63,7 @@ type runFlags struct {
 	source     string
 	fixedClock bool
 	wasmFrames bool
+	stackEvery uint64
 }
 
 func cmdRun(ctx context.Context, args []string, io stdio) int {
@@ -79,6 +80,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
 	fs.Uint64Var(&f.every, "sample-every", profiler.DefaultSampleEvery, "with --mode sample, take a sample about every `N` Wasm instructions")
 	fs.BoolVar(&f.wasmFrames, "wasm-frames", true, "with --mode exact, lay the Wasm frames (apportioned from sampled Wasm stacks) around the exact JS frames; =false leaves them out")
+	fs.Uint64Var(&f.stackEvery, "wasm-stack-every", profiler.DefaultWasmStackEvery, "with --mode exact, take a Wasm stack for the Wasm frames about every `N` instructions at first (less often as the run grows); smaller gives a short run a finer split")
 	fs.StringVar(&f.pprofAddr, "pprof-addr", "", "with --mode sample, serve the running guest's profile at http://`HOST:PORT`/debug/pprof/profile?seconds=N")
 	fs.StringVar(&f.output, "o", "jsprof.pb.gz", "write the pprof profile to `file`")
 	fs.StringVar(&f.collapsed, "collapsed", "", "also write the stacks in collapsed format (flamegraph.pl, speedscope) to `file`")
@@ -206,7 +208,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{Decoded: mainMod,
 			Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: cost,
-			NoWasmFrames: !f.wasmFrames, CacheDir: fs.Lookup("cache-dir").Value.String(), Warn: func(err error) { warn(io, err) },
+			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, CacheDir: fs.Lookup("cache-dir").Value.String(), Warn: func(err error) { warn(io, err) },
 		})
 		if err != nil {
 			var none *profiler.NoInterpreterError

@@ -47,15 +47,16 @@ const (
 const DefaultSampleEvery = 1_000_000
 
 // DefaultWasmStackEvery is how often, at first, exact mode takes a Wasm
-// stack to apportion its exact counts to Wasm frames; later the period
-// grows with the count (meter.SetWasmStacks): about 25 stacks for a
-// 120k-instruction Shopify Function, 190 for a million instructions, 620
-// for 17 million, 1,300 for 1.3 billion. A stack costs about 2µs, most of
-// it wazero's (a listener call and an unwind of the whole stack), which is
-// what keeps the first period from being shorter: shorter, the short
-// fixture programs (1-7M instructions, 3 ms) run 20-35% slower than
-// exact mode without Wasm frames, against 4-14% (docs/performance.md).
-const DefaultWasmStackEvery = 5000
+// stack to apportion its exact counts to Wasm frames (every new calling
+// context also gets one); later the period grows with the count
+// (meter.SetWasmStacks): about 6 stacks for a 120k-instruction Shopify
+// Function, 50 for a million instructions, 190 for 17 million, 410 for
+// 1.3 billion. A stack costs 1-2µs, most of it wazero's (a listener call
+// and an unwind of the whole stack): at this rate the Wasm frames cost
+// exact mode 0-15% on the fixture programs (docs/performance.md); run
+// --wasm-stack-every takes them more often, for a finer split of a short
+// run.
+const DefaultWasmStackEvery = 20000
 
 // Options configure a profiled run.
 type Options struct {

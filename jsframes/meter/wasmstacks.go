@@ -63,7 +63,7 @@ const maxAlignedDepth = 128
 // one and at least the count so far over this, so that a run of n
 // instructions takes about this many samples times (1 + ln(n/n0)), n0 the
 // count where the growth starts: a vanishing cost on a long run.
-const wasmStackSamplesPerGrowth = 150
+const wasmStackSamplesPerGrowth = 50
 
 // SetWasmStacks configures a meter whose plan was made with
 // Options.WasmStacks: a Wasm stack about every `every` instructions at
