@@ -10,30 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // staticFib builds fixtures/js/fib.js into a static module with a plugin.
-func staticFib(t *testing.T, plugin string) []byte {
-	t.Helper()
-	ctx := context.Background()
-	wasm := fixtures.EngineBytes(t, plugin)
-	m, err := wasmcore.Decode(wasm)
-	require.NoError(t, err)
-	p, err := javy.Inspect(m)
-	require.NoError(t, err)
-	src, err := os.ReadFile(fixtures.Path("js", "fib.js"))
-	require.NoError(t, err)
-	bc, err := javy.Compile(ctx, p, wasm, src, fixtures.CompilationCache(t))
-	require.NoError(t, err)
-	static, err := javy.BuildStatic(ctx, wasm, p, bc, fixtures.CompilationCache(t))
-	require.NoError(t, err)
-	return static
-}
+func staticFib(t *testing.T, plugin string) []byte { return staticProgram(t, plugin, "fib") }
 
 // TestProfile: the whole pipeline, in both modes, on both Javy plugins.
 func TestProfile(t *testing.T) {
