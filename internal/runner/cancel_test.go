@@ -43,10 +43,11 @@ func TestBlockedGuestIsCancelled(t *testing.T) {
 			before := runtime.NumGoroutine()
 			cause := errors.New("stopped by the test")
 			ctx, cancel := context.WithCancelCause(context.Background())
+			// start before the timer, so that elapsed covers its 100 ms
+			start := time.Now()
 			timer := time.AfterFunc(100*time.Millisecond, func() { cancel(cause) })
 			defer timer.Stop()
 
-			start := time.Now()
 			res, err := Run(ctx, wasm, Options{
 				Name: "block", Args: []string{tt.mode}, Stdin: stdinR, Stdout: stdoutW,
 				Deterministic: tt.deterministic,
