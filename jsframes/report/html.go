@@ -156,6 +156,7 @@ type htmlReport struct {
 	Opcodes    []OpcodeStats
 	MoreOps    int
 	MaxOpcode  float64
+	MaxPhase   float64
 	Functions  []FunctionStats
 	MoreFns    int
 	MaxFn      float64
@@ -298,6 +299,9 @@ func (r *Report) WriteHTMLWith(w io.Writer, o HTMLOptions) error {
 	for _, o := range d.Opcodes {
 		v.MaxOpcode = math.Max(v.MaxOpcode, float64(o.WasmInstructions))
 		v.Uncertain = v.Uncertain || o.UncertainName
+	}
+	for _, p := range d.Phases {
+		v.MaxPhase = math.Max(v.MaxPhase, float64(p.WasmInstructions))
 	}
 	for _, b := range d.Buckets {
 		v.MaxOpcode = math.Max(v.MaxOpcode, float64(b.WasmInstructions))

@@ -92,7 +92,14 @@ const reportPage = `{{define "report"}}<!DOCTYPE html>
 {{human .Executions}} JS opcode executions, {{human .Calls}} JS calls, {{.Mode}} mode
 · engine <b>{{engine .Engine}}</b>{{if .Engine.OpcodeNamesSource}} (opcode names: {{.Engine.OpcodeNamesSource}}){{end}}{{if .Module}} · module {{.Module}}{{end}}{{if .Trap}} · the guest trapped: {{.Trap}}{{else if failed .ExitCode}} · exit code {{.ExitCode}}{{end}}</p>{{end}}
 {{if .Function}}<p class="meta">Only the JS functions named <b>{{.Function}}</b>; shares are of the whole profile.</p>{{end}}
-{{template "hot" .}}
+{{with .Data.Phases}}<h2 id="phases">Phases of the run</h2>
+<table class="phases">
+<thead><tr><th>phase</th><th>Wasm instructions</th><th>share</th><th>Wasm instructions</th></tr></thead>
+<tbody>
+{{range .}}<tr class="phase" data-name="{{.Name}}"><td class="name">{{.Name}}</td><td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td><td>{{pct (share .WasmInstructions $.Data.TotalWasmInstructions)}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxPhase}}"></div></td></tr>
+{{end}}</tbody>
+</table>
+{{end}}{{template "hot" .}}
 {{if .Flame}}{{template "flame" .Flame}}{{end}}
 {{template "source" .}}
 {{template "natives" .}}
