@@ -99,11 +99,15 @@ type Meter struct {
 	segsBuf        [][2]int
 	chainBuf       []*callContext
 	lastBuf        []int
-	stackGlobals   struct{ block, slot, flags, sp api.Global }
+	stackGlobals   runningState
 	// stackFor is the context newFunction just made, whose outer
 	// segments contextStack is to take (Options.WasmStacks).
 	stackFor *callContext
 }
+
+// runningState holds the globals that say what runs: the running block,
+// slot and flags, and the shadow stack's pointer.
+type runningState struct{ block, slot, flags, sp api.Global }
 
 // tableKey is a key of the address table: a bytecode address entered from
 // a calling context (the caller's block) at a call site (its slot). Sampling

@@ -87,10 +87,7 @@ type splitAcc struct {
 // samples read only the frames below the innermost activation.
 func (mt *Meter) exactSample(si experimental.StackIterator, weight uint64) {
 	mt.stackSamples++
-	g := &mt.stackGlobals
-	if g.block == nil {
-		g.block, g.slot, g.flags, g.sp = mt.mod.ExportedGlobal(exportBlock), mt.mod.ExportedGlobal(exportSlot), mt.mod.ExportedGlobal(exportFlags), mt.mod.ExportedGlobal(exportSP)
-	}
+	g := mt.runningGlobals()
 	block, slot, flags := uint32(g.block.Get()), uint32(g.slot.Get()), uint32(g.flags.Get())
 	var (
 		ctx    *callContext
@@ -115,7 +112,7 @@ func (mt *Meter) exactSample(si experimental.StackIterator, weight uint64) {
 		if bucket == BucketOutside && mt.awaitingEntry {
 			bucket = bucketBeforeJS
 		}
-		mt.file(nil, bucket, 0, wasm, append(mt.segsBuf[:0], [2]int{0, len(wasm)}), false, weight)
+		mt.file(nil, bucket, 0, wasm, append(mt.segsBuf[:0], [2]int{0, len(wasm)}), weight)
 		return
 	}
 	if outer := mt.outerSegs[ctx]; outer != nil {
@@ -135,7 +132,7 @@ func (mt *Meter) exactSample(si experimental.StackIterator, weight uint64) {
 	segs, aligned := mt.cutByChain(wasm, mt.activationStarts(wasm), acts, ctx)
 	mt.segsBuf = segs
 	if !aligned {
-		mt.file(ctx, "", slot, wasm, segs, false, weight)
+		mt.file(ctx, "", slot, wasm, segs, weight)
 		return
 	}
 	outer := mt.outerOf(ctx, wasm, segs)
@@ -155,10 +152,7 @@ func (mt *Meter) contextStack(si experimental.StackIterator) {
 	if c == nil || mt.mod == nil || mt.outerSegs[c] != nil {
 		return
 	}
-	g := &mt.stackGlobals
-	if g.block == nil {
-		g.block, g.slot, g.flags, g.sp = mt.mod.ExportedGlobal(exportBlock), mt.mod.ExportedGlobal(exportSlot), mt.mod.ExportedGlobal(exportFlags), mt.mod.ExportedGlobal(exportSP)
-	}
+	g := mt.runningGlobals()
 	acts := mt.activationBlocks(uint32(g.sp.Get()), uint32(g.block.Get()))
 	if len(acts) == 0 {
 		return
@@ -268,6 +262,16 @@ func sameFrames(kept, seg []WasmFrame) bool {
 	return i == len(kept)
 }
 
+// runningGlobals are the injected globals that say what runs, looked up
+// once per run.
+func (mt *Meter) runningGlobals() *runningState {
+	g := &mt.stackGlobals
+	if g.block == nil {
+		g.block, g.slot, g.flags, g.sp = mt.mod.ExportedGlobal(exportBlock), mt.mod.ExportedGlobal(exportSlot), mt.mod.ExportedGlobal(exportFlags), mt.mod.ExportedGlobal(exportSP)
+	}
+	return g
+}
+
 // fileInner files a sample of an aligned context whose outer segments are
 // known: its key is the slot and the innermost segment.
 func (mt *Meter) fileInner(ctx *callContext, slot uint32, outer [][]WasmFrame, inner []WasmFrame, weight uint64) {
@@ -286,7 +290,7 @@ func (mt *Meter) fileInner(ctx *callContext, slot uint32, outer [][]WasmFrame, i
 
 // file files a sample whose segments are ranges of wasm: a bucket's, or a
 // context's whose stack could not be aligned with its chain.
-func (mt *Meter) file(ctx *callContext, bucket string, slot uint32, wasm []WasmFrame, segs [][2]int, aligned bool, weight uint64) {
+func (mt *Meter) file(ctx *callContext, bucket string, slot uint32, wasm []WasmFrame, segs [][2]int, weight uint64) {
 	k := mt.splitKeyBuf[:0]
 	if ctx != nil {
 		k = binary.AppendUvarint(k, uint64(ctx.block))
@@ -307,7 +311,7 @@ func (mt *Meter) file(ctx *callContext, bucket string, slot uint32, wasm []WasmF
 	for i, r := range segs {
 		copied[i] = strip(wasm[r[0]:r[1]])
 	}
-	split := WasmSplit{Context: -1, Bucket: bucket, Slot: slot, Segments: copied, Aligned: aligned, Weight: weight}
+	split := WasmSplit{Context: -1, Bucket: bucket, Slot: slot, Segments: copied, Weight: weight}
 	if bucket == bucketBeforeJS {
 		split.Bucket, split.BeforeJS = BucketOutside, true
 	}
