@@ -82,7 +82,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		}
 		return natives[c.Native]
 	}
-	ph := newPhaser(res)
+	ph := newPhaser()
 	// addNative adds one native's (or native context's) stacks under prefix.
 	// The unidentified native's bucket frame carries no calls.
 	addNative := func(ctx int, prefix []jsprofile.Frame, frame jsprofile.Frame, calls, instrs uint64) {

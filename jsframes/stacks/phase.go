@@ -41,7 +41,7 @@ type phaser struct {
 	phases []string // by context; "" until known
 }
 
-func newPhaser(*meter.Results) *phaser { return &phaser{} }
+func newPhaser() *phaser { return &phaser{} }
 
 // contexts computes the contexts' phases; frames are the native contexts'
 // frames.
