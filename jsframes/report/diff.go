@@ -325,26 +325,25 @@ func abs64(n int64) int64 {
 	return n
 }
 
-func opcodeWeight(o *OpcodeDiff) uint64 {
+// bothSides is what a row ran in the two profiles together, of(side) on
+// each side it has.
+func bothSides[S any](base, nw *S, of func(*S) uint64) uint64 {
 	var w uint64
-	if o.Base != nil {
-		w += o.Base.WasmInstructions
+	if base != nil {
+		w += of(base)
 	}
-	if o.New != nil {
-		w += o.New.WasmInstructions
+	if nw != nil {
+		w += of(nw)
 	}
 	return w
 }
 
+func opcodeWeight(o *OpcodeDiff) uint64 {
+	return bothSides(o.Base, o.New, func(s *OpcodeSide) uint64 { return s.WasmInstructions })
+}
+
 func functionWeight(f *FunctionDiff) uint64 {
-	var w uint64
-	if f.Base != nil {
-		w += f.Base.SelfWasmInstructions
-	}
-	if f.New != nil {
-		w += f.New.SelfWasmInstructions
-	}
-	return w
+	return bothSides(f.Base, f.New, func(s *FunctionSide) uint64 { return s.SelfWasmInstructions })
 }
 
 // summarize writes the paragraph of where the cost moved.

@@ -398,14 +398,7 @@ func diffWasm(base, new []WasmFunctionStats, order func(a, b *WasmDiff) bool) []
 
 // wasmDiffWeight is what a Wasm function ran, self, in both profiles.
 func wasmDiffWeight(w *WasmDiff) uint64 {
-	var n uint64
-	if w.Base != nil {
-		n += w.Base.SelfWasmInstructions
-	}
-	if w.New != nil {
-		n += w.New.SelfWasmInstructions
-	}
-	return n
+	return bothSides(w.Base, w.New, func(s *WasmSide) uint64 { return s.SelfWasmInstructions })
 }
 
 // byWasmChange orders Wasm functions by the size of their change in self
