@@ -47,11 +47,15 @@ func (an *analyzer) detectJavy() {
 		}
 	}
 
-	startSeg := an.startMemoryInit()
+	startSeg := ProgramSegment(m)
 	switch {
 	case exp["_start"] && startSeg >= 0 && hasInterp && !exp["shopify_main"]:
 		j.Kind = JavyStatic
-		ev("_start copies passive data segment %d (the program's bytecode) with memory.init into a module that holds the interpreter", startSeg)
+		if _, detached := m.DetachedSegmentIndex(); detached {
+			ev("the program's bytecode, passive data segment %d, is detached by jsprof and put back when the module runs", startSeg)
+		} else {
+			ev("_start copies passive data segment %d (the program's bytecode) with memory.init into a module that holds the interpreter", startSeg)
+		}
 	case exp["compile-src"] || exp["compile_src"]:
 		j.Kind = JavyPlugin
 		j.ImportNamespace = ns
@@ -105,10 +109,16 @@ func (an *analyzer) detectJavy() {
 	rep.Javy = j
 }
 
-// startMemoryInit returns the passive segment _start (or a function it
-// calls) copies with memory.init, -1 if none.
-func (an *analyzer) startMemoryInit() int {
-	m := an.m
+// ProgramSegment returns the passive data segment holding a Javy module's
+// program: the one _start (or a function it calls) copies with
+// memory.init, or the one jsprof detached from the module
+// (wasmcore.DetachSegment); -1 if none. It reads two levels of calls, not
+// the whole module: cheap enough to decide how to prepare a module before
+// analysing it.
+func ProgramSegment(m *wasmcore.Module) int {
+	if seg, ok := m.DetachedSegmentIndex(); ok {
+		return int(seg)
+	}
 	start, ok := m.ExportedFunc("_start")
 	if !ok {
 		return -1

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -23,7 +24,10 @@ type guest struct {
 	sess     *runner.Session
 	compiled wazero.CompiledModule
 	meter    *meter.Meter // nil for the plain module
-	runs     int
+	// start readies a profiled instance before it runs (the profiler
+	// session's Start: the detached program, the meter's state).
+	start func(context.Context, api.Module) error
+	runs  int
 	// realClocks gives the guest the host's clocks (runs are deterministic
 	// otherwise).
 	realClocks bool
@@ -38,8 +42,8 @@ func (g *guest) run(tb testing.TB) (memBytes uint32, res *meter.Results) {
 	require.NoError(tb, err)
 	defer mod.Close(ctx)
 	mt := g.meter
-	if mt != nil {
-		require.NoError(tb, mt.Start(ctx, mod))
+	if g.start != nil {
+		require.NoError(tb, g.start(ctx, mod))
 	}
 	if _, err := mod.ExportedFunction("_start").Call(ctx); err != nil && !strings.Contains(err.Error(), "exit_code(0)") {
 		tb.Fatal(err)
@@ -72,7 +76,7 @@ func newGuests(tb testing.TB, wasm []byte, opts meter.Options) (plain, profiled 
 	// the cost: the session's context carries its listener.
 	ec, err := sess.Compile(prof.Context(ctx), "profiled", prof.Main())
 	require.NoError(tb, err)
-	return &guest{sess: sess, compiled: pc}, &guest{sess: sess, compiled: ec, meter: prof.Meter()}
+	return &guest{sess: sess, compiled: pc}, &guest{sess: sess, compiled: ec, meter: prof.Meter(), start: prof.Start}
 }
 
 // BenchmarkExactOverhead runs each fixture program, built with the newer

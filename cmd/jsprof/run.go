@@ -281,6 +281,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	}
 	code := profiler.ExitCode(res)
 	info := jsprofile.RunInfo{Export: res.Entry, MemoryBytes: res.MemoryBytes}
+	if sess != nil {
+		info.MemoryBytes = sess.GuestMemory(res.MemoryBytes)
+	}
 	if function != nil {
 		info.Provider, info.Codec, info.InputBytes = function.Namespace, function.Codec.String(), uint64(len(function.Input))
 		out, err := function.Output()

@@ -153,7 +153,7 @@ func profiledGuest(t *testing.T, wasm []byte) (*guest, func()) {
 	sess.Provide(linked...)
 	compiled, err := sess.Compile(ctx, "profiled", prof.Main())
 	require.NoError(t, err)
-	return &guest{sess: sess, compiled: compiled, meter: prof.Meter()}, closeSession
+	return &guest{sess: sess, compiled: compiled, meter: prof.Meter(), start: prof.Start}, closeSession
 }
 
 // watchMemory starts following this process's memory: the peak of the Go

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/jsprof/jsprof/dispatch"
@@ -140,7 +141,13 @@ type Session struct {
 	wasmNames map[uint32]string
 	listened  bool
 	source    string
-	done      chan struct{} // closed when the guest has ended
+	// detached is the program taken out of the main module to prepare
+	// and compile it (detach.go), put back into the instance before it
+	// runs; nil when the module runs as it is. detachedBytes is how much
+	// the memory grew for it.
+	detached      *wasmcore.DetachedSegment
+	detachedBytes uint64
+	done          chan struct{} // closed when the guest has ended
 }
 
 // Prepare instruments whichever of the main module and the plugin holds the
@@ -215,35 +222,50 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 // Options.CacheDir, an engine prepared before by this jsprof with these
 // options is read back instead (prepared.go); errors name the module.
 func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, decoded *wasmcore.Module, isMain bool, mopts meter.Options) (*wasmcore.Module, *dispatch.Report, *meter.Plan, error) {
+	m := decoded
+	if m == nil {
+		var err error
+		if m, err = wasmcore.Decode(wasm); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	// What is analysed, instrumented and compiled: the module, or the
+	// module without its program (detach.go). m, as it was, is returned
+	// for naming, which reads the program.
+	prep := wasm
+	var detached *wasmcore.DetachedSegment
+	if isMain {
+		prep, detached = detachProgram(wasm, m)
+	}
 	key := ""
 	if s.opts.CacheDir != "" {
-		key, _ = preparedKey(wasm, mopts) // "": no cache
+		key, _ = preparedKey(prep, mopts) // "": no cache
 	}
 	set := func(out []byte) {
 		if isMain {
-			s.main = out
+			s.main, s.detached = out, detached
 		} else {
 			s.plugin = out
 		}
 	}
 	if key != "" {
 		if out, p, ok := loadPrepared(s.opts.CacheDir, key); ok {
-			m := decoded
-			if m == nil {
-				var err error
-				if m, err = wasmcore.Decode(wasm); err != nil {
-					return nil, nil, nil, fmt.Errorf("%s: %w", what, err)
-				}
-			}
 			set(out)
 			return m, p.Report, p.Plan, nil
 		}
 	}
-	m, r, err := analyze(ctx, what, wasm, decoded)
+	pm := m
+	if detached != nil {
+		var err error
+		if pm, err = wasmcore.Decode(prep); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	_, r, err := analyze(ctx, what, prep, pm)
 	if err != nil || r.Dispatch == nil {
 		return m, r, nil, err
 	}
-	out, plan, err := instrument(what, wasm, r, mopts)
+	out, plan, err := instrument(what, prep, r, mopts)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -348,7 +370,7 @@ func (s *Session) Configure(o *runner.Options) {
 		p.Wasm = s.plugin
 		o.Plugin = &p
 	}
-	o.Link, o.Instantiated = s.meter.Link, s.meter.Start
+	o.Link, o.Instantiated = s.meter.Link, s.Start
 	o.KeepOnContextDone = true
 	// The profile covers the entry call alone, as function-runner counts
 	// a function: what ran before it (instantiating and initializing the
@@ -384,6 +406,21 @@ func (s *Session) Configure(o *runner.Options) {
 	}
 }
 
+// Start readies an instance before anything of it runs (it fits
+// runner.Options.Instantiated): a detached program is put back, and the
+// meter's accounting state made. Instances other than the profiled module
+// are left alone.
+func (s *Session) Start(ctx context.Context, mod api.Module) error {
+	if s.detached != nil {
+		grew, err := restoreDetached(ctx, mod, s.detached)
+		if err != nil {
+			return err
+		}
+		s.detachedBytes += grew
+	}
+	return s.meter.Start(ctx, mod)
+}
+
 // Context adds what the run's compilation needs: when sampling or taking
 // exact mode's Wasm stacks, the listener on the sample trampoline.
 func (s *Session) Context(ctx context.Context) context.Context {
@@ -391,6 +428,18 @@ func (s *Session) Context(ctx context.Context) context.Context {
 		return ctx
 	}
 	return experimental.WithFunctionListenerFactory(ctx, s.meter.ListenerFactory())
+}
+
+// GuestMemory is the part of an instance's linear memory of total bytes
+// the guest used: what the meter reserved for its counters and what a
+// detached program took are the profiler's. (function-runner reports the
+// memory of an unprofiled run: this is it.)
+func (s *Session) GuestMemory(total uint64) uint64 {
+	own := s.meter.ReservedBytes() + s.detachedBytes
+	if own > total {
+		return 0
+	}
+	return total - own
 }
 
 // Instructions is the count at the meter's last checkpoint, for progress.
@@ -622,6 +671,6 @@ func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Option
 		return nil, res, err
 	}
 	out, err := s.Finish(ctx, Run{Start: start, ExitCode: ExitCode(res), Trap: res.Trap,
-		Info: jsprofile.RunInfo{Export: res.Entry, MemoryBytes: res.MemoryBytes}})
+		Info: jsprofile.RunInfo{Export: res.Entry, MemoryBytes: s.GuestMemory(res.MemoryBytes)}})
 	return out, res, err
 }

@@ -270,6 +270,16 @@ func (mt *Meter) reserve(n uint32) (uint32, error) {
 	return prev * pageSize, nil
 }
 
+// ReservedBytes is how much of the guest's memory the meter took for its
+// counters: not the guest's to report as memory it used.
+func (mt *Meter) ReservedBytes() uint64 {
+	var n uint64
+	for _, r := range mt.reserved {
+		n += uint64(r[1] - r[0])
+	}
+	return n
+}
+
 // newBlock allocates a zeroed block with limit pc slots for the bytecode at
 // base (base 0: slots by opcode value).
 func (mt *Meter) newBlock(base, limit uint32) (uint32, error) {

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// asProcessEnv, set in the environment, makes the test binary a process of
+// its own: "jsprof" is jsprof's main, "wazero" a plain wazero embedding
+// (plainWazero). BenchmarkStartup runs both as whole processes, as users
+// run jsprof.
+const asProcessEnv = "JSPROF_TEST_AS_PROCESS"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(asProcessEnv) {
+	case "jsprof":
+		main()
+	case "wazero":
+		os.Exit(plainWazero(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// plainWazero runs module args[1] with wazero's compilation cache in
+// directory args[0], as `wazero run -cachedir` does: WASI, and the
+// module's other imported functions as stubs that return zeros (the Javy
+// plugins import a few from "env"). It returns the guest's exit code.
+func plainWazero(args []string) int {
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "plainWazero: want CACHE_DIR MODULE")
+		return 2
+	}
+	ctx := context.Background()
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "plainWazero:", err)
+		return 1
+	}
+	cache, err := wazero.NewCompilationCacheWithDir(args[0])
+	if err != nil {
+		return fail(err)
+	}
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache))
+	defer r.Close(ctx)
+	wasi_snapshot_preview1.MustInstantiate(ctx, r)
+	wasm, err := os.ReadFile(args[1])
+	if err != nil {
+		return fail(err)
+	}
+	m, err := wasmcore.Decode(wasm)
+	if err != nil {
+		return fail(err)
+	}
+	stubs := map[string]wazero.HostModuleBuilder{}
+	for _, imp := range m.Imports {
+		if imp.Kind != wasmcore.ExternFunc || imp.Module == wasi_snapshot_preview1.ModuleName {
+			continue
+		}
+		if stubs[imp.Module] == nil {
+			stubs[imp.Module] = r.NewHostModuleBuilder(imp.Module)
+		}
+		ft := m.Types[imp.Func]
+		results := len(ft.Results)
+		stubs[imp.Module].NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, _ api.Module, stack []uint64) {
+				clear(stack[:results])
+			}), apiTypes(ft.Params), apiTypes(ft.Results)).
+			Export(imp.Name)
+	}
+	for name, b := range stubs {
+		if _, err := b.Instantiate(ctx); err != nil {
+			return fail(fmt.Errorf("stubs of %s: %w", name, err))
+		}
+	}
+	cfg := wazero.NewModuleConfig().WithStdin(os.Stdin).WithStdout(os.Stdout).WithStderr(os.Stderr).WithArgs(filepath.Base(args[1]))
+	if _, err := r.InstantiateWithConfig(ctx, wasm, cfg); err != nil {
+		var exit *sys.ExitError
+		if errors.As(err, &exit) {
+			return int(exit.ExitCode())
+		}
+		return fail(err)
+	}
+	return 0
+}
+
+func apiTypes(ts []wasmcore.ValType) []api.ValueType {
+	out := make([]api.ValueType, len(ts))
+	for i, t := range ts {
+		out[i] = api.ValueType(t)
+	}
+	return out
+}
+
+// fib30 is fixtures/js/fib.js's program at n = 30: about 0.2 s of guest.
+const fib30 = `function fib(n) {
+  if (n < 2) return n;
+  return fib(n - 1) + fib(n - 2);
+}
+console.log("fib(30) = " + fib(30));
+`
+
+// BenchmarkStartup measures jsprof as users run it: whole processes (the
+// test binary as jsprof, and as a plain wazero embedding), warm caches
+// (the engine compiled and prepared once before), on an empty program and
+// on fib(30), each mode against plain wazero; and a program never seen
+// before, built with the plugin seen already, profiled for the first time
+// against a warm plain run of it. Each ratio is of total wall times over
+// the same iterations.
+func BenchmarkStartup(b *testing.B) {
+	if testing.Short() {
+		b.Skip("runs whole processes on a real engine")
+	}
+	self, err := os.Executable()
+	require.NoError(b, err)
+	dir := b.TempDir()
+	cacheDir := filepath.Join(dir, "cache")
+	process := func(as string, args ...string) time.Duration {
+		cmd := exec.Command(self, args...)
+		cmd.Env = append(os.Environ(), asProcessEnv+"="+as)
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		elapsed := time.Since(start)
+		require.NoError(b, err, "%s %s: %s", as, strings.Join(args, " "), out)
+		return elapsed
+	}
+	plain := func(module string) time.Duration { return process("wazero", cacheDir, module) }
+	modes := []struct {
+		name  string
+		flags []string
+	}{
+		{"off", []string{"--mode", "off"}},
+		{"exact", nil},
+		{"sample", []string{"--mode", "sample"}},
+	}
+	profiled := func(mode []string, module string) time.Duration {
+		args := append([]string{"run", "-q", "--cache-dir", cacheDir, "-o", filepath.Join(dir, "p.pb.gz")}, mode...)
+		return process("jsprof", append(args, module)...)
+	}
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name+".wasm")
+		require.NoError(b, os.WriteFile(p, buildSource(b, "javy-plugin-1.7.0", src), 0o644))
+		return p
+	}
+	programs := []struct{ name, module string }{
+		{"empty", write("empty", "")},
+		{"fib30", write("fib30", fib30)},
+	}
+	for _, p := range programs { // warm the caches
+		plain(p.module)
+		for _, m := range modes {
+			profiled(m.flags, p.module)
+		}
+	}
+	times := map[string]time.Duration{}
+	b.ResetTimer()
+	for i := range b.N {
+		for _, p := range programs {
+			times[p.name+"-plain"] += plain(p.module)
+			for _, m := range modes {
+				times[p.name+"-"+m.name] += profiled(m.flags, p.module)
+			}
+		}
+		b.StopTimer()
+		unseen := write(fmt.Sprint("unseen", i), fmt.Sprintf("console.log(%d);\n", 1000+i))
+		plain(unseen) // compiles it
+		b.StartTimer()
+		times["unseen-plain"] += plain(unseen)
+		times["unseen-exact"] += profiled(nil, unseen)
+	}
+	b.StopTimer()
+	for _, p := range programs {
+		base := times[p.name+"-plain"]
+		b.ReportMetric(base.Seconds()/float64(b.N), p.name+"-plain-s")
+		for _, m := range modes {
+			b.ReportMetric(float64(times[p.name+"-"+m.name])/float64(base), p.name+"-"+m.name+"/plain")
+		}
+	}
+	b.ReportMetric(float64(times["unseen-exact"])/float64(times["unseen-plain"]), "unseen-first-exact/plain")
+}
+
+// TestStaticProgramsShareCaches: twenty programs built with one plugin,
+// each profiled for the first time, share one compiled module and one
+// prepared engine (the program is detached from what is compiled), and
+// each is still named from its own bytecode.
+func TestStaticProgramsShareCaches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("profiles twenty programs")
+	}
+	cache := t.TempDir()
+	var files []int
+	var size int64
+	for i := range 20 {
+		src := fmt.Sprintf("function f%d(n) {\n  return n < 2 ? n : f%d(n - 1) + f%d(n - 2);\n}\nconsole.log(f%d(%d));\n", i, i, i, i, 5+i%7)
+		module := filepath.Join(t.TempDir(), "index.wasm")
+		require.NoError(t, os.WriteFile(module, buildSource(t, "javy-plugin-1.7.0", src), 0o644))
+		doc := filepath.Join(t.TempDir(), "report.json")
+		var stderr strings.Builder
+		code := Main(context.Background(), []string{"run", "-q", "--cache-dir", cache, "-o", filepath.Join(t.TempDir(), "p.pb.gz"), "--report-json", doc, module},
+			stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: &stderr})
+		require.Equal(t, 0, code, stderr.String())
+		b, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		var report struct {
+			Functions []struct {
+				Name string `json:"name"`
+				Line int    `json:"line"`
+			} `json:"functions"`
+		}
+		require.NoError(t, json.Unmarshal(b, &report))
+		named := map[string]int{}
+		for _, f := range report.Functions {
+			named[f.Name] = f.Line
+		}
+		assert.Equal(t, 1, named[fmt.Sprint("f", i)], "program %d's function, at its line", i)
+
+		n, sz := dirFiles(t, cache)
+		files = append(files, n)
+		if i == 0 {
+			size = sz
+		} else {
+			assert.Equal(t, size, sz, "program %d added to the caches", i)
+		}
+	}
+	assert.Equal(t, files[0], files[19], "files in the cache directory after 1 and 20 programs")
+}
+
+// dirFiles counts the files under dir and their bytes.
+func dirFiles(t *testing.T, dir string) (n int, size int64) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		n++
+		size += info.Size()
+		return nil
+	}))
+	return n, size
+}
+

@@ -1,0 +1,93 @@
+package profiler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// Every static Javy module built with one plugin carries the same
+// interpreter and a different program. jsprof prepares and compiles the
+// module with its program detached (wasmcore.DetachSegment), so that a
+// program never seen before, built with a plugin seen before, finds its
+// analysis, its instrumented module and its compiled code in the caches,
+// and the caches hold one entry per plugin, not one per program. The
+// program's bytes go back into the instance before it runs.
+
+// detachProgram returns the bytes of m (decoded from wasm) to prepare and
+// compile in its place: wasm itself, or, for a module whose program is a
+// passive segment jsprof can detach, the module without it and without the
+// custom sections that vary by program (the recorded source, say). d is
+// what was detached, nil if nothing was. Failing to detach is no error:
+// the module is then prepared as it is.
+func detachProgram(wasm []byte, m *wasmcore.Module) (prepared []byte, d *wasmcore.DetachedSegment) {
+	seg := dispatch.ProgramSegment(m)
+	if seg < 0 {
+		return wasm, nil
+	}
+	c, err := wasmcore.Decode(wasm) // a copy: m stays as it was, for naming
+	if err != nil {
+		return wasm, nil
+	}
+	if d, err = c.DetachSegment(uint32(seg)); err != nil {
+		return wasm, nil
+	}
+	c.Customs = engineSections(c.Customs)
+	b, err := c.Encode()
+	if err != nil {
+		return wasm, nil
+	}
+	return b, d
+}
+
+// engineSections keeps the custom sections that describe the engine (names,
+// DWARF, the toolchain, a plugin's namespace, the detached segment): the
+// same for every program. The rest, a program's source above all, varies
+// by program; naming reads it from the module as it was.
+func engineSections(cs []wasmcore.CustomSection) []wasmcore.CustomSection {
+	var keep []wasmcore.CustomSection
+	for _, c := range cs {
+		switch {
+		case c.Name == "name", c.Name == "producers", c.Name == "target_features",
+			c.Name == "import_namespace", c.Name == wasmcore.DetachedSection,
+			strings.HasPrefix(c.Name, ".debug_"):
+			keep = append(keep, c)
+		}
+	}
+	return keep
+}
+
+// restoreDetached puts a detached program back into the instance mod, if
+// mod is the module it was detached from, before anything of it runs: it
+// grows the memory by whole pages for the bytes, writes them there and
+// tells the module where they are. It returns how many bytes the memory
+// grew by, 0 for another instance.
+func restoreDetached(_ context.Context, mod api.Module, d *wasmcore.DetachedSegment) (uint64, error) {
+	base, ok := mod.ExportedGlobal(wasmcore.DetachedBaseExport).(api.MutableGlobal)
+	if !ok {
+		return 0, nil
+	}
+	length, ok := mod.ExportedGlobal(wasmcore.DetachedLenExport).(api.MutableGlobal)
+	mem := mod.Memory()
+	if !ok || mem == nil {
+		return 0, fmt.Errorf("restoring the program's data segment %d: the prepared module lacks its globals or memory", d.Index)
+	}
+	const pageSize = 65536
+	pages := uint32((uint64(len(d.Bytes)) + pageSize - 1) / pageSize)
+	prev, ok := mem.Grow(pages)
+	if !ok {
+		return 0, fmt.Errorf("restoring the program's data segment %d: cannot grow the memory by %d pages", d.Index, pages)
+	}
+	addr := prev * pageSize
+	if !mem.Write(addr, d.Bytes) {
+		return 0, fmt.Errorf("restoring the program's data segment %d: cannot write %d bytes at %#x", d.Index, len(d.Bytes), addr)
+	}
+	base.Set(uint64(addr))
+	length.Set(uint64(len(d.Bytes)))
+	return uint64(pages) * pageSize, nil
+}
