@@ -21,16 +21,8 @@ func FuzzParseBytecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, spec := range specs {
-			prog, err := Parse(b, spec)
-			if err != nil {
-				continue
-			}
-			code := 0
-			for _, fn := range prog.Functions {
-				code += len(fn.Code) + len(fn.Lines)
-			}
-			if len(prog.Functions) > len(b) || code > 2*len(b) {
-				t.Fatalf("%d functions, %d bytes of code and line entries from %d bytes", len(prog.Functions), code, len(b))
+			if prog, err := Parse(b, spec); err == nil {
+				checkBounded(t, spec.TableID, prog, b)
 			}
 		}
 	})
@@ -96,16 +88,54 @@ func fuzzLayout(f *testing.F, spec EngineSpec, layouts []*Layout, seeds [][]byte
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, l := range layouts {
 			prog, err := ParseLayout(b, spec, l)
-			if err != nil {
-				continue
+			if err == nil {
+				checkBounded(t, l.Name, prog, b)
 			}
-			code := 0
-			for _, fn := range prog.Functions {
-				code += len(fn.Code) + len(fn.Lines)
-			}
-			if len(prog.Functions) > len(b) || code > 2*len(b) {
-				t.Fatalf("%s: %d functions, %d bytes of code and line entries from %d bytes", l.Name, len(prog.Functions), code, len(b))
-			}
+		}
+	})
+}
+
+// checkBounded: what a parse returns stays within the input's size.
+func checkBounded(t *testing.T, what string, prog *Program, b []byte) {
+	t.Helper()
+	code := 0
+	for _, fn := range prog.Functions {
+		code += len(fn.Code) + len(fn.Lines)
+	}
+	if len(prog.Functions) > len(b) || code > 2*len(b) {
+		t.Fatalf("%s: %d functions, %d bytes of code and line entries from %d bytes", what, len(prog.Functions), code, len(b))
+	}
+}
+
+// FuzzParseReleases reads every release of testdata/releases (golden
+// output of native builds of each release's source, one per serialization
+// version) with its own engine description: Parse, which selects the
+// layout by the version byte, and the release's layout whatever the
+// version byte has become. The first argument picks the release, so each
+// release's bytes are mutated against its own opcodes and atoms.
+func FuzzParseReleases(f *testing.F) {
+	type release struct {
+		name   string
+		spec   EngineSpec
+		layout *Layout
+	}
+	var rs []release
+	for _, name := range goldenReleases(f) {
+		rs = append(rs, release{name, readSpec(f, releasesPath(name+".json")), mustLayouts(f, releaseWant[name].layout)[0]})
+	}
+	require.NotEmpty(f, rs)
+	for i, r := range rs {
+		for _, p := range formatPrograms {
+			f.Add(uint8(i), readGolden(f, r.name, p))
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
+		r := rs[int(which)%len(rs)]
+		if prog, err := Parse(b, r.spec); err == nil {
+			checkBounded(t, r.name, prog, b)
+		}
+		if prog, err := ParseLayout(b, r.spec, r.layout); err == nil {
+			checkBounded(t, r.name+" as "+r.layout.Name, prog, b)
 		}
 	})
 }

@@ -16,7 +16,8 @@ import (
 //	                                      f&4: object literal, else class member,
 //	                                      static after an odd number of swaps)
 //	fclosure k; define_method_computed f  computed key: [Symbol.X] when the key
-//	                                      is Symbol.X, else unknown
+//	                                      is Symbol.X (get_var Symbol, by atom or
+//	                                      by closure variable), else unknown
 //	fclosure k; set_name NAME             anonymous function bound to NAME
 const (
 	methodKindMask   = 3
@@ -184,7 +185,7 @@ func symbolKey(p *parser, f *Function, prev []defInstr) string {
 		return ""
 	}
 	a, b := prev[len(prev)-2], prev[len(prev)-1]
-	if a.op != "get_var" || b.op != "get_field" || p.operandAtom(f, a.pc) != "Symbol" {
+	if a.op != "get_var" || b.op != "get_field" || p.globalName(f, a) != "Symbol" {
 		return ""
 	}
 	field := p.operandAtom(f, b.pc)
@@ -192,6 +193,23 @@ func symbolKey(p *parser, f *Function, prev []defInstr) string {
 		return ""
 	}
 	return "[Symbol." + field + "]"
+}
+
+// globalName returns the name of the global variable that get_var reads,
+// by its atom operand or, from Bellard's 2025-11-03 commits on (format
+// var_ref), by its u16 operand: an index into the function's closure
+// variables, which hold the globals it uses.
+func (p *parser) globalName(f *Function, in defInstr) string {
+	if p.engine.Opcodes[f.Code[in.pc]].Fmt != "var_ref" {
+		return p.operandAtom(f, in.pc)
+	}
+	if in.size != 3 {
+		return ""
+	}
+	if idx := int(f.Code[in.pc+1]) | int(f.Code[in.pc+2])<<8; idx < len(f.ClosureVars) {
+		return f.ClosureVars[idx].Name
+	}
+	return ""
 }
 
 // operandAtom returns the string of the atom operand of the instruction
