@@ -314,11 +314,20 @@ func (s *Sampler) build(r *rawProfile, meta jsprofile.Meta, id Identity) (*profi
 	}
 	b := jsprofile.NewBuilder(meta)
 	var frames []jsprofile.Frame
+	// A sampled program has few distinct frames, each in many stacks (a
+	// recursive function's in every level of every stack): each is named
+	// once.
+	named := map[rawFrame][]jsprofile.Frame{}
 	for _, k := range r.order {
 		rs := r.samples[k]
 		frames = frames[:0]
 		for _, f := range rs.stack {
-			frames = append(frames, s.frames(f, id)...)
+			fs, ok := named[f]
+			if !ok {
+				fs = s.frames(f, id)
+				named[f] = fs
+			}
+			frames = append(frames, fs...)
 		}
 		b.Add(frames, int64(rs.weight), 0, 0)
 	}
