@@ -1,14 +1,13 @@
 package bytecode
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/jsframes/internal/bctest"
 )
 
 // releaseWant is, per release kept in testdata/releases, the layout it
@@ -45,26 +44,20 @@ var releaseWant = map[string]struct {
 
 // releasesPath joins elem under testdata/releases.
 func releasesPath(elem ...string) string {
-	return filepath.Join(append([]string{"testdata", "releases"}, elem...)...)
+	return bctest.ReleasesPath(elem...)
 }
 
 // goldenReleases returns the releases of testdata/releases, sorted.
 func goldenReleases(tb testing.TB) []string {
 	tb.Helper()
-	files, err := filepath.Glob(releasesPath("*.json"))
-	require.NoError(tb, err)
-	var out []string
-	for _, f := range files {
-		out = append(out, strings.TrimSuffix(filepath.Base(f), ".json"))
-	}
-	slices.Sort(out)
-	return out
+	return bctest.Releases(tb)
 }
 
 // TestReleaseGoldens reads the golden bytecode of every release kept in
 // testdata/releases with the engine description kept beside it: the
 // version byte, the layout Parse selects for it, and every function named
-// at its line (fib's table holding lines 2 and 3).
+// at its line (fib's table holding lines 2 and 3). The releases' calls.bc
+// (whose calls jsframes/naming's TestCallNamesReleases names) is read too.
 func TestReleaseGoldens(t *testing.T) {
 	releases := goldenReleases(t)
 	var want []string
@@ -87,12 +80,18 @@ func TestReleaseGoldens(t *testing.T) {
 				checkProviderNames(t, release, program, prog)
 			})
 		}
+		t.Run(release+"/calls", func(t *testing.T) {
+			bc := readGolden(t, release, "calls")
+			require.Equal(t, w.version, bc[0], "version byte")
+			prog, err := Parse(bc, spec)
+			require.NoError(t, err)
+			assert.Equal(t, w.layout, prog.Layout.Name)
+			assert.NotEmpty(t, prog.Functions)
+		})
 	}
 }
 
 func readGolden(tb testing.TB, release, program string) []byte {
 	tb.Helper()
-	b, err := os.ReadFile(releasesPath(release + "-" + program + ".bc"))
-	require.NoError(tb, err)
-	return b
+	return bctest.ReleaseBytecode(tb, release, program)
 }

@@ -77,6 +77,7 @@ type callOp struct {
 	calleeSkip int   // values between the callee and the arguments (call_constructor's new_target)
 	perm       []int // shuffles: the pushed values as indices of the popped ones (-1: new)
 	field      bool  // get_field, get_field2: its name operand names the value pushed last
+	globalRef  bool  // get_var, get_var_undef of format var_ref: a u16 closure variable index, no atom
 	valid      bool
 }
 
@@ -146,6 +147,10 @@ func callOps(spec bytecode.EngineSpec) []callOp {
 		// one push, get_field2's the second (the object stays below).
 		isAtom := o.Fmt == "atom" && o.Size >= 5
 		c.field = isAtom && ((o.Name == "get_field" && o.NPop == 1 && o.NPush == 1) || (o.Name == "get_field2" && c.perm != nil))
+		// Global variable reads: by atom, or, from Bellard's 2025-11-03
+		// commits on, by an index into the function's closure
+		// variables, which hold the globals it uses.
+		c.globalRef = (o.Name == "get_var" || o.Name == "get_var_undef") && o.Fmt == "var_ref" && o.Size >= 3
 		switch c.class {
 		case opGoto, opBranch, opGosub:
 			switch o.Fmt {
@@ -384,7 +389,9 @@ func jumpTarget(code []byte, pc int, o callOp) (int, bool) {
 // pc is the pc of a call opcode (call, call0-call3, call_method,
 // tail_call, tail_call_method, call_constructor, apply) in f's bytecode
 // (meter.ContextCost.CallSite). A name path is made of global variables
-// (get_var), the function's arguments, locals and closure variables, this,
+// (get_var: by its atom, or by the closure variable that holds the global
+// where the engine's get_var has an index operand), the function's
+// arguments, locals and closure variables, this,
 // and property names (get_field, get_field2); a computed property
 // (o[k]()), a callee chosen at run time ((c ? a : b)()) or a function's
 // result (f()()) is no name. Variable names need f matched to a function
@@ -508,10 +515,13 @@ func (n *Namer) fileAtom(ref uint32) string {
 }
 
 // varOperand decodes a variable access: its index and kind ('a'
-// argument, 'l' local, 'r' closure variable).
+// argument, 'l' local, 'r' closure variable). get_var and get_var_undef
+// are closure variable accesses where their operand is one (callOp's
+// globalRef), not an atom.
 func varOperand(op string, k int, operand []byte) (idx int, kind byte, ok bool) {
 	switch op {
-	case "get_loc", "get_loc_check", "get_loc_checkthis", "get_arg", "get_var_ref", "get_var_ref_check":
+	case "get_loc", "get_loc_check", "get_loc_checkthis", "get_arg", "get_var_ref", "get_var_ref_check",
+		"get_var", "get_var_undef":
 		if len(operand) < 2 {
 			return 0, 0, false
 		}
@@ -588,7 +598,10 @@ func (c callNamer) path(fl *callFlow, s slot, depth int) (string, bool) {
 	case "push_this":
 		name = "this"
 	case "get_var", "get_var_undef":
-		if o.size >= 5 && pc+5 <= len(c.code) {
+		switch {
+		case o.globalRef:
+			name = c.vars(o.name, s.kind(), fl.code[pc+1:end])
+		case o.size >= 5 && pc+5 <= len(c.code):
 			name = c.atom(binary.LittleEndian.Uint32(c.code[pc+1:]))
 		}
 	default:

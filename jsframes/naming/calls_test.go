@@ -161,15 +161,44 @@ func TestCallNamesProviders(t *testing.T) {
 			require.NoError(t, err)
 			prog, err := bytecode.Parse(e.Compile(t, bctest.Source(t, "calls")), spec)
 			require.NoError(t, err)
-			var fs []meter.FunctionCost
-			for i, fn := range prog.Functions {
-				fs = append(fs, meter.FunctionCost{Address: uint32(0x10000 + 0x1000*i), Code: loadedCode(prog, fn)})
-			}
+			fs := loadedFunctions(prog)
 			n := NewNamer(prog, spec)
 			n.Learn(fs)
 			checkCallNames(t, n, spec, fs)
 		})
 	}
+}
+
+// TestCallNamesReleases: calls.js as every release kept in bytecode's
+// testdata/releases compiled it (fixtures/engines/goldens), from Bellard
+// QuickJS 2020-09-06 to QuickJS-NG v0.16.2, its functions given as the
+// engine would load them: named as on the plugins, globals read by atom
+// or (Bellard's 2025-11-03 commits on) through the closure variables
+// that hold them.
+func TestCallNamesReleases(t *testing.T) {
+	releases := bctest.Releases(t)
+	require.NotEmpty(t, releases)
+	for _, release := range releases {
+		t.Run(release, func(t *testing.T) {
+			spec := specOf(t, bctest.ReadReleaseSpecFile(t, release))
+			prog, err := bytecode.Parse(bctest.ReleaseBytecode(t, release, "calls"), spec)
+			require.NoError(t, err)
+			fs := loadedFunctions(prog)
+			n := NewNamer(prog, spec)
+			n.Learn(fs)
+			checkCallNames(t, n, spec, fs)
+		})
+	}
+}
+
+// loadedFunctions are prog's functions as the engine would load them
+// (loadedCode), each at an address of its own.
+func loadedFunctions(prog *bytecode.Program) []meter.FunctionCost {
+	var fs []meter.FunctionCost
+	for i, fn := range prog.Functions {
+		fs = append(fs, meter.FunctionCost{Address: uint32(0x10000 + 0x1000*i), Code: loadedCode(prog, fn)})
+	}
+	return fs
 }
 
 // loadedCode is fn's code with the atom operands the engine renumbers on
@@ -278,7 +307,13 @@ func TestCallNameHostile(t *testing.T) {
 // with its opcode table's stack effects.
 func testdataSpec(tb testing.TB, engine string) bytecode.EngineSpec {
 	tb.Helper()
-	sf := bctest.ReadSpecFile(tb, engine)
+	return specOf(tb, bctest.ReadSpecFile(tb, engine))
+}
+
+// specOf is the engine description of a spec file, with its opcode
+// table's stack effects.
+func specOf(tb testing.TB, sf bctest.SpecFile) bytecode.EngineSpec {
+	tb.Helper()
 	info, ok := dispatch.OpcodeTable(sf.Table)
 	require.True(tb, ok, "table %s", sf.Table)
 	spec := bytecode.EngineSpec{Family: sf.Family, TableID: sf.Table, Tables: sf.Tables, Releases: sf.Releases, RQuickJS: sf.RQuickJS, Atoms: sf.Atoms}
@@ -295,16 +330,25 @@ const maxCallNameTime = 2 * time.Second
 // FuzzCallName: whatever the bytecode, CallName returns, in bounded time,
 // at every pc: through the runtime buffer alone (no program), and through
 // a serialized function of that code with a few variables. Seeded with
-// the code of testdata's programs on both plugins.
+// the code of testdata's programs on both plugins, and of calls.js as
+// Bellard's 2025-12-22 commit compiled it (get_var by closure variable).
 func FuzzCallName(f *testing.F) {
-	specs := []bytecode.EngineSpec{testdataSpec(f, "javy-plugin-1.7.0"), testdataSpec(f, "javy-plugin-1.1.0")}
+	const b5d = "bellard-2025-12-22-f1139494"
+	specs := []bytecode.EngineSpec{testdataSpec(f, "javy-plugin-1.7.0"), testdataSpec(f, "javy-plugin-1.1.0"),
+		specOf(f, bctest.ReadReleaseSpecFile(f, b5d))}
+	var seeds []*bytecode.Program
 	for i, engine := range bctest.Plugins {
 		for _, program := range bctest.Programs {
 			prog, err := bytecode.Parse(bctest.Bytecode(f, engine, program), specs[i])
 			require.NoError(f, err)
-			for _, fn := range prog.Functions {
-				f.Add(fn.Code, uint32(len(fn.Code)/2))
-			}
+			seeds = append(seeds, prog)
+		}
+	}
+	prog, err := bytecode.Parse(bctest.ReleaseBytecode(f, b5d, "calls"), specs[2])
+	require.NoError(f, err)
+	for _, prog := range append(seeds, prog) {
+		for _, fn := range prog.Functions {
+			f.Add(fn.Code, uint32(len(fn.Code)/2))
 		}
 	}
 	f.Fuzz(func(t *testing.T, code []byte, pc uint32) {

@@ -17,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,12 +44,23 @@ var Programs = []string{"fib", "classes", "generators", "trycatch", "variety"}
 
 // Path joins elem under bytecode/testdata/naming.
 func Path(elem ...string) string {
+	return testdataPath("naming", elem...)
+}
+
+// ReleasesPath joins elem under bytecode/testdata/releases: the golden
+// bytecode of every release (fixtures/engines/goldens/build.sh),
+// <release>-<program>.bc, and <release>.json, a SpecFile.
+func ReleasesPath(elem ...string) string {
+	return testdataPath("releases", elem...)
+}
+
+func testdataPath(dir string, elem ...string) string {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		panic("bctest: cannot locate source directory")
 	}
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "bytecode", "testdata", "naming")
-	return filepath.Join(append([]string{dir}, elem...)...)
+	base := filepath.Join(filepath.Dir(file), "..", "..", "bytecode", "testdata", dir)
+	return filepath.Join(append([]string{base}, elem...)...)
 }
 
 // Source reads a fixture program, or one of testdata/naming.
@@ -75,7 +88,18 @@ type SpecFile struct {
 // ReadSpecFile returns the engine description kept in testdata.
 func ReadSpecFile(tb testing.TB, engine string) SpecFile {
 	tb.Helper()
-	b, err := os.ReadFile(Path(engine + ".json"))
+	return readSpecFile(tb, Path(engine+".json"))
+}
+
+// ReadReleaseSpecFile returns a golden release's engine description.
+func ReadReleaseSpecFile(tb testing.TB, release string) SpecFile {
+	tb.Helper()
+	return readSpecFile(tb, ReleasesPath(release+".json"))
+}
+
+func readSpecFile(tb testing.TB, path string) SpecFile {
+	tb.Helper()
+	b, err := os.ReadFile(path)
 	require.NoError(tb, err)
 	var sf SpecFile
 	require.NoError(tb, json.Unmarshal(b, &sf))
@@ -86,6 +110,28 @@ func ReadSpecFile(tb testing.TB, engine string) SpecFile {
 func Bytecode(tb testing.TB, engine, program string) []byte {
 	tb.Helper()
 	b, err := os.ReadFile(Path(engine + "-" + program + ".bc"))
+	require.NoError(tb, err)
+	return b
+}
+
+// Releases returns the releases whose golden bytecode testdata keeps,
+// sorted.
+func Releases(tb testing.TB) []string {
+	tb.Helper()
+	files, err := filepath.Glob(ReleasesPath("*.json"))
+	require.NoError(tb, err)
+	var out []string
+	for _, f := range files {
+		out = append(out, strings.TrimSuffix(filepath.Base(f), ".json"))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ReleaseBytecode returns a program's golden bytecode as a release wrote it.
+func ReleaseBytecode(tb testing.TB, release, program string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(ReleasesPath(release + "-" + program + ".bc"))
 	require.NoError(tb, err)
 	return b
 }
