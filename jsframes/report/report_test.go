@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,7 +27,7 @@ func golden(t *testing.T, name string, got []byte) {
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./jsframes -run %s -update to create it", t.Name())
+	require.NoError(t, err, "run go test ./jsframes/report -run %s -update to create it", t.Name())
 	assert.Equal(t, string(want), string(got), "%s differs (go test -update rewrites it)", path)
 }
 
@@ -83,28 +84,35 @@ func TestReportReadProfile(t *testing.T) {
 	assert.Equal(t, d.TotalWasmInstructions, lines+buckets)
 	assert.Equal(t, []BucketCost{{"(native functions)", 183_004}, {"(outside JS)", 2_402_117}}, d.Buckets)
 
-	tests := []struct {
+	// Each opcode's row is what the fixture's samples of it add up to,
+	// across functions and lines.
+	for _, tt := range []struct {
 		name   string
 		opcode int
-		execs  uint64
-		instr  uint64
 		uncert bool
 	}{
-		{"call1", 36, 21892, 5_911_000, true},
-		{"(call setup)", 256, 21891, 3_502_560, false},
-		{"get_arg0", 198, 32836, 328_360, false},
-		{"add", 157, 10969, 331_350, false},
-		{"with_get_var", 116, 1, 20, false},
-	}
-	for _, tt := range tests {
+		{"call1", 36, true},
+		{"(call setup)", 256, false},
+		{"get_arg0", 198, false},
+		{"add", 157, false},
+		{"with_get_var", 116, false},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
+			var execs, instr uint64
+			for _, s := range baseFixture.samples {
+				if s.op == tt.name {
+					execs += uint64(s.execs)
+					instr += uint64(s.instr)
+				}
+			}
+			require.NotZero(t, execs, "the fixture has %s", tt.name)
 			o := opcodeNamed(d.Opcodes, tt.name)
 			require.NotNil(t, o)
 			assert.Equal(t, tt.opcode, o.Opcode)
-			assert.Equal(t, tt.execs, o.Executions)
-			assert.Equal(t, tt.instr, o.WasmInstructions)
-			assert.InDelta(t, float64(tt.instr)/float64(tt.execs), o.PerExecution, 1e-9)
-			assert.InDelta(t, float64(tt.instr)/float64(d.TotalWasmInstructions), o.Share, 1e-12)
+			assert.Equal(t, execs, o.Executions)
+			assert.Equal(t, instr, o.WasmInstructions)
+			assert.InDelta(t, float64(instr)/float64(execs), o.PerExecution, 1e-9)
+			assert.InDelta(t, float64(instr)/float64(d.TotalWasmInstructions), o.Share, 1e-12)
 			assert.Equal(t, tt.uncert, o.UncertainName)
 		})
 	}
@@ -147,21 +155,24 @@ func opcodeNamed(ops []OpcodeStats, name string) *OpcodeStats {
 // innermost JS frame and the opcode under it take the sample; every JS
 // function on the stack its cumulative cost.
 func TestReportSampleMode(t *testing.T) {
+	// The instructions of each sample, and the run's total (the profile's
+	// comment: more than the samples hold).
+	const outer, inner, bucketed, wasmOnlyStack, total = 1000, 300, 50, 25, 1400
 	p := fixtureProfile{mode: "sample", family: "quickjs-ng", functions: []jsFn{
 		{name: "outer", file: "a.js", line: 1, addr: 0x100, calls: 1},
 		{name: "inner", file: "a.js", line: 9, addr: 0x200, calls: 3},
 	}, samples: []opSample{
-		{"outer", 2, "call1", 36, 1000, 1, []string{"JS_CallInternal"}},
-		{"inner", 10, "add", 150, 300, 3, []string{"JS_CallInternal", "js_add_slow"}},
-	}, buckets: []bucket{{"(outside JS)", 50}}}.build(t)
+		{"outer", 2, "call1", 36, outer, 1, []string{"JS_CallInternal"}},
+		{"inner", 10, "add", 150, inner, 3, []string{"JS_CallInternal", "js_add_slow"}},
+	}, buckets: []bucket{{"(outside JS)", bucketed}}}.build(t)
 	// Nest inner under outer's call1, as a sampled stack would be.
 	var innerSample *profile.Sample
 	var outerStack []*profile.Location
 	for _, s := range p.Sample {
-		if s.Value[0] == 300 {
+		if s.Value[0] == inner {
 			innerSample = s
 		}
-		if s.Value[0] == 1000 {
+		if s.Value[0] == outer {
 			outerStack = s.Location
 		}
 	}
@@ -171,26 +182,26 @@ func TestReportSampleMode(t *testing.T) {
 	p.Function = append(p.Function, wasmOnly)
 	loc := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: wasmOnly}}}
 	p.Location = append(p.Location, loc)
-	p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc}, Value: []int64{25, 0, 0}})
-	p.Comments[1] = "jsprof.total_wasm_instructions=1400"
+	p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc}, Value: []int64{wasmOnlyStack, 0, 0}})
+	p.Comments[1] = fmt.Sprint("jsprof.total_wasm_instructions=", total)
 
 	d, err := FromProfile(p)
 	require.NoError(t, err)
-	assert.Equal(t, uint64(1400), d.TotalWasmInstructions)
-	assert.Equal(t, uint64(1375), d.SampledWasmInstructions)
-	assert.Equal(t, []BucketCost{{"(outside JS)", 75}}, d.Buckets, "the bucket frame's and the Wasm-only stack's")
+	assert.Equal(t, uint64(total), d.TotalWasmInstructions, "the profile's comment")
+	assert.Equal(t, uint64(outer+inner+bucketed+wasmOnlyStack), d.SampledWasmInstructions)
+	assert.Equal(t, []BucketCost{{"(outside JS)", bucketed + wasmOnlyStack}}, d.Buckets, "the bucket frame's and the Wasm-only stack's")
 	require.Len(t, d.Functions, 2)
 	assert.Equal(t, "outer", d.Functions[0].Name)
-	assert.Equal(t, uint64(1000), d.Functions[0].SelfWasmInstructions)
-	assert.Equal(t, uint64(1300), d.Functions[0].TotalWasmInstructions)
-	assert.Equal(t, uint64(300), d.Functions[1].SelfWasmInstructions)
-	assert.Equal(t, uint64(300), d.Functions[1].TotalWasmInstructions)
+	assert.Equal(t, uint64(outer), d.Functions[0].SelfWasmInstructions)
+	assert.Equal(t, uint64(outer+inner), d.Functions[0].TotalWasmInstructions, "inner runs under outer's call1")
+	assert.Equal(t, uint64(inner), d.Functions[1].SelfWasmInstructions)
+	assert.Equal(t, uint64(inner), d.Functions[1].TotalWasmInstructions)
 	add := opcodeNamed(d.Opcodes, "add")
 	require.NotNil(t, add)
-	assert.Equal(t, uint64(300), add.WasmInstructions, "the innermost opcode takes the sample")
+	assert.Equal(t, uint64(inner), add.WasmInstructions, "the innermost opcode takes the sample")
 	call := opcodeNamed(d.Opcodes, "call1")
 	require.NotNil(t, call)
-	assert.Equal(t, uint64(1000), call.WasmInstructions, "not the nested activation's cost")
+	assert.Equal(t, uint64(outer), call.WasmInstructions, "not the nested activation's cost")
 
 	r, err := NewReport(d, ReportOptions{By: ByFunction})
 	require.NoError(t, err)
