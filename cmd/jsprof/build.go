@@ -15,7 +15,10 @@ const buildSynopsis = `jsprof build --plugin PLUGIN.wasm [--dynamic] index.js -o
 Builds the module 'javy build' builds with that plugin, without the Javy CLI.
 Static (the default): the plugin initialized and snapshotted, with the
 program's bytecode embedded; it runs on its own. Dynamic: a small module that
-imports the plugin; run it with 'jsprof run --plugin PLUGIN.wasm'.`
+imports the plugin; run it with 'jsprof run --plugin PLUGIN.wasm'. Either
+carries the program's JS (Brotli-compressed in a javy_source section, as
+'javy build' embeds it) and its file's name, so that 'jsprof report --html'
+shows the source of the profiles it makes.`
 
 func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	fs := newFlagSet("build", buildSynopsis, io)
@@ -73,6 +76,9 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))
 	}
 	out = javy.NameSource(out, filepath.Base(positional[0]))
+	if out, err = javy.EmbedSource(out, src); err != nil {
+		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))
+	}
 	if err := os.WriteFile(*output, out, 0o644); err != nil {
 		return fail(io, exitFailure, err)
 	}

@@ -26,8 +26,10 @@ text is for a terminal (aligned, human-scaled); CSV and JSON carry exact
 counts. The opcode names and the engine travel in the profile: the module
 is not needed. --html writes a self-contained page: the hot spots, a
 flame graph, the JS source annotated line by line (from --source, or from
-the javy_source section of the module given with --module), the natives
-and every table.`
+the javy_source section of the module given with --module, or by default of
+the profile's module, found beside the profile or in the current directory:
+jsprof build and the Javy CLI embed the JS there), the natives and every
+table.`
 
 // outputFormat is the format of a report or a diff on stdout.
 type outputFormat int
@@ -107,6 +109,9 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		if err != nil {
 			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
 		}
+		if len(sources) == 0 && *module == "" {
+			srcs = profileModuleSource(path, data.Module)
+		}
 		if _, left := report.MatchSources(r.Data(), srcs); len(left) > 0 {
 			for _, s := range left {
 				fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", s.From)
@@ -136,8 +141,8 @@ func reportPage(r *report.Report, o report.HTMLOptions) func(io.Writer) error {
 }
 
 // readSources reads the JS files of --source, and the JS the module of
-// --module carries (a module built by jsprof build records only its JS
-// file's name: that file is read from beside the module, when there).
+// --module carries (a module an earlier jsprof build made records only its
+// JS file's name: that file is read from beside the module, when there).
 func readSources(files []string, module string, io stdio) ([]report.SourceFile, error) {
 	var out []report.SourceFile
 	for _, f := range files {
@@ -154,23 +159,59 @@ func readSources(files []string, module string, io stdio) ([]report.SourceFile, 
 	if err != nil {
 		return nil, fmt.Errorf("--module: %w", err)
 	}
-	src, err := report.ModuleSource(wasm, "")
+	src, note, err := moduleSource(wasm, module)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("--module %s: %w", module, err)
+	case src != nil:
+		return append(out, *src), nil
+	}
+	fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", module, note)
+	return out, nil
+}
+
+// moduleSource reads the JS a module carries, or the JS file it names
+// from beside it (a module jsprof build made before it embedded the JS);
+// nil and why when there is neither.
+func moduleSource(wasm []byte, module string) (src *report.SourceFile, note string, err error) {
+	s, err := report.ModuleSource(wasm, "")
 	switch {
 	case err == nil:
-		src.From = module + " (" + src.From + ")"
-		return append(out, src), nil
+		s.From = module + " (" + s.From + ")"
+		return &s, "", nil
 	case !errors.Is(err, report.ErrNoModuleSource):
-		return nil, fmt.Errorf("--module %s: %w", module, err)
-	case src.Name != "":
-		beside := filepath.Join(filepath.Dir(module), filepath.Base(src.Name))
+		return nil, "", err
+	case s.Name != "":
+		beside := filepath.Join(filepath.Dir(module), filepath.Base(s.Name))
 		if text, err := os.ReadFile(beside); err == nil {
-			return append(out, report.SourceFile{Name: src.Name, Text: text, From: beside + " (named by " + module + ")"}), nil
+			return &report.SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
 		}
-		fmt.Fprintf(io.err, "jsprof: report: --module %s: it was built from %s and carries no JS source, and %s is not beside it; not annotated\n", module, src.Name, src.Name)
-	default:
-		fmt.Fprintf(io.err, "jsprof: report: --module %s: %v; not annotated\n", module, err)
+		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", s.Name, s.Name), nil
 	}
-	return out, nil
+	return nil, err.Error(), nil
+}
+
+// profileModuleSource is the JS of the module a profile was made of, when
+// no --source or --module says where the JS is: the profile names its
+// module (by its file's name), and the module is looked for beside the
+// profile, then in the current directory, where jsprof build and jsprof run
+// leave it. A module not found, or without JS, annotates nothing; the page
+// says how to give the JS.
+func profileModuleSource(profilePath, module string) []report.SourceFile {
+	if module == "" {
+		return nil
+	}
+	name := filepath.Base(module) // the profile names a file, not a path to follow
+	for _, p := range []string{filepath.Join(filepath.Dir(profilePath), name), name} {
+		wasm, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if src, _, err := moduleSource(wasm, p); err == nil && src != nil {
+			return []report.SourceFile{*src}
+		}
+	}
+	return nil
 }
 
 // parseInterleaved parses flags that may come before, between or after the

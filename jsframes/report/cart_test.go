@@ -23,13 +23,17 @@ import (
 )
 
 // cartModule builds fixtures/js/cart.js with the pinned QuickJS-NG Javy
-// plugin into a static module that, as the Javy CLI's do, carries its JS
-// Brotli-compressed in a javy_source section (and, as jsprof build's do,
-// the name of its file).
-func cartModule(t *testing.T) (module, src []byte) {
+// plugin (cartModuleWith).
+func cartModule(t *testing.T) (module, src []byte) { return cartModuleWith(t, "javy-plugin-1.7.0") }
+
+// cartModuleWith builds fixtures/js/cart.js with a Javy plugin of
+// fixtures/engines into a static module that, as the Javy CLI's do,
+// carries its JS Brotli-compressed in a javy_source section (and, as
+// jsprof build's do, the name of its file).
+func cartModuleWith(t *testing.T, engine string) (module, src []byte) {
 	t.Helper()
 	ctx := context.Background()
-	wasm := fixtures.EngineBytes(t, "javy-plugin-1.7.0")
+	wasm := fixtures.EngineBytes(t, engine)
 	m, err := wasmcore.Decode(wasm)
 	require.NoError(t, err)
 	plugin, err := javy.Inspect(m)
@@ -74,23 +78,14 @@ func TestHTMLCart(t *testing.T) {
 
 	for _, mode := range []profiler.Mode{profiler.Exact, profiler.Sample} {
 		t.Run(string(mode), func(t *testing.T) {
-			var stdout bytes.Buffer
-			out, res, err := profiler.Profile(context.Background(), module,
-				runner.Options{Name: "cart.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true},
-				profiler.Options{Mode: mode, SampleEvery: 50_000})
-			require.NoError(t, err)
-			require.Nil(t, res.Trap)
-			want, err := os.ReadFile(fixtures.Path("js", "cart.expected"))
-			require.NoError(t, err)
-			assert.Equal(t, string(want), stdout.String())
-			jp, err := jsprofile.Read(out.Profile)
-			require.NoError(t, err)
+			jp := profileCart(t, module, mode)
 			tables := report.New(jp)
 			flame := report.NewFlame(jp, report.FlameOptions{})
 			r, err := report.NewReport(tables, report.ReportOptions{Source: "cart-" + string(mode) + ".pb.gz"})
 			require.NoError(t, err)
 			var page bytes.Buffer
 			require.NoError(t, r.WriteHTMLWith(&page, report.HTMLOptions{Flame: flame, Sources: []report.SourceFile{source}}))
+			report.SelfContained(t, page.String())
 			path := filepath.Join(t.TempDir(), "cart.html")
 			require.NoError(t, os.WriteFile(path, page.Bytes(), 0o644))
 			b.Open(path, "", "document.getElementById('flame').dataset.ready")
@@ -111,13 +106,16 @@ func TestHTMLCart(t *testing.T) {
 			assert.True(t, strings.HasPrefix(strings.TrimSpace(srcLines[hottest.Line-1]), shown), "with its source: %q", hot.LineText)
 			assert.LessOrEqual(t, hot.LineBottom, 800.0, "the hottest line on the first screen")
 			assert.LessOrEqual(t, hot.NativeBottom, 800.0, "the heaviest native on the first screen")
-			assert.LessOrEqual(t, hot.FlameNative, 800.0, "and in the flame graph, on the first screen")
+			// The Wasm frames above <eval> are one row, so the graph's
+			// first native is well within the first screen.
+			assert.LessOrEqual(t, hot.FlameNative, 720.0, "and in the flame graph, on the first screen")
 
 			named := false
 			for _, n := range flame.Natives {
 				named = named || n.Named
 			}
-			t.Logf("hottest line %s (%.1f%%), heaviest native %s (named natives: %v)", hot.Line, 100*hottest.Share, hot.Native, named)
+			t.Logf("hottest line %s (%.1f%%), heaviest native %s (named natives: %v); the graph's first native ends at y=%.0f",
+				hot.Line, 100*hottest.Share, hot.Native, named, hot.FlameNative)
 			if !named {
 				// Natives are not named yet: the heaviest native is the
 				// bucket of them all.
@@ -173,4 +171,86 @@ func shots(t *testing.T, b *report.Browser, mode profiler.Mode, path string) {
 	b.Click(r.X+r.Width/2, r.Y+r.Height/2)
 	b.Eval(`window.scrollTo(0, document.getElementById('flame-graph').getBoundingClientRect().top + window.scrollY - 10)`, nil)
 	report.SavePNG(t, report.DocsImage("report-flame.png"), b.Screenshot(false))
+}
+
+// profileCart profiles a cart module in a mode, deterministically, and
+// checks its output.
+func profileCart(t *testing.T, module []byte, mode profiler.Mode) *jsprofile.Profile {
+	t.Helper()
+	var stdout bytes.Buffer
+	out, res, err := profiler.Profile(context.Background(), module,
+		runner.Options{Name: "cart.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true},
+		profiler.Options{Mode: mode, SampleEvery: 50_000})
+	require.NoError(t, err)
+	require.Nil(t, res.Trap)
+	want, err := os.ReadFile(fixtures.Path("js", "cart.expected"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), stdout.String())
+	jp, err := jsprofile.Read(out.Profile)
+	require.NoError(t, err)
+	return jp
+}
+
+// TestHTMLCartDiff: cart.js on the two Javy plugins, Bellard QuickJS of
+// 2024 (its Wasm functions named) against QuickJS-NG (stripped: its Wasm
+// functions are wasm-function[N], numbered otherwise): the exact profiles'
+// flame graphs line up, since the Wasm frames the two engines do not
+// share are folded, and the page shows both runs' graphs side by side.
+func TestHTMLCartDiff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and profiles cart.js on two engines")
+	}
+	const oldPlugin, newPlugin = "javy-plugin-1.1.0", "javy-plugin-1.7.0"
+	oldModule, _ := cartModuleWith(t, oldPlugin)
+	newModule, _ := cartModuleWith(t, newPlugin)
+	base, nw := profileCart(t, oldModule, profiler.Exact), profileCart(t, newModule, profiler.Exact)
+	require.Positive(t, base.Meta.WasmStacks, "exact profiles with Wasm frames")
+	require.Positive(t, nw.Meta.WasmStacks)
+
+	flame := report.NewFlameDiff(base, nw, report.FlameOptions{})
+	var inNew, found, inBase, kept int
+	var walk func(n *report.FlameNode)
+	walk = func(n *report.FlameNode) {
+		if n.InNew {
+			inNew++
+			if n.InBase {
+				found++
+			}
+		}
+		if n.InBase {
+			inBase++
+			if n.InNew {
+				kept++
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(flame.Root)
+	t.Logf("%d nodes: of new's %d, %d in the base (%.1f%%); of the base's %d, %d in new", flame.Nodes, inNew, found, 100*float64(found)/float64(inNew), inBase, kept)
+	assert.GreaterOrEqual(t, float64(found), 0.9*float64(inNew), "new's stacks are found in the base")
+	assert.GreaterOrEqual(t, float64(kept), 0.9*float64(inBase), "and the base's in new")
+
+	df := report.NewDiff(report.New(base), report.New(nw), "cart-"+oldPlugin+".pb.gz", "cart-"+newPlugin+".pb.gz")
+	var page bytes.Buffer
+	require.NoError(t, df.WriteHTMLWith(&page, report.DiffHTMLOptions{Top: 12, Flame: flame}))
+	report.SelfContained(t, page.String())
+	path := filepath.Join(t.TempDir(), "diff.html")
+	require.NoError(t, os.WriteFile(path, page.Bytes(), 0o644))
+	b := report.NewBrowser(t, 1280, 800)
+	b.Open(path, "", "document.getElementById('flame').dataset.ready")
+	// Under each phase, the folded Wasm frames, then <eval> in both.
+	var firstRows [2][]string
+	b.Eval(`['#flame-base', '#flame'].map(function (g) { return Array.from(document.querySelectorAll(g + ' .f')).filter(function (f) { return parseFloat(f.style.top) <= 3 * 18; })
+		.map(function (f) { return f.dataset.name; }).filter(function (n, i, a) { return a.indexOf(n) === i; }); })`, &firstRows)
+	for i, side := range []string{"base", "new"} {
+		assert.Contains(t, firstRows[i], report.FoldedWasmName, side)
+		assert.Contains(t, firstRows[i], "<eval>", side)
+		assert.Contains(t, firstRows[i], "phase: JS program", side)
+	}
+	if report.Update() {
+		b.Eval(`window.scrollTo(0, document.getElementById('flame-graph').getBoundingClientRect().top + window.scrollY - 10)`, nil)
+		report.SavePNG(t, report.DocsImage("diff-html.png"), b.Screenshot(false))
+	}
 }

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -28,15 +26,17 @@ const (
 	FlameOther  = "x" // frames too small to draw, summed
 )
 
-// Native frames: a frame whose system_name starts with NativeSystemPrefix
-// (jsprofile's native kind), or a JS frame whose name ends with
-// NativeSuffix ("JSON.stringify (native)", for profiles that name natives
-// as JS functions). Both are shown as natives, and so is the (native
-// functions) bucket, which holds the natives no frame names.
-const (
-	NativeSuffix       = " (native)"
-	NativeSystemPrefix = "native:"
-)
+// NativeSuffix ends the name of a JS frame that is a native ("JSON.stringify
+// (native)", for profiles that name natives as JS functions). Such frames
+// are shown as natives, as are frames of jsprofile's native kind and the
+// (native functions) bucket, which holds the natives no frame names.
+const NativeSuffix = " (native)"
+
+// FoldedWasmName names the node that stands for a run of Wasm frames a
+// diff's flame graph cannot match between its two profiles (unnamed
+// wasm-function[N] frames, whose indices differ between engines, or named
+// ones only one profile has).
+const FoldedWasmName = "(Wasm frames)"
 
 // OtherName names the node that sums the children too small to keep.
 const OtherName = "(other)"
@@ -73,10 +73,12 @@ type FlameNode struct {
 	// Instructions, Executions, Calls: of every sample through the node.
 	Instructions, Executions, Calls uint64
 	// Base is the base profile's Wasm instructions at the same path (a
-	// diff's flame graph); InBase says whether the base had that path.
-	Base     uint64
-	InBase   bool
-	Children []*FlameNode // heaviest first; (other) last
+	// diff's flame graph); InBase says whether the base had that path,
+	// InNew whether the new profile had it (a diff's tree is the union of
+	// both profiles' paths, so that either can be drawn from it).
+	Base          uint64
+	InBase, InNew bool
+	Children      []*FlameNode // heaviest in new first; (other) last
 }
 
 // Flame is a profile's merged stacks, pruned.
@@ -115,7 +117,7 @@ func IsNative(f jsprofile.StackFrame) bool {
 	switch {
 	case fn == nil:
 		return false
-	case strings.HasPrefix(fn.SystemName, NativeSystemPrefix):
+	case f.Kind == jsprofile.KindNative:
 		return true
 	case f.Kind == jsprofile.KindJS:
 		return strings.HasSuffix(fn.Name, NativeSuffix)
@@ -180,10 +182,13 @@ type flameBuilder struct {
 	byKey  map[FlameFrame]int32
 	// native and js say which frames are natives, and JS functions.
 	native, js []bool
+	// matched, in a diff, are the Wasm frames both profiles name alike
+	// (by name); nil: every Wasm frame is kept as it is.
+	matched map[string]bool
 }
 
-func (b *flameBuilder) frame(sf jsprofile.StackFrame) int32 {
-	f := flameFrameOf(sf)
+// intern returns the index of a frame in the table, adding it when new.
+func (b *flameBuilder) intern(f FlameFrame) int32 {
 	i, ok := b.byKey[f]
 	if !ok {
 		i = int32(len(b.frames))
@@ -195,60 +200,92 @@ func (b *flameBuilder) frame(sf jsprofile.StackFrame) int32 {
 	return i
 }
 
-// stacks flattens p's samples, only those with a JS function of that name
-// when only is not "".
-func (b *flameBuilder) stacks(p *jsprofile.Profile, only string) *stackSet {
+func (b *flameBuilder) frame(sf jsprofile.StackFrame) int32 { return b.intern(flameFrameOf(sf)) }
+
+// matchWasm makes b fold, in the stacks it flattens next, every run of
+// Wasm frames that is not named alike in both profiles: a Wasm function
+// is matched by name only when both profiles have it and it has a name
+// (wasm-function[N] numbers a function by its index, which differs
+// between engines and builds).
+func (b *flameBuilder) matchWasm(base, new *stackReader) {
+	names := func(r *stackReader) map[string]bool {
+		out := map[string]bool{}
+		for _, f := range r.funcs {
+			if f.Kind == jsprofile.KindWasm && !isUnnamedWasm(f.Function.Name) {
+				out[f.Function.Name] = true
+			}
+		}
+		return out
+	}
+	inBase := names(base)
+	b.matched = map[string]bool{}
+	for n := range names(new) {
+		if inBase[n] {
+			b.matched[n] = true
+		}
+	}
+}
+
+// funcFrame is what flattening a stack needs of one of its functions.
+type funcFrame struct {
+	frame int32
+	// wasm: a Wasm frame; foldable: one that matchWasm folds.
+	wasm, foldable bool
+	only           bool // a JS function named FlameOptions.Function
+}
+
+// stacks flattens p's samples (read by r), only those with a JS function
+// of that name when only is not "". In a diff (matchWasm), each run of
+// consecutive Wasm frames with a frame to fold becomes one FoldedWasmName
+// frame.
+func (b *flameBuilder) stacks(p *jsprofile.Profile, r *stackReader, only string) *stackSet {
 	n := 0
 	for _, smp := range p.Sample {
 		n += len(smp.Location) // a line each, in jsprof's profiles
 	}
 	s := &stackSet{frames: make([]int32, 0, n), off: make([]int, 1, len(p.Sample)+1), val: make([][jsprofile.NumValues]uint64, 0, len(p.Sample))}
-	// The frame of each function, by ID (IDs are small in practice: a
-	// slice, else a map).
-	var maxID uint64
-	for _, fn := range p.Function {
-		maxID = max(maxID, fn.ID)
+	funcs := make([]funcFrame, len(r.funcs))
+	for i, sf := range r.funcs {
+		ff := funcFrame{frame: b.frame(sf), wasm: sf.Kind == jsprofile.KindWasm,
+			only: only != "" && sf.Kind == jsprofile.KindJS && sf.Function.Name == only}
+		ff.foldable = ff.wasm && b.matched != nil && !b.matched[sf.Function.Name]
+		funcs[i] = ff
 	}
-	var byID []int32
-	byFn := map[uint64]int32{}
-	if maxID <= 4*uint64(len(p.Function))+1024 {
-		byID = make([]int32, maxID+1)
-		for i := range byID {
-			byID[i] = -1
-		}
+	folded := int32(-1)
+	if b.matched != nil {
+		folded = b.intern(FlameFrame{Kind: FlameWasm, Name: FoldedWasmName})
 	}
-	isOnly := map[uint64]bool{} // function ID → a JS function named only
-	frameOf := func(fn *profile.Function) int32 {
-		if byID != nil && fn.ID < uint64(len(byID)) && byID[fn.ID] >= 0 {
-			return byID[fn.ID]
+	var buf []stackFrame
+	var run []*funcFrame // the Wasm frames since the last other frame
+	flush := func() {
+		fold := false
+		for _, ff := range run {
+			fold = fold || ff.foldable
 		}
-		if fr, ok := byFn[fn.ID]; ok {
-			return fr
-		}
-		kind, _, _ := strings.Cut(fn.SystemName, ":")
-		fr := b.frame(jsprofile.StackFrame{Kind: jsprofile.FrameKind(kind), Function: fn})
-		if byID != nil && fn.ID < uint64(len(byID)) {
-			byID[fn.ID] = fr
+		if fold {
+			s.frames = append(s.frames, folded)
 		} else {
-			byFn[fn.ID] = fr
+			for _, ff := range run {
+				s.frames = append(s.frames, ff.frame)
+			}
 		}
-		isOnly[fn.ID] = only != "" && jsprofile.FrameKind(kind) == jsprofile.KindJS && fn.Name == only
-		return fr
+		run = run[:0]
 	}
 	for _, smp := range p.Sample {
 		start := len(s.frames)
 		keep := only == ""
-		for i := len(smp.Location) - 1; i >= 0; i-- { // root first
-			ls := smp.Location[i].Line
-			for j := len(ls) - 1; j >= 0; j-- {
-				fn := ls[j].Function
-				if fn == nil {
-					continue
-				}
-				s.frames = append(s.frames, frameOf(fn))
-				keep = keep || isOnly[fn.ID]
+		buf = r.stack(smp, buf)
+		for k := len(buf) - 1; k >= 0; k-- { // root first
+			ff := &funcs[buf[k].fn]
+			keep = keep || ff.only
+			if ff.wasm {
+				run = append(run, ff)
+				continue
 			}
+			flush()
+			s.frames = append(s.frames, ff.frame)
 		}
+		flush()
 		if !keep {
 			s.frames = s.frames[:start]
 			continue
@@ -304,7 +341,7 @@ func (b *flameBuilder) natives(s *stackSet, total uint64) []NativeCost {
 // NewFlame merges p's stacks into its flame graph, pruned as opts say.
 func NewFlame(p *jsprofile.Profile, opts FlameOptions) *Flame {
 	b := &flameBuilder{byKey: map[FlameFrame]int32{}}
-	s := b.stacks(p, opts.Function)
+	s := b.stacks(p, newStackReader(p), opts.Function)
 	f := &Flame{Mode: p.Meta.Mode, Stacks: s.len()}
 	f.Root, f.Nodes = merge(s, nil, opts)
 	f.Frames = b.frames
@@ -316,14 +353,22 @@ func NewFlame(p *jsprofile.Profile, opts FlameOptions) *Flame {
 	return f
 }
 
-// NewFlameDiff is the flame graph of new, each node carrying the base
-// profile's instructions at the same path of frames (frames are matched
-// by kind and name, JS functions also by file and first line, since
-// indices and addresses differ between engines).
+// NewFlameDiff is the flame graph of both profiles: the union of their
+// paths of frames, each node with new's values and the base's
+// instructions, so that the page can draw the base and the new run side
+// by side, coloured by change. Frames are matched by kind and name, JS
+// functions also by file and first line, since addresses differ between
+// engines; Wasm frames by name when both profiles name them alike, and
+// every other run of Wasm frames is folded into one FoldedWasmName frame
+// (a stripped engine's wasm-function[N] numbers differ between engines,
+// and two engines' Wasm functions differ anyway), so that the JS, opcode,
+// native and phase frames under them line up.
 func NewFlameDiff(base, new *jsprofile.Profile, opts FlameOptions) *Flame {
 	b := &flameBuilder{byKey: map[FlameFrame]int32{}}
-	bs := b.stacks(base, opts.Function)
-	ns := b.stacks(new, opts.Function)
+	br, nr := newStackReader(base), newStackReader(new)
+	b.matchWasm(br, nr)
+	bs := b.stacks(base, br, opts.Function)
+	ns := b.stacks(new, nr, opts.Function)
 	f := &Flame{Mode: new.Meta.Mode, Stacks: ns.len(), Diff: true}
 	for i := range bs.val {
 		f.BaseTotal += bs.val[i][jsprofile.ValueInstructions]
@@ -355,7 +400,8 @@ func sortNatives(m map[string]*NativeCost, total uint64) []NativeCost {
 
 // A candidate node of the merge: a frame under a kept parent, and the
 // samples through it, a range of the permutation of a stackSet's samples
-// (and of the base's, in a diff; lo > hi: none there).
+// (and of the base's, in a diff; lo > hi: none in new, blo > bhi: none in
+// the base).
 type candidate struct {
 	parent   *FlameNode
 	frame    int32
@@ -364,15 +410,19 @@ type candidate struct {
 	blo, bhi int
 	val      [jsprofile.NumValues]uint64
 	base     uint64
-	seq      int // order of discovery, for ties
+	// weight orders the candidates: new's instructions, or in a diff the
+	// larger of the node's shares of new and of the base, so that a path
+	// that is heavy in either run is kept.
+	weight float64
+	seq    int // order of discovery, for ties
 }
 
 type candidateHeap []*candidate
 
 func (h candidateHeap) Len() int { return len(h) }
 func (h candidateHeap) Less(i, j int) bool {
-	if h[i].val[0] != h[j].val[0] {
-		return h[i].val[0] > h[j].val[0]
+	if h[i].weight != h[j].weight {
+		return h[i].weight > h[j].weight
 	}
 	return h[i].seq < h[j].seq
 }
@@ -390,8 +440,9 @@ func (h *candidateHeap) Pop() any {
 // fewer than opts.MaxNodes are; each kept node's other children are
 // summed into an (other) child. Only kept nodes are ever split into their
 // children, so the work is bounded by the samples times the depth of the
-// kept tree, whatever the number of distinct stacks. With base, each
-// node carries the base's instructions at its path.
+// kept tree, whatever the number of distinct stacks. With base, the tree
+// is the union of both profiles' paths (a node is kept when it holds that
+// share of either root), each node with the base's instructions.
 func merge(s, base *stackSet, opts FlameOptions) (*FlameNode, int) {
 	minShare, maxNodes := opts.MinShare, opts.MaxNodes
 	if minShare == 0 {
@@ -401,7 +452,7 @@ func merge(s, base *stackSet, opts FlameOptions) (*FlameNode, int) {
 		maxNodes = DefaultFlameMaxNodes
 	}
 	perm := make([]int32, s.len())
-	root := &FlameNode{Frame: -1}
+	root := &FlameNode{Frame: -1, InNew: true}
 	for i := range perm {
 		perm[i] = int32(i)
 		root.Instructions += s.val[i][0]
@@ -417,41 +468,59 @@ func merge(s, base *stackSet, opts FlameOptions) (*FlameNode, int) {
 		}
 		root.InBase = true
 	}
-	var minValue uint64
+	// weigh sets a candidate's weight; minWeight is the least kept. Out
+	// of a diff, weights are instructions, compared as integers were.
+	var minWeight float64
+	weigh := func(c *candidate) { c.weight = float64(c.val[0]) }
 	if minShare > 0 {
-		minValue = uint64(minShare * float64(root.Instructions))
+		minWeight = float64(uint64(minShare * float64(root.Instructions)))
+	}
+	if base != nil {
+		minWeight = max(minShare, 0)
+		weigh = func(c *candidate) {
+			c.weight = max(shareOf(c.val[0], float64(root.Instructions)), shareOf(c.base, float64(root.Base)))
+		}
 	}
 
 	seq := 0
 	h := &candidateHeap{}
 	var scratch []int32
-	// split groups the samples of a kept node (perm[lo:hi], at its depth)
-	// by their next frame, and offers each group as a candidate.
+	// split groups the samples of a kept node (perm[lo:hi], at its depth,
+	// and bperm[blo:bhi]) by their next frame, and offers each group as a
+	// candidate.
 	split := func(n *FlameNode, depth, lo, hi, blo, bhi int) {
 		groups := map[int32]*candidate{}
 		var order []*candidate
-		scratch = group(s, perm, lo, hi, depth+1, scratch, func(fr int32, glo, ghi int) {
-			c := &candidate{parent: n, frame: fr, depth: depth + 1, lo: glo, hi: ghi, blo: 1, bhi: 0, seq: seq}
-			seq++
-			for _, i := range perm[glo:ghi] {
-				for k := range c.val {
-					c.val[k] += s.val[i][k]
+		if lo <= hi {
+			scratch = group(s, perm, lo, hi, depth+1, scratch, func(fr int32, glo, ghi int) {
+				c := &candidate{parent: n, frame: fr, depth: depth + 1, lo: glo, hi: ghi, blo: 1, bhi: 0, seq: seq}
+				seq++
+				for _, i := range perm[glo:ghi] {
+					for k := range c.val {
+						c.val[k] += s.val[i][k]
+					}
 				}
-			}
-			groups[fr] = c
-			order = append(order, c)
-		})
+				groups[fr] = c
+				order = append(order, c)
+			})
+		}
 		if base != nil && blo <= bhi {
 			scratch = group(base, bperm, blo, bhi, depth+1, scratch, func(fr int32, glo, ghi int) {
-				if c := groups[fr]; c != nil {
-					c.blo, c.bhi = glo, ghi
-					for _, i := range bperm[glo:ghi] {
-						c.base += base.val[i][0]
-					}
+				c := groups[fr]
+				if c == nil {
+					c = &candidate{parent: n, frame: fr, depth: depth + 1, lo: 1, hi: 0, seq: seq}
+					seq++
+					groups[fr] = c
+					order = append(order, c)
+				}
+				c.blo, c.bhi = glo, ghi
+				for _, i := range bperm[glo:ghi] {
+					c.base += base.val[i][0]
 				}
 			})
 		}
 		for _, c := range order {
+			weigh(c)
 			heap.Push(h, c)
 		}
 	}
@@ -459,12 +528,12 @@ func merge(s, base *stackSet, opts FlameOptions) (*FlameNode, int) {
 	split(root, -1, 0, len(perm), 0, len(bperm))
 	for h.Len() > 0 && count < maxNodes {
 		c := (*h)[0]
-		if c.val[0] < minValue || c.val[0] == 0 && minShare >= 0 {
+		if c.weight < minWeight || c.weight == 0 && minShare >= 0 {
 			break
 		}
 		heap.Pop(h)
 		n := &FlameNode{Frame: int(c.frame), Instructions: c.val[0], Executions: c.val[1], Calls: c.val[2],
-			Base: c.base, InBase: c.blo <= c.bhi}
+			Base: c.base, InBase: c.blo <= c.bhi, InNew: c.lo <= c.hi}
 		c.parent.Children = append(c.parent.Children, n)
 		count++
 		split(n, c.depth, c.lo, c.hi, c.blo, c.bhi)
@@ -474,13 +543,15 @@ func merge(s, base *stackSet, opts FlameOptions) (*FlameNode, int) {
 	for _, c := range *h {
 		o := others[c.parent]
 		if o == nil {
-			o = &FlameNode{Frame: -2, InBase: base != nil}
+			o = &FlameNode{Frame: -2}
 			others[c.parent] = o
 		}
 		o.Instructions += c.val[0]
 		o.Executions += c.val[1]
 		o.Calls += c.val[2]
 		o.Base += c.base
+		o.InBase = o.InBase || c.blo <= c.bhi
+		o.InNew = o.InNew || c.lo <= c.hi
 	}
 	var order func(n *FlameNode)
 	order = func(n *FlameNode) {
@@ -549,16 +620,19 @@ func group(s *stackSet, perm []int32, lo, hi, d int, scratch []int32, offer func
 
 // flameJSON writes the graph as the page reads it:
 //
-//	{"mode":"exact","diff":false,"base_total":0,
+//	{"mode":"exact","diff":false,"base_total":0,"folded":"(Wasm frames)",
 //	 "frames":[["j","fib","fib.js:1"],…],
 //	 "nodes":[frame,instructions,executions,calls,children,…],
-//	 "base":[instructions or -1,…]}
+//	 "base":[instructions or -1,…],"not_in_new":[node,…]}
 //
 // nodes in preorder, five numbers each (frame -1: the root, -2: (other)),
-// base (a diff only) one number per node; frames only those of the nodes
-// kept, in the order first met.
+// base (a diff only) one number per node, -1 where the base has not the
+// path; not_in_new (a diff only) the preorder indices of the nodes only
+// the base has; frames only those of the nodes kept, in the order first
+// met; folded is FoldedWasmName, which the script does not repeat.
 func (f *Flame) flameJSON() []byte {
-	var nodes, base []byte
+	var nodes, base, notInNew []byte
+	index := 0
 	used := map[int]int{}
 	var order []int
 	first := true
@@ -591,6 +665,13 @@ func (f *Flame) flameJSON() []byte {
 		} else {
 			base = append(base, "-1"...)
 		}
+		if !n.InNew {
+			if len(notInNew) > 0 {
+				notInNew = append(notInNew, ',')
+			}
+			notInNew = strconv.AppendInt(notInNew, int64(index), 10)
+		}
+		index++
 		for _, c := range n.Children {
 			walk(c)
 		}
@@ -604,6 +685,8 @@ func (f *Flame) flameJSON() []byte {
 	b = strconv.AppendBool(b, f.Diff)
 	b = append(b, `,"base_total":`...)
 	b = strconv.AppendUint(b, f.BaseTotal, 10)
+	b = append(b, `,"folded":`...)
+	b = appendJSONString(b, FoldedWasmName)
 	b = append(b, `,"frames":[`...)
 	for i, k := range order {
 		fr := f.Frames[k]
@@ -624,6 +707,8 @@ func (f *Flame) flameJSON() []byte {
 	if f.Diff {
 		b = append(b, `,"base":[`...)
 		b = append(b, base...)
+		b = append(b, `],"not_in_new":[`...)
+		b = append(b, notInNew...)
 		b = append(b, ']')
 	}
 	return append(b, '}')

@@ -235,9 +235,80 @@ func TestFlameDiff(t *testing.T) {
 		"all;j:<eval>;o:op:call1;j:render;o:op:sub=50 base=-",
 		"all;j:<eval>;o:op:call1;j:render;o:op:call_method=30 base=-",
 		"all;j:<eval>;o:op:call1;j:render;o:op:call_method;n:JSON.stringify (native)=30 base=-",
-		"all;j:<eval>;x:(other)=10 base=0",
-		"all;x:(other)=25 base=60",
-	}, flat(f), "frames matched by name, not by address or opcode value; (other) sums the base of what it holds")
+		"all;j:<eval>;o:op:get_loc=0 base=40",
+		"all;j:<eval>;x:(other)=10 base=-",
+		"all;n:(native functions)=20 base=60",
+		"all;x:(other)=5 base=-",
+	}, flat(f), "frames matched by name, not by address or opcode value; the base's paths too (get_loc, (native functions): over 10% of the base)")
+	var inNew []bool
+	var walk func(n *FlameNode)
+	walk = func(n *FlameNode) {
+		inNew = append(inNew, n.InNew)
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(f.Root)
+	assert.Equal(t, []bool{true, true, true, true, true, true, true, true, false, true, true, true}, inNew, "op:get_loc is the base's only")
+	assert.Contains(t, string(f.flameJSON()), `"not_in_new":[8]`)
+}
+
+// TestFlameDiffWasmFrames: Wasm frames are matched by name where both
+// profiles name them; a run of Wasm frames with one unnamed, or named in
+// one profile only, is one (Wasm frames) node on both sides, so that the
+// JS frames under it line up across engines.
+func TestFlameDiffWasmFrames(t *testing.T) {
+	phase := jsprofile.PhaseFrame(jsprofile.PhaseJS)
+	start, invoke, interp := wasmf(1, "_start"), wasmf(2, "invoke"), wasmf(3, "JS_CallInternal")
+	unnamed := func(i uint32) jsprofile.Frame { return wasmf(i, fmt.Sprintf("wasm-function[%d]", i)) }
+	named := []stackSpec{
+		st(300, phase, start, wasmf(7, "invoke.command_export"), invoke, interp, jsf("<eval>", 12), opf("add", 5), wasmf(4, "js_add_slow")),
+		st(100, phase, start, invoke, interp, jsf("<eval>", 13), opf("get_field", 65)),
+	}
+	stripped := []stackSpec{ // another engine: other indices, no names but _start's and invoke's
+		st(200, phase, start, invoke, unnamed(118), unnamed(590), jsf("<eval>", 12), opf("add", 17), unnamed(340)),
+		st(100, phase, start, invoke, unnamed(118), unnamed(590), jsf("<eval>", 13), opf("get_field", 66)),
+	}
+	tests := []struct {
+		name      string
+		base, new []stackSpec
+		want      []string
+	}{
+		{"named engine against a stripped one", named, stripped, []string{
+			"all=300 base=400",
+			"all;b:phase: JS program=300 base=400",
+			"all;b:phase: JS program;w:(Wasm frames)=300 base=400",
+			"all;b:phase: JS program;w:(Wasm frames);j:<eval>=300 base=400",
+			"all;b:phase: JS program;w:(Wasm frames);j:<eval>;o:op:add=200 base=300",
+			"all;b:phase: JS program;w:(Wasm frames);j:<eval>;o:op:add;w:(Wasm frames)=200 base=300",
+			"all;b:phase: JS program;w:(Wasm frames);j:<eval>;o:op:get_field=100 base=100",
+		}},
+		{"one named engine: every Wasm frame kept", named[1:], named[1:], []string{
+			"all=100 base=100",
+			"all;b:phase: JS program=100 base=100",
+			"all;b:phase: JS program;w:_start=100 base=100",
+			"all;b:phase: JS program;w:_start;w:invoke=100 base=100",
+			"all;b:phase: JS program;w:_start;w:invoke;w:JS_CallInternal=100 base=100",
+			"all;b:phase: JS program;w:_start;w:invoke;w:JS_CallInternal;j:<eval>=100 base=100",
+			"all;b:phase: JS program;w:_start;w:invoke;w:JS_CallInternal;j:<eval>;o:op:get_field=100 base=100",
+		}},
+		{"one stripped engine: unnamed frames folded", stripped[1:], stripped[1:], []string{
+			"all=100 base=100",
+			"all;b:phase: JS program=100 base=100",
+			"all;b:phase: JS program;w:(Wasm frames)=100 base=100",
+			"all;b:phase: JS program;w:(Wasm frames);j:<eval>=100 base=100",
+			"all;b:phase: JS program;w:(Wasm frames);j:<eval>;o:op:get_field=100 base=100",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := NewFlameDiff(buildProfile(t, jsprofile.ModeExact, tt.base), buildProfile(t, jsprofile.ModeExact, tt.new), FlameOptions{})
+			assert.Equal(t, tt.want, flat(f))
+		})
+	}
+	// Out of a diff, every Wasm frame is kept.
+	assert.Contains(t, flat(NewFlame(buildProfile(t, jsprofile.ModeExact, stripped), FlameOptions{})),
+		"all;b:phase: JS program;w:_start;w:invoke;w:wasm-function[118];w:wasm-function[590];j:<eval>=300")
 }
 
 func TestFlameJSON(t *testing.T) {

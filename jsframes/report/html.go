@@ -69,6 +69,7 @@ func htmlFuncs() template.FuncMap {
 			return Human(f.SelfWasmInstructions)
 		},
 		"flameScript": func() template.JS { return template.JS(flameScript) },
+		"foldedWasm":  func() string { return FoldedWasmName },
 		"flameData":   func(f *Flame) template.JS { return template.JS(f.flameJSON()) },
 		"clip":        clip,
 		// wasmRows lists the Wasm functions, then the Wasm view's buckets.
@@ -174,6 +175,7 @@ type htmlReport struct {
 	MaxWasm     float64
 
 	Flame        *Flame
+	FlameView    flameView
 	Hot          hotSpots
 	Natives      []NativeCost
 	MaxNative    float64
@@ -183,6 +185,13 @@ type htmlReport struct {
 	Details      []htmlDetail // the functions whose opcodes are listed
 	DetailsCut   bool
 	Unplaced     []SourceFile
+}
+
+// flameView is what the flame graph's template reads: the graph, and in a
+// diff how to name its two runs.
+type flameView struct {
+	F         *Flame
+	Base, New string
 }
 
 // Bounds of the report page, so that it opens at once whatever the
@@ -239,7 +248,8 @@ func (r *Report) WriteHTMLWith(w io.Writer, o HTMLOptions) error {
 		return err
 	}
 	d := r.data
-	v := htmlReport{Source: r.opts.Source, Function: r.opts.Function, Data: d, UncertainW: uncertainWhy(d.Engine), Flame: o.Flame}
+	v := htmlReport{Source: r.opts.Source, Function: r.opts.Function, Data: d, UncertainW: uncertainWhy(d.Engine), Flame: o.Flame,
+		FlameView: flameView{F: o.Flame}}
 	matched, unplaced := MatchSources(d, o.Sources)
 	v.Sources, v.NoSource = sourceViews(d, matched)
 	v.Unplaced = unplaced
@@ -333,14 +343,25 @@ type htmlDiff struct {
 	MaxInstr  float64
 	Uncertain bool
 	Flame     *Flame
+	FlameView flameView
 }
 
 // DiffHTMLOptions add to the diff's page what its tables do not hold.
 type DiffHTMLOptions struct {
 	Top int // rows of each table (0: all)
-	// Flame is the new profile's flame graph coloured by the change from
-	// the base (NewFlameDiff); nil: none.
+	// Flame is both profiles' flame graph (NewFlameDiff), drawn as the
+	// base's graph beside new's, coloured by change; nil: none.
 	Flame *Flame
+}
+
+// sideLabel names one run of a diff above its flame graph: its engine and
+// its profile.
+func sideLabel(s DiffSide) string {
+	l := engineLabel(s.Engine)
+	if s.Profile != "" {
+		l += " (" + s.Profile + ")"
+	}
+	return l
 }
 
 // WriteHTML writes the diff as one self-contained HTML page: the totals,
@@ -352,14 +373,16 @@ func (df *Diff) WriteHTML(w io.Writer, top int) error {
 }
 
 // WriteHTMLWith writes the diff's page with, when o.Flame is given, the
-// new profile's flame graph coloured by change under the summary.
+// two runs' flame graphs side by side, coloured by change, under the
+// summary.
 func (df *Diff) WriteHTMLWith(w io.Writer, o DiffHTMLOptions) error {
 	t, err := parseTemplate("diff", diffPage)
 	if err != nil {
 		return err
 	}
 	top := o.Top
-	v := htmlDiff{Diff: df, Title: "jsprof diff", Flame: o.Flame}
+	v := htmlDiff{Diff: df, Title: "jsprof diff", Flame: o.Flame,
+		FlameView: flameView{F: o.Flame, Base: sideLabel(df.Base), New: sideLabel(df.New)}}
 	v.Opcodes, v.MoreOps = firstN(df.Opcodes, top)
 	for _, o := range df.Opcodes[len(v.Opcodes):] {
 		v.MoreOpsD += o.DeltaWasmInstructions

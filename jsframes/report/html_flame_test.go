@@ -131,6 +131,11 @@ func TestHTMLFlameGraph(t *testing.T) {
 	assert.InDelta(t, s.BoxW, s.RootW, 2, "the root spans the graph")
 	assert.ElementsMatch(t, []string{"r", "w", "j", "o", "n", "b"}, s.Kinds, "every kind of frame drawn")
 	assert.Contains(t, s.Names, "JSON.stringify (native)")
+	// The Wasm frames above the first JS frame are one row; a Wasm
+	// subtree without JS (JS_Parse) is drawn under it.
+	const run = "Wasm: _start › invoke › JS_CallInternal (3 frames)"
+	assert.Equal(t, []string{"all", run, "<eval>"}, s.Names[:3])
+	assert.NotContains(t, s.Names, "_start")
 	assert.Contains(t, s.Names, "JS_Parse")
 	// Kinds by colour: JS orange, opcodes blue, natives purple, Wasm green.
 	var colours map[string]string
@@ -145,7 +150,7 @@ func TestHTMLFlameGraph(t *testing.T) {
 	s = readFlame(t, b)
 	assert.Equal(t, "render", s.Root)
 	assert.InDelta(t, s.BoxW, s.RootW, 2)
-	assert.Equal(t, "all › _start › invoke › JS_CallInternal › <eval> › op:call1 › JS_CallInternal › render", s.Crumbs)
+	assert.Equal(t, "all › "+run+" › <eval> › op:call1 › JS_CallInternal › render", s.Crumbs)
 	assert.Equal(t, fmt.Sprintf("#zoom=%d", renderAt), s.Hash)
 	assert.NotContains(t, s.Names, "JS_Parse", "nothing beside render")
 	assert.NotContains(t, s.Names, "(native functions)")
@@ -183,6 +188,61 @@ func TestHTMLFlameGraph(t *testing.T) {
 	var input string
 	b.Eval(`document.getElementById('flame-search').value`, &input)
 	assert.Equal(t, "add", input)
+}
+
+// wasmToggle is the "every Wasm frame" box: shown, and ticked.
+type wasmToggle struct{ Shown, Checked bool }
+
+func readWasmToggle(b *Browser) wasmToggle {
+	var w wasmToggle
+	b.Eval(`(function () { var c = document.getElementById('flame-wasm'); return {Shown: !c.parentNode.hidden, Checked: c.checked}; })()`, &w)
+	return w
+}
+
+// TestHTMLFlameWasmRun: the collapsed run of Wasm frames above the JS
+// expands on a click, or with the "every Wasm frame" box, keeping the
+// zoomed frame in view, and the fragment says so.
+func TestHTMLFlameWasmRun(t *testing.T) {
+	p := buildProfile(t, jsprofile.ModeSample, appStacks())
+	r, err := NewReport(New(p), ReportOptions{Source: "app.pb.gz"})
+	require.NoError(t, err)
+	path, _ := writePage(t, func(w *bytes.Buffer) error {
+		return r.WriteHTMLWith(w, HTMLOptions{Flame: NewFlame(p, FlameOptions{})})
+	})
+	b := NewBrowser(t, 1280, 800)
+	b.Open(path, "", flameReady)
+	const run = "Wasm: _start › invoke › JS_CallInternal (3 frames)"
+	assert.Equal(t, wasmToggle{Shown: true, Checked: false}, readWasmToggle(b))
+
+	clickNode(t, b, run)
+	s := readFlame(t, b)
+	assert.Equal(t, "all", s.Root, "the run's parent stays zoomed")
+	assert.Equal(t, []string{"all", "_start", "invoke", "JS_CallInternal", "<eval>"}, s.Names[:5])
+	assert.Equal(t, "#wasm=all", s.Hash)
+	assert.Equal(t, wasmToggle{Shown: true, Checked: true}, readWasmToggle(b))
+
+	clickNode(t, b, "render")
+	assert.Equal(t, "all › _start › invoke › JS_CallInternal › <eval> › op:call1 › JS_CallInternal › render", readFlame(t, b).Crumbs)
+	// Unticking the box collapses the run again, render still zoomed.
+	r2 := b.Rect("#flame-wasm")
+	b.Click(r2.X+r2.Width/2, r2.Y+r2.Height/2)
+	s = readFlame(t, b)
+	assert.Equal(t, "render", s.Root)
+	assert.Equal(t, "all › "+run+" › <eval> › op:call1 › JS_CallInternal › render", s.Crumbs)
+	assert.Equal(t, fmt.Sprintf("#zoom=%d", nodeIndex(t, b, "render")), s.Hash)
+
+	b.Open(path, "wasm=all", flameReady)
+	assert.Contains(t, readFlame(t, b).Names, "_start", "the fragment opens the run")
+
+	// A profile without Wasm frames above its JS has no run, and no box.
+	p = buildProfile(t, jsprofile.ModeExact, smallStacks())
+	r, err = NewReport(New(p), ReportOptions{Source: "app.pb.gz"})
+	require.NoError(t, err)
+	path, _ = writePage(t, func(w *bytes.Buffer) error {
+		return r.WriteHTMLWith(w, HTMLOptions{Flame: NewFlame(p, FlameOptions{})})
+	})
+	b.Open(path, "", flameReady)
+	assert.Equal(t, wasmToggle{Shown: false, Checked: false}, readWasmToggle(b))
 }
 
 func TestHTMLFlameExactMode(t *testing.T) {
@@ -241,14 +301,6 @@ func TestHTMLDiffFlame(t *testing.T) {
 	})
 	b := NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
-	// Each node coloured by its change: red more, green fewer, grey the
-	// same, bright red absent from the base.
-	var nodes []struct {
-		Name, Colour string
-		I            int
-	}
-	b.Eval(`Array.from(document.querySelectorAll('#flame .f')).map(function (f) { return {Name: f.dataset.name, Colour: f.style.background, I: +f.dataset.i}; })`, &nodes)
-	require.NotEmpty(t, nodes)
 	var preorder []*FlameNode
 	var walk func(n *FlameNode)
 	walk = func(n *FlameNode) {
@@ -258,34 +310,70 @@ func TestHTMLDiffFlame(t *testing.T) {
 		}
 	}
 	walk(flame.Root)
+	// The two runs side by side: the base's graph left of new's, level
+	// with it, both on the page's width.
+	left, right := b.Rect("#flame-base"), b.Rect("#flame")
+	assert.Less(t, left.X+left.Width, right.X, "base left of new")
+	assert.InDelta(t, left.Y, right.Y, 1, "level")
+	assert.Greater(t, left.Width, 500.0)
+	assert.InDelta(t, left.Width, right.Width, 2)
+	// Each graph as wide as its run: a frame's width is its share of
+	// that run, and a stack one run has not is not drawn in its graph.
+	type drawn struct {
+		Name, Colour string
+		O            int
+		W            float64
+	}
+	nodes := map[string][]drawn{}
+	for _, side := range []string{"flame-base", "flame"} {
+		var d []drawn
+		b.Eval(`Array.from(document.querySelectorAll('#`+side+` .f')).map(function (f) { return {Name: f.dataset.name, Colour: f.style.backgroundColor, O: +f.dataset.o, W: f.getBoundingClientRect().width}; })`, &d)
+		require.NotEmpty(t, d, side)
+		nodes[side] = d
+	}
+	for _, d := range nodes["flame-base"] {
+		fn := preorder[d.O]
+		require.True(t, fn.InBase, "%s drawn in the base's graph", d.Name)
+		if d.O > 0 && d.W > 10 {
+			assert.InDelta(t, left.Width*float64(fn.Base)/float64(flame.Root.Base), d.W+1, 2, "%s: its share of the base", d.Name)
+		}
+	}
+	// Each node coloured by its change: red more, green fewer, grey the
+	// same, dark red absent from the base, dark green absent from new.
 	counts := map[string]int{}
-	for _, n := range nodes {
-		fn := preorder[n.I]
-		hue := regexpHue(t, n.Colour)
-		switch {
-		case !fn.InBase:
-			assert.Equal(t, "rgb(217, 38, 38)", n.Colour, "%s: not in base", n.Name)
-			counts["new"]++
-		case math.Abs(float64(fn.Instructions)-float64(fn.Base)) < 0.01*float64(fn.Base):
-			assert.Equal(t, "rgb(194, 197, 203)", n.Colour, "%s: the same", n.Name)
-			counts["same"]++
-		case fn.Instructions > fn.Base:
-			assert.Less(t, hue, 20.0, "%s: more, red (%s)", n.Name, n.Colour)
-			counts["more"]++
-		default:
-			assert.Greater(t, hue, 100.0, "%s: fewer, green (%s)", n.Name, n.Colour)
-			counts["fewer"]++
+	for _, side := range []string{"flame-base", "flame"} {
+		for _, n := range nodes[side] {
+			fn := preorder[n.O]
+			hue := regexpHue(t, n.Colour)
+			switch {
+			case !fn.InBase:
+				assert.Equal(t, "rgb(170, 14, 14)", n.Colour, "%s: not in base", n.Name)
+				counts["new"]++
+			case !fn.InNew:
+				assert.Equal(t, "rgb(17, 116, 58)", n.Colour, "%s: not in new", n.Name)
+				counts["gone"]++
+			case math.Abs(float64(fn.Instructions)-float64(fn.Base)) < 0.01*float64(fn.Base):
+				assert.Equal(t, "rgb(194, 197, 203)", n.Colour, "%s: the same", n.Name)
+				counts["same"]++
+			case fn.Instructions > fn.Base:
+				assert.Less(t, hue, 20.0, "%s: more, red (%s)", n.Name, n.Colour)
+				counts["more"]++
+			default:
+				assert.Greater(t, hue, 100.0, "%s: fewer, green (%s)", n.Name, n.Colour)
+				counts["fewer"]++
+			}
 		}
 	}
 	assert.Positive(t, counts["more"], "%v", counts)
 	assert.Positive(t, counts["fewer"], "%v", counts)
-	clickNode(t, b, "insertionSort")
+	// A click in either graph zooms both.
+	r := b.Rect(`#flame-base .f[data-name="insertionSort"]`)
+	b.Click(r.X+r.Width/2, r.Y+r.Height/2)
 	assert.Equal(t, "insertionSort", readFlame(t, b).Root)
-	assert.Regexp(t, `insertionSort function.mjs:\d+ · JS function · .* · base [\d.]+[kM] \([+-][\d.]+[kM]\)`, readFlame(t, b).Info)
-	if *update {
-		b.Open(path, "", flameReady)
-		SavePNG(t, DocsImage("diff-html.png"), b.Screenshot(false))
-	}
+	var baseRoot string
+	b.Eval(`document.querySelector('#flame-base .zroot').dataset.name`, &baseRoot)
+	assert.Equal(t, "insertionSort", baseRoot)
+	assert.Regexp(t, `^insertionSort function.mjs:\d+ · JS function · new [\d.]+[kM], [\d.]+% of all · base [\d.]+[kM], [\d.]+% of all · change [+-][\d.]+[kM] \([+-][\d.]+%\)$`, readFlame(t, b).Info)
 }
 
 // regexpHue reads the hue of an rgb() colour.
@@ -406,6 +494,7 @@ func TestHTMLBigProfile(t *testing.T) {
 	b.Eval(`document.getElementById('flame').dataset.renderMs`, &ms)
 	drawn := readFlame(t, b).Nodes
 	assert.Less(t, load, 5*time.Second, "the page opens at once")
+	clickNode(t, b, "Wasm: _start › invoke › JS_CallInternal (3 frames)")
 	clickNode(t, b, "invoke")
 	assert.Equal(t, "invoke", readFlame(t, b).Root)
 	t.Logf("%d stacks: profile %.1f MB (%.1f MB gzipped); read %v, tables %v, flame graph %v (%d nodes), page written %v: %.0f kB (flame data %.0f kB); "+

@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // chromium finds headless Chromium (Debian's package chromium) or skips;
@@ -120,6 +122,9 @@ func selfContained(t *testing.T, page string) {
 	}
 }
 
+// SelfContained checks a page as selfContained does (for cart_test.go).
+func SelfContained(t *testing.T, page string) { t.Helper(); selfContained(t, page) }
+
 func TestHTMLReport(t *testing.T) {
 	d := readFixture(t, "fib-base.pb.gz")
 	r, err := NewReport(d, ReportOptions{Source: "fib-base.pb.gz"})
@@ -204,4 +209,47 @@ func TestHTMLDiffTop(t *testing.T) {
 	assert.Equal(t, []string{"fib", "fibLoop"}, rows(dom, "function-change"))
 	has(t, dom, `… 1 more functions</td><td class="down" title="-160">-160</td>`)
 	assert.Equal(t, []string{"(native functions)", "(outside JS)"}, rows(dom, "bucket-change"), "buckets are never cut")
+}
+
+// TestHTMLCountsByMode: sampling mode counts no opcode executions and no
+// calls, so its page leaves them out (no column of zeros, no "0 calls"
+// on a card or in a tooltip); exact mode's page has them.
+func TestHTMLCountsByMode(t *testing.T) {
+	var src strings.Builder
+	for i := 1; i <= 25; i++ {
+		fmt.Fprintf(&src, "line%d();\n", i)
+	}
+	tests := []struct {
+		mode    string
+		stacks  []stackSpec
+		counted bool
+		card    string // the costliest opcode's card
+	}{
+		{jsprofile.ModeExact, smallStacks(), true, "10 executions, 10.0 instructions each"},
+		{jsprofile.ModeSample, appStacks(), false, "42.0k Wasm instructions (sampled)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			p := buildProfile(t, tt.mode, tt.stacks)
+			r, err := NewReport(New(p), ReportOptions{Source: "app.pb.gz"})
+			require.NoError(t, err)
+			var page bytes.Buffer
+			require.NoError(t, r.WriteHTMLWith(&page, HTMLOptions{Flame: NewFlame(p, FlameOptions{}),
+				Sources: []SourceFile{{Name: "app.js", Text: []byte(src.String()), From: "--source app.js"}}}))
+			html := page.String()
+			assert.Equal(t, tt.counted, r.Data().Counted())
+			for _, s := range []string{"<th>executions</th>", "<th>calls</th>", "<th>instr/exec</th>", " JS calls, "} {
+				assert.Equal(t, tt.counted, strings.Contains(html, s), "%s", s)
+			}
+			// The source lines' tooltips.
+			assert.Equal(t, tt.counted, regexp.MustCompile(`title="[^"]*Wasm instructions, [\d,]+ opcode executions"`).MatchString(html))
+			assert.Regexp(t, `id="hot-opcode"[^\n]*<span class="sub">`+regexp.QuoteMeta(tt.card)+`</span>`, html)
+			if !tt.counted {
+				for _, zero := range []string{"0 calls", "0 executions", "0 opcode executions", "- instructions each"} {
+					assert.NotContains(t, html, zero)
+				}
+				assert.Contains(t, html, "sample mode (it counts no opcode executions or calls: --mode exact does)")
+			}
+		})
+	}
 }

@@ -55,14 +55,20 @@ summary { cursor: pointer; }
 #flame-found { color: #b0125b; }
 #flame-crumbs { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; margin: 4px 0; min-height: 16px; }
 #flame-crumbs a { color: var(--bar); text-decoration: none; }
-#flame-wrap { max-height: 440px; overflow-y: auto; border: 1px solid var(--rule); border-radius: 3px; }
-#flame { position: relative; min-height: 18px; font: 11px/17px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-#flame .f { position: absolute; height: 17px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis;
+.flame-wrap { max-height: 440px; overflow-y: auto; border: 1px solid var(--rule); border-radius: 3px; }
+.flame { position: relative; min-height: 18px; font: 11px/17px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.flame .f { position: absolute; height: 17px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis;
   padding: 0 3px; box-sizing: border-box; cursor: pointer; border-radius: 2px; }
-#flame .f:hover { outline: 1px solid #1d1d1f; z-index: 1; }
-#flame .anc { opacity: .6; }
-#flame.searching .f { opacity: .35; }
-#flame.searching .f.m { opacity: 1; background: #ee3f8a !important; color: #fff; }
+.flame .f:hover { outline: 1px solid #1d1d1f; z-index: 1; }
+.flame .f.run { font-style: italic; background-image: repeating-linear-gradient(135deg, transparent 0 7px, rgba(255, 255, 255, .5) 7px 10px); }
+.flame .f.none { color: var(--muted); cursor: default; }
+.flame .anc { opacity: .6; }
+.flame.searching .f { opacity: .35; }
+.flame.searching .f.m { opacity: 1; background-color: #ee3f8a !important; color: #fff; }
+.flame-toggle { color: var(--muted); white-space: nowrap; }
+.flame-pair { display: flex; gap: 12px; }
+.flame-side { flex: 1 1 0; min-width: 0; }
+.flame-side h3 { margin: 6px 0 4px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 #flame-info { min-height: 20px; }
 #flame-info .where, .src .fns { color: var(--muted); }
 .src { font: 12px/18px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; border: 1px solid var(--rule); border-radius: 3px; overflow-x: auto; }
@@ -89,7 +95,7 @@ const reportPage = `{{define "report"}}<!DOCTYPE html>
 <body>
 <h1>{{.Title}}</h1>
 {{with .Data}}<p class="meta" id="totals"><b>{{human .TotalWasmInstructions}}</b> Wasm instructions ({{exact .TotalWasmInstructions}}),
-{{human .Executions}} JS opcode executions, {{human .Calls}} JS calls, {{.Mode}} mode
+{{if .Counted}}{{human .Executions}} JS opcode executions, {{human .Calls}} JS calls, {{.Mode}} mode{{else}}{{.Mode}} mode (it counts no opcode executions or calls: --mode exact does){{end}}
 · engine <b>{{engine .Engine}}</b>{{if .Engine.OpcodeNamesSource}} (opcode names: {{.Engine.OpcodeNamesSource}}){{end}}{{if .Module}} · module {{.Module}}{{end}}{{if .Trap}} · the guest trapped: {{.Trap}}{{else if failed .ExitCode}} · exit code {{.ExitCode}}{{end}}</p>{{end}}
 {{if .Function}}<p class="meta">Only the JS functions named <b>{{.Function}}</b>; shares are of the whole profile.</p>{{end}}
 {{with .Data.Phases}}<h2 id="phases">Phases of the run</h2>
@@ -100,25 +106,25 @@ const reportPage = `{{define "report"}}<!DOCTYPE html>
 {{end}}</tbody>
 </table>
 {{end}}{{template "hot" .}}
-{{if .Flame}}{{template "flame" .Flame}}{{end}}
+{{if .Flame}}{{template "flame" .FlameView}}{{end}}
 {{template "source" .}}
 {{template "natives" .}}
 
 <h2 id="opcodes">Cost per opcode</h2>
 <table class="opcodes">
-<thead><tr><th>opcode</th><th>executions</th><th>Wasm instructions</th><th>instr/exec</th><th>share</th><th>Wasm instructions</th></tr></thead>
+<thead><tr><th>opcode</th>{{if .Data.Counted}}<th>executions</th>{{end}}<th>Wasm instructions</th>{{if .Data.Counted}}<th>instr/exec</th>{{end}}<th>share</th><th>Wasm instructions</th></tr></thead>
 <tbody>
-{{range .Opcodes}}<tr class="opcode" data-name="{{.Name}}" data-opcode="{{.Opcode}}"><td class="name">{{.Name}}{{if .UncertainName}}<span class="uncertain" title="name uncertain">?</span>{{end}}</td><td title="{{exact .Executions}}">{{human .Executions}}</td><td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td><td>{{perExec .}}</td><td>{{pct .Share}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxOpcode}}"></div></td></tr>
+{{range .Opcodes}}<tr class="opcode" data-name="{{.Name}}" data-opcode="{{.Opcode}}"><td class="name">{{.Name}}{{if .UncertainName}}<span class="uncertain" title="name uncertain">?</span>{{end}}</td>{{if $.Data.Counted}}<td title="{{exact .Executions}}">{{human .Executions}}</td>{{end}}<td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td>{{if $.Data.Counted}}<td>{{perExec .}}</td>{{end}}<td>{{pct .Share}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxOpcode}}"></div></td></tr>
 {{end}}{{if .MoreOps}}<tr class="more"><td colspan="6">… {{.MoreOps}} more opcodes</td></tr>
-{{end}}{{range .Data.Buckets}}<tr class="bucket" data-name="{{.Name}}"><td class="name">{{.Name}}</td><td></td><td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td><td></td><td>{{pct (share .WasmInstructions $.Data.TotalWasmInstructions)}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxOpcode}}"></div></td></tr>
+{{end}}{{range .Data.Buckets}}<tr class="bucket" data-name="{{.Name}}"><td class="name">{{.Name}}</td>{{if $.Data.Counted}}<td></td>{{end}}<td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td>{{if $.Data.Counted}}<td></td>{{end}}<td>{{pct (share .WasmInstructions $.Data.TotalWasmInstructions)}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxOpcode}}"></div></td></tr>
 {{end}}</tbody>
 </table>
 
 <h2 id="functions">JS functions</h2>
 <table class="functions">
-<thead><tr><th>function</th><th>calls</th><th>executions</th><th>self Wasm instructions</th><th>share</th>{{if eq .Data.Mode "sample"}}<th>cumulative</th>{{end}}<th>self Wasm instructions</th></tr></thead>
+<thead><tr><th>function</th>{{if .Data.Counted}}<th>calls</th><th>executions</th>{{end}}<th>self Wasm instructions</th><th>share</th>{{if eq .Data.Mode "sample"}}<th>cumulative</th>{{end}}<th>self Wasm instructions</th></tr></thead>
 <tbody>
-{{range .Functions}}<tr class="function" data-name="{{.Name}}"><td class="name">{{.Label}}</td><td title="{{exact .Calls}}">{{human .Calls}}</td><td title="{{exact .Executions}}">{{human .Executions}}</td><td title="{{exact .SelfWasmInstructions}}">{{human .SelfWasmInstructions}}</td><td>{{pct .Share}}</td>{{if eq $.Data.Mode "sample"}}<td title="{{exact .TotalWasmInstructions}}">{{human .TotalWasmInstructions}}</td>{{end}}<td class="bars"><div class="bar" style="{{barWidth .SelfWasmInstructions $.MaxFn}}"></div></td></tr>
+{{range .Functions}}<tr class="function" data-name="{{.Name}}"><td class="name">{{.Label}}</td>{{if $.Data.Counted}}<td title="{{exact .Calls}}">{{human .Calls}}</td><td title="{{exact .Executions}}">{{human .Executions}}</td>{{end}}<td title="{{exact .SelfWasmInstructions}}">{{human .SelfWasmInstructions}}</td><td>{{pct .Share}}</td>{{if eq $.Data.Mode "sample"}}<td title="{{exact .TotalWasmInstructions}}">{{human .TotalWasmInstructions}}</td>{{end}}<td class="bars"><div class="bar" style="{{barWidth .SelfWasmInstructions $.MaxFn}}"></div></td></tr>
 {{end}}{{if .MoreFns}}<tr class="more"><td colspan="6">… {{.MoreFns}} more functions</td></tr>
 {{end}}</tbody>
 </table>
@@ -126,11 +132,11 @@ const reportPage = `{{define "report"}}<!DOCTYPE html>
 <h2 id="function-opcodes">Opcodes of each JS function</h2>
 {{if .DetailsCut}}<p class="note">The {{len .Details}} costliest JS functions.</p>
 {{end}}{{range $i, $f := .Details}}<details class="function-opcodes" data-name="{{$f.Name}}"{{if eq $i 0}} open{{end}}>
-<summary><span class="name">{{$f.Label}}</span>: {{human $f.SelfWasmInstructions}} Wasm instructions ({{pct $f.Share}}), {{calls $f.Calls}}</summary>
+<summary><span class="name">{{$f.Label}}</span>: {{human $f.SelfWasmInstructions}} Wasm instructions ({{pct $f.Share}}){{if $.Data.Counted}}, {{calls $f.Calls}}{{end}}</summary>
 <table>
-<thead><tr><th>opcode</th><th>executions</th><th>Wasm instructions</th><th>instr/exec</th><th>share</th><th>Wasm instructions</th></tr></thead>
+<thead><tr><th>opcode</th>{{if $.Data.Counted}}<th>executions</th>{{end}}<th>Wasm instructions</th>{{if $.Data.Counted}}<th>instr/exec</th>{{end}}<th>share</th><th>Wasm instructions</th></tr></thead>
 <tbody>
-{{range $f.Opcodes}}<tr class="function-opcode" data-function="{{$f.Name}}" data-name="{{.Name}}"><td class="name">{{.Name}}{{if .UncertainName}}<span class="uncertain" title="name uncertain">?</span>{{end}}</td><td title="{{exact .Executions}}">{{human .Executions}}</td><td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td><td>{{perExec .}}</td><td>{{pct .Share}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxOpcode}}"></div></td></tr>
+{{range $f.Opcodes}}<tr class="function-opcode" data-function="{{$f.Name}}" data-name="{{.Name}}"><td class="name">{{.Name}}{{if .UncertainName}}<span class="uncertain" title="name uncertain">?</span>{{end}}</td>{{if $.Data.Counted}}<td title="{{exact .Executions}}">{{human .Executions}}</td>{{end}}<td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td>{{if $.Data.Counted}}<td>{{perExec .}}</td>{{end}}<td>{{pct .Share}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxOpcode}}"></div></td></tr>
 {{end}}{{if $f.MoreOps}}<tr class="more"><td colspan="6">… {{$f.MoreOps}} more opcodes</td></tr>
 {{end}}</tbody>
 </table>
@@ -139,9 +145,9 @@ const reportPage = `{{define "report"}}<!DOCTYPE html>
 
 <h2 id="lines">Source lines</h2>
 <table class="lines">
-<thead><tr><th>line</th><th>function</th><th>executions</th><th>Wasm instructions</th><th>share</th><th>Wasm instructions</th></tr></thead>
+<thead><tr><th>line</th><th>function</th>{{if .Data.Counted}}<th>executions</th>{{end}}<th>Wasm instructions</th><th>share</th><th>Wasm instructions</th></tr></thead>
 <tbody>
-{{range .Lines}}<tr class="line" data-line="{{lineLabel .}}"><td class="name">{{lineLabel .}}</td><td class="name">{{.Function}}</td><td title="{{exact .Executions}}">{{human .Executions}}</td><td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td><td>{{pct .Share}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxLine}}"></div></td></tr>
+{{range .Lines}}<tr class="line" data-line="{{lineLabel .}}"><td class="name">{{lineLabel .}}</td><td class="name">{{.Function}}</td>{{if $.Data.Counted}}<td title="{{exact .Executions}}">{{human .Executions}}</td>{{end}}<td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td><td>{{pct .Share}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxLine}}"></div></td></tr>
 {{end}}{{if .MoreLines}}<tr class="more"><td colspan="6">… {{.MoreLines}} more lines</td></tr>
 {{end}}</tbody>
 </table>
@@ -169,17 +175,21 @@ const reportPage = `{{define "report"}}<!DOCTYPE html>
 const reportParts = `{{define "hot"}}<div class="hotspots" id="hotspots">
 {{with .Hot.Line}}<a class="card k-line" id="hot-line" data-name="{{lineLabel .}}" href="#{{if $.Hot.LineID}}{{$.Hot.LineID}}{{else}}lines{{end}}"><span class="what">hottest line</span><b>{{lineLabel .}}</b> {{pct .Share}}<span class="sub">{{.Function}}{{with $.Hot.LineText}}: <code>{{clip . 70}}</code>{{end}}</span></a>
 {{end}}{{with .Hot.Native}}<a class="card k-native" id="hot-native" data-name="{{.Name}}" href="#natives"><span class="what">heaviest native</span><b>{{.Name}}</b> {{pct .Share}}<span class="sub">{{human .TotalWasmInstructions}} Wasm instructions{{if not .Named}}; natives not named{{end}}</span></a>
-{{end}}{{with .Hot.Function}}<a class="card k-function" id="hot-function" data-name="{{.Name}}" href="#functions"><span class="what">hottest JS function (self)</span><b>{{.Name}}</b> {{pct .Share}}<span class="sub">{{.Label}}, {{calls .Calls}}</span></a>
-{{end}}{{with .Hot.Opcode}}<a class="card k-opcode" id="hot-opcode" data-name="{{.Name}}" href="#opcodes"><span class="what">costliest opcode</span><b>{{.Name}}</b> {{pct .Share}}<span class="sub">{{human .Executions}} executions, {{perExec .}} instructions each</span></a>
+{{end}}{{with .Hot.Function}}<a class="card k-function" id="hot-function" data-name="{{.Name}}" href="#functions"><span class="what">hottest JS function (self)</span><b>{{.Name}}</b> {{pct .Share}}<span class="sub">{{.Label}}{{if $.Data.Counted}}, {{calls .Calls}}{{end}}</span></a>
+{{end}}{{with .Hot.Opcode}}<a class="card k-opcode" id="hot-opcode" data-name="{{.Name}}" href="#opcodes"><span class="what">costliest opcode</span><b>{{.Name}}</b> {{pct .Share}}<span class="sub">{{if and $.Data.Counted .Executions}}{{human .Executions}} executions, {{perExec .}} instructions each{{else}}{{human .WasmInstructions}} Wasm instructions{{if not $.Data.Counted}} (sampled){{end}}{{end}}</span></a>
 {{end}}</div>{{end}}
 
-{{define "flame"}}<h2 id="flame-graph">Flame graph</h2>
-<div class="flame-bar"><input id="flame-search" type="search" placeholder="search frames: text or /regexp/" aria-label="search frames"><button id="flame-reset" type="button">reset zoom</button><span id="flame-found"></span>
-<span class="note legend">{{if .Diff}}<span style="background: hsl(0, 75%, 60%)"></span>more Wasm instructions than in base <span style="background: hsl(145, 60%, 55%)"></span>fewer <span style="background: hsl(220, 8%, 78%)"></span>same{{else}}<span class="k-j"></span>JS <span class="k-o"></span>opcode <span class="k-n"></span>native <span class="k-w"></span>Wasm <span class="k-b"></span>bucket{{end}}</span></div>
+{{define "flame"}}{{$f := .F}}<h2 id="flame-graph">{{if $f.Diff}}Flame graphs: base and new side by side{{else}}Flame graph{{end}}</h2>
+<div class="flame-bar"><input id="flame-search" type="search" placeholder="search frames: text or /regexp/" aria-label="search frames"><button id="flame-reset" type="button">reset zoom</button><label class="flame-toggle" hidden><input type="checkbox" id="flame-wasm"> every Wasm frame</label><span id="flame-found"></span>
+<span class="note legend">{{if $f.Diff}}<span style="background: hsl(0, 70%, 64%)"></span>more Wasm instructions in new <span style="background: hsl(145, 60%, 62%)"></span>fewer <span style="background: hsl(220, 8%, 78%)"></span>same <span style="background: hsl(0, 85%, 36%)"></span>only in new <span style="background: hsl(145, 75%, 26%)"></span>only in base{{else}}<span class="k-j"></span>JS <span class="k-o"></span>opcode <span class="k-n"></span>native <span class="k-w"></span>Wasm <span class="k-b"></span>bucket{{end}}</span></div>
 <nav id="flame-crumbs"></nav>
-<div id="flame-wrap"><div id="flame" data-mode="{{.Mode}}"></div></div>
-<p id="flame-info" class="meta"></p>
-<p class="note">The {{.Mode}}-mode stacks merged, root on top; widths are Wasm instructions{{if .Diff}} in new, colours the change from base at the same stack{{end}}. Click a frame to zoom, the path above or Escape to go back. {{.Nodes}} nodes from {{.Stacks}} stacks: frames under 0.01% of the total are summed into (other).</p>
+{{if $f.Diff}}<div class="flame-pair">
+<div class="flame-side" id="flame-side-base"><h3 title="{{.Base}}">base <span class="meta">{{human $f.BaseTotal}} Wasm instructions · {{.Base}}</span></h3><div class="flame-wrap"><div id="flame-base" class="flame" data-side="base" data-mode="{{$f.Mode}}"></div></div></div>
+<div class="flame-side" id="flame-side-new"><h3 title="{{.New}}">new <span class="meta">{{human $f.Root.Instructions}} Wasm instructions · {{.New}}</span></h3><div class="flame-wrap"><div id="flame" class="flame" data-side="new" data-mode="{{$f.Mode}}"></div></div></div>
+</div>
+{{else}}<div class="flame-wrap" id="flame-wrap"><div id="flame" class="flame" data-mode="{{$f.Mode}}"></div></div>
+{{end}}<p id="flame-info" class="meta"></p>
+<p class="note">{{if $f.Diff}}Both runs' {{$f.Mode}}-mode stacks merged into one tree, root on top: the base's graph on the left, new's on the right, each as wide as its run's Wasm instructions, both coloured by the change at the same stack. Frames are matched by kind and name (JS functions also by file and first line); a run of Wasm frames that cannot be matched across the engines (unnamed wasm-function[N], or named in one run only) is one {{foldedWasm}} frame. A click zooms both graphs.{{else}}The {{$f.Mode}}-mode stacks merged, root on top; widths are Wasm instructions. Click a frame to zoom, the path above or Escape to go back.{{end}}<span class="flame-wasm-note" hidden> The Wasm frames above the first JS frame are one striped row: click it, or tick <i>every Wasm frame</i>, to see them.</span> {{$f.Nodes}} nodes from {{$f.Stacks}} stacks: frames under 0.01% of the total are summed into (other).</p>
 {{end}}
 
 {{define "source"}}{{if or .Sources .NoSource}}<h2 id="source">Source</h2>{{end}}
@@ -187,7 +197,7 @@ const reportParts = `{{define "hot"}}<div class="hotspots" id="hotspots">
 <h3>{{$v.File}} <span class="meta">{{human $v.Instructions}} Wasm instructions on its lines ({{pct $v.Share}}) · hottest line {{$v.Hottest}} · source: {{$v.From}}</span></h3>
 <div class="src">
 {{range $v.Blocks}}{{if .Cold}}<details class="cold"><summary>… {{if .Omitted}}{{.Omitted}}{{else}}{{len .Lines}}{{end}} lines without cost</summary>
-{{end}}{{range .Lines}}<div class="sl{{if .Instructions}} hot{{end}}{{if eq .N $v.Hottest}} hottest{{end}}" id="{{$v.ID}}-L{{.N}}" data-line="{{.N}}" data-instr="{{.Instructions}}"{{if .Heat}} style="{{.Heat}}" title="{{.Functions}}: {{exact .Instructions}} Wasm instructions, {{exact .Executions}} opcode executions"{{end}}><span>{{.N}}</span><span>{{if .Instructions}}{{human .Instructions}}{{end}}</span><span>{{if .Instructions}}{{pct .Share}}{{end}}</span><code>{{.Text}}</code></div>
+{{end}}{{range .Lines}}<div class="sl{{if .Instructions}} hot{{end}}{{if eq .N $v.Hottest}} hottest{{end}}" id="{{$v.ID}}-L{{.N}}" data-line="{{.N}}" data-instr="{{.Instructions}}"{{if .Heat}} style="{{.Heat}}" title="{{.Functions}}: {{exact .Instructions}} Wasm instructions{{if $.Data.Counted}}, {{exact .Executions}} opcode executions{{end}}"{{end}}><span>{{.N}}</span><span>{{if .Instructions}}{{human .Instructions}}{{end}}</span><span>{{if .Instructions}}{{pct .Share}}{{end}}</span><code>{{.Text}}</code></div>
 {{end}}{{if .Cold}}</details>
 {{end}}{{end}}</div>
 </section>
@@ -197,9 +207,9 @@ const reportParts = `{{define "hot"}}<div class="hotspots" id="hotspots">
 
 {{define "natives"}}{{if .Natives}}<h2 id="natives">Native builtins</h2>
 <table class="natives">
-<thead><tr><th>native</th><th>calls</th><th>self Wasm instructions</th><th>total Wasm instructions</th><th>share</th><th>Wasm instructions</th></tr></thead>
+<thead><tr><th>native</th>{{if .Data.Counted}}<th>calls</th>{{end}}<th>self Wasm instructions</th><th>total Wasm instructions</th><th>share</th><th>Wasm instructions</th></tr></thead>
 <tbody>
-{{range .Natives}}<tr class="native" data-name="{{.Name}}" data-named="{{.Named}}"><td class="name">{{.Name}}</td><td title="{{exact .Calls}}">{{if .Named}}{{human .Calls}}{{end}}</td><td title="{{exact .SelfWasmInstructions}}">{{human .SelfWasmInstructions}}</td><td title="{{exact .TotalWasmInstructions}}">{{human .TotalWasmInstructions}}</td><td>{{pct .Share}}</td><td class="bars"><div class="bar native-bar" style="{{barWidth .TotalWasmInstructions $.MaxNative}}"></div></td></tr>
+{{range .Natives}}<tr class="native" data-name="{{.Name}}" data-named="{{.Named}}"><td class="name">{{.Name}}</td>{{if $.Data.Counted}}<td title="{{exact .Calls}}">{{if .Named}}{{human .Calls}}{{end}}</td>{{end}}<td title="{{exact .SelfWasmInstructions}}">{{human .SelfWasmInstructions}}</td><td title="{{exact .TotalWasmInstructions}}">{{human .TotalWasmInstructions}}</td><td>{{pct .Share}}</td><td class="bars"><div class="bar native-bar" style="{{barWidth .TotalWasmInstructions $.MaxNative}}"></div></td></tr>
 {{end}}</tbody>
 </table>
 <p class="note">Native (C) functions the JS called: <code>JSON.stringify</code>, <code>Array.prototype.sort</code>… {{range .Natives}}{{if not .Named}}(native functions) holds the natives the profile does not name. {{end}}{{end}}Total: with the native on the stack, JS callbacks included; self: without them.</p>
@@ -229,7 +239,7 @@ const diffPage = `{{define "diff"}}<!DOCTYPE html>
 <p class="summary" id="summary">{{.Summary}}</p>
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{end}}
-{{if .Flame}}{{template "flame" .Flame}}{{end}}
+{{if .Flame}}{{template "flame" .FlameView}}{{end}}
 
 <h2 id="opcode-changes">Change per opcode</h2>
 <p class="note legend">Opcodes aligned by name, largest change first. Change: <span style="background: var(--down)"></span>fewer Wasm instructions in new <span style="background: var(--up)"></span>more. Instructions: <span style="background: var(--base)"></span>base <span style="background: var(--bar)"></span>new.</p>

@@ -83,6 +83,13 @@ type Tables struct {
 	WasmApportioned bool `json:"wasm_apportioned,omitempty"`
 }
 
+// Counted says whether the profile counts opcode executions and calls:
+// exact mode does, sampling mode only weighs where instructions ran, so
+// its pages leave those counts out rather than show zeros.
+func (d *Tables) Counted() bool {
+	return d.Mode != jsprofile.ModeSample || d.Executions > 0 || d.Calls > 0 || d.NativeCalls > 0
+}
+
 // Function kinds (FunctionStats.Kind).
 const (
 	FunctionJS     = "js"
@@ -207,113 +214,153 @@ func New(p *jsprofile.Profile) *Tables {
 		uncertain[op] = true
 	}
 
+	// Everything summed per sample is found by the index of a function of
+	// the profile (stackReader), each function's accumulators resolved
+	// once: by system name for JS and native functions, by name for
+	// opcodes and phases.
+	r := newStackReader(p)
 	type fnAcc struct {
 		stats   FunctionStats
-		opcodes map[string]*OpcodeStats
+		opcodes []*OpcodeStats // by opcode key; nil until the first
+		stamp   int            // the last sample that counted its total
 	}
-	opcodes := map[string]*OpcodeStats{}
 	functions := map[string]*fnAcc{} // by system_name
-	function := func(f jsprofile.StackFrame) *fnAcc {
+	accOf := make([]*fnAcc, len(r.funcs))
+	function := func(i int32) *fnAcc {
+		if a := accOf[i]; a != nil {
+			return a
+		}
+		f := r.funcs[i]
 		a := functions[f.Function.SystemName]
 		if a == nil {
 			a = &fnAcc{stats: FunctionStats{Name: f.Function.Name, Kind: FunctionJS, File: f.Function.Filename, Line: int(f.Function.StartLine),
-				Address: jsprofile.JSAddress(f.Function.SystemName)}, opcodes: map[string]*OpcodeStats{}}
+				Address: jsprofile.JSAddress(f.Function.SystemName)}, stamp: -1}
 			if f.Kind == jsprofile.KindNative {
 				a.stats = FunctionStats{Name: f.Function.Name, Kind: FunctionNative}
 			}
 			functions[f.Function.SystemName] = a
 		}
+		accOf[i] = a
 		return a
 	}
+	// Opcodes are keyed by name (an engine may have two functions of one
+	// opcode name): opKey[i] is function i's key, names[key] the name.
+	opKeys := map[string]int32{}
+	opKey := make([]int32, len(r.funcs))
+	type opName struct {
+		name string
+		op   int
+	}
+	opNames := []opName{{NoOpcodeName, -1}}
+	opKeys[NoOpcodeName] = 0
+	phaseOf := make([]string, len(r.funcs))
+	unnamed := make([]bool, len(r.funcs))
+	for i, f := range r.funcs {
+		switch f.Kind {
+		case jsprofile.KindOpcode:
+			name := strings.TrimPrefix(f.Function.Name, jsprofile.OpcodePrefix)
+			k, ok := opKeys[name]
+			if !ok {
+				k = int32(len(opNames))
+				opKeys[name] = k
+				opNames = append(opNames, opName{name, f.Opcode})
+			}
+			opKey[i] = k
+		case jsprofile.KindPhase:
+			phaseOf[i] = strings.TrimPrefix(f.Function.Name, jsprofile.PhasePrefix)
+		case jsprofile.KindWasm:
+			unnamed[i] = isUnnamedWasm(f.Function.Name)
+		}
+	}
 	type lineKey struct {
-		function string // system name
+		function *fnAcc
 		line     int64
 	}
+	var opcodes []*OpcodeStats
 	lines := map[lineKey]*LineStats{}
 	buckets := map[string]uint64{}
 	phases := map[string]uint64{}
-	opStats := func(m map[string]*OpcodeStats, f *jsprofile.StackFrame) *OpcodeStats {
-		name := NoOpcodeName
-		op := -1
-		if f != nil {
-			name, op = strings.TrimPrefix(f.Function.Name, jsprofile.OpcodePrefix), f.Opcode
+	opStats := func(m *[]*OpcodeStats, k int32) *OpcodeStats {
+		if *m == nil {
+			*m = make([]*OpcodeStats, len(opNames))
 		}
-		s := m[name]
+		s := (*m)[k]
 		if s == nil {
-			s = &OpcodeStats{Name: name, Opcode: op, UncertainName: f != nil && uncertain[op]}
-			m[name] = s
+			n := opNames[k]
+			s = &OpcodeStats{Name: n.name, Opcode: n.op, UncertainName: k > 0 && uncertain[n.op]}
+			(*m)[k] = s
 		}
 		return s
 	}
-	var stack []jsprofile.StackFrame
-	onStack := map[string]bool{}
-	for _, s := range p.Sample {
+	wv := newWasmView(r, uncertain)
+	var stack []stackFrame
+	for si, s := range p.Sample {
 		instr, execs, calls := uint64(s.Value[jsprofile.ValueInstructions]), uint64(s.Value[jsprofile.ValueExecutions]), uint64(s.Value[jsprofile.ValueCalls])
 		d.SampledWasmInstructions += instr
 		d.Executions += execs
-		stack = p.Stack(s, stack) // leaf first
-		if n := len(stack); n > 0 && stack[n-1].Kind == jsprofile.KindPhase {
-			phases[strings.TrimPrefix(stack[n-1].Function.Name, jsprofile.PhasePrefix)] += instr
+		stack = r.stack(s, stack) // leaf first
+		wv.add(stack, instr)
+		if n := len(stack); n > 0 && r.funcs[stack[n-1].fn].Kind == jsprofile.KindPhase {
+			phases[phaseOf[stack[n-1].fn]] += instr
 		}
-		if len(stack) > 0 && stack[0].Kind == jsprofile.KindWasm && isUnnamedWasm(stack[0].Function.Name) {
+		if len(stack) > 0 && unnamed[stack[0].fn] {
 			d.UnnamedWasmInstructions += instr
 		}
 		// The sample's owner: its innermost JS function, native function
 		// or bucket — a native's callees and a bucket's are Wasm frames.
 		own := -1
 		for k := range stack {
-			if kind := stack[k].Kind; kind == jsprofile.KindJS || kind == jsprofile.KindNative || kind == jsprofile.KindBucket {
+			if kind := r.funcs[stack[k].fn].Kind; kind == jsprofile.KindJS || kind == jsprofile.KindNative || kind == jsprofile.KindBucket {
 				own = k
 				break
 			}
+		}
+		var owner *jsprofile.StackFrame
+		if own >= 0 {
+			owner = &r.funcs[stack[own].fn]
 		}
 		switch {
 		case own < 0:
 			// No interpreter activation, and no bucket frame: outside JS.
 			buckets[jsprofile.BucketOutside] += instr
 			continue
-		case stack[own].Kind == jsprofile.KindBucket:
+		case owner.Kind == jsprofile.KindBucket:
 			// Outside JS (a root bucket), or an activation no frame names:
 			// its JS callers' totals hold it.
-			buckets[stack[own].Function.Name] += instr
-		case stack[own].Kind == jsprofile.KindNative:
-			acc := function(stack[own])
+			buckets[owner.Function.Name] += instr
+		case owner.Kind == jsprofile.KindNative:
+			acc := function(stack[own].fn)
 			acc.stats.Calls += calls
 			acc.stats.SelfWasmInstructions += instr
 			d.NativeCalls += calls
 			d.NativeWasmInstructions += instr
 		default:
-			js, op := own, -1 // an opcode frame under the JS frame
-			for k := 0; k < js; k++ {
-				if stack[k].Kind == jsprofile.KindOpcode {
-					op = k
+			op := int32(0) // an opcode frame under the JS frame, or none
+			for k := 0; k < own; k++ {
+				if fn := stack[k].fn; r.funcs[fn].Kind == jsprofile.KindOpcode {
+					op = opKey[fn]
 					break
 				}
 			}
-			var opFrame *jsprofile.StackFrame
-			if op >= 0 {
-				opFrame = &stack[op]
-			}
 			if instr > 0 || execs > 0 {
-				o := opStats(opcodes, opFrame)
+				o := opStats(&opcodes, op)
 				o.Executions += execs
 				o.WasmInstructions += instr
 			}
 			d.Calls += calls
-			jf := stack[js]
-			acc := function(jf)
+			acc := function(stack[own].fn)
 			acc.stats.Calls += calls
 			acc.stats.Executions += execs
 			acc.stats.SelfWasmInstructions += instr
 			if instr > 0 || execs > 0 {
-				o := opStats(acc.opcodes, opFrame)
+				o := opStats(&acc.opcodes, op)
 				o.Executions += execs
 				o.WasmInstructions += instr
 
-				lk := lineKey{jf.Function.SystemName, jf.Line}
+				lk := lineKey{acc, stack[own].line}
 				l := lines[lk]
 				if l == nil {
-					l = &LineStats{Function: jf.Function.Name, FunctionLine: int(jf.Function.StartLine), File: jf.Function.Filename, Line: int(jf.Line)}
+					l = &LineStats{Function: owner.Function.Name, FunctionLine: int(owner.Function.StartLine), File: owner.Function.Filename, Line: int(stack[own].line)}
 					lines[lk] = l
 				}
 				l.Executions += execs
@@ -321,21 +368,25 @@ func New(p *jsprofile.Profile) *Tables {
 			}
 		}
 		// Total: every JS and native function on the stack, once.
-		clear(onStack)
 		for k := own; k < len(stack); k++ {
-			f := stack[k]
-			if (f.Kind != jsprofile.KindJS && f.Kind != jsprofile.KindNative) || onStack[f.Function.SystemName] {
+			fn := stack[k].fn
+			if kind := r.funcs[fn].Kind; kind != jsprofile.KindJS && kind != jsprofile.KindNative {
 				continue
 			}
-			onStack[f.Function.SystemName] = true
-			function(f).stats.TotalWasmInstructions += instr
+			if a := function(fn); a.stamp != si {
+				a.stamp = si
+				a.stats.TotalWasmInstructions += instr
+			}
 		}
 	}
 
 	total := float64(d.TotalWasmInstructions)
-	finish := func(m map[string]*OpcodeStats) []OpcodeStats {
+	finish := func(m []*OpcodeStats) []OpcodeStats {
 		out := make([]OpcodeStats, 0, len(m))
 		for _, o := range m {
+			if o == nil {
+				continue
+			}
 			if o.Executions > 0 {
 				o.PerExecution = float64(o.WasmInstructions) / float64(o.Executions)
 			}
@@ -376,7 +427,7 @@ func New(p *jsprofile.Profile) *Tables {
 		d.Buckets = append(d.Buckets, BucketCost{Name: name, WasmInstructions: n})
 	}
 	sort.Slice(d.Buckets, func(i, j int) bool { return d.Buckets[i].Name < d.Buckets[j].Name })
-	d.WasmFunctions, d.WasmBuckets = wasmView(p, uncertain, total)
+	d.WasmFunctions, d.WasmBuckets = wv.finish(total)
 	d.WasmApportioned = m.WasmApportioned()
 	for _, name := range phaseOrder {
 		if n := phases[name]; n > 0 {

@@ -33,11 +33,12 @@ type SourceFile struct {
 
 // Custom sections that carry a module's JS.
 const (
-	// JavySourceSection is where the Javy CLI embeds the program's JS
-	// (Brotli-compressed by default, or plain).
+	// JavySourceSection is where the Javy CLI and jsprof build embed the
+	// program's JS (Brotli-compressed by default, or plain):
+	// internal/javy.JavySourceSection, which writes it.
 	JavySourceSection = "javy_source"
-	// sourceNameSection is internal/javy.SourceSection: the JS file name
-	// jsprof build records (the name, not the text).
+	// sourceNameSection is internal/javy.SourceSection: the name of the JS
+	// file jsprof build built the module from.
 	sourceNameSection = "jsprof.source"
 )
 
@@ -45,14 +46,14 @@ const (
 const maxSourceBytes = 64 << 20
 
 // ErrNoModuleSource: the module carries no JS source.
-var ErrNoModuleSource = errors.New("the module carries no JS source (no javy_source custom section: the Javy CLI embeds it unless told not to; jsprof build does not)")
+var ErrNoModuleSource = errors.New("the module carries no JS source (no javy_source custom section: the Javy CLI and jsprof build embed it, unless the Javy CLI is told not to)")
 
 // ModuleSource reads the JS a Javy module carries in its javy_source
 // custom section, Brotli-compressed (what the Javy CLI writes by default)
 // or plain. The file is named as jsprof build recorded it (the
 // jsprof.source section) when it did, else name. A module without the
 // section returns ErrNoModuleSource, and the file's name without its
-// text (jsprof build records the name only).
+// text (what jsprof build recorded before it embedded the JS).
 func ModuleSource(wasm []byte, name string) (SourceFile, error) {
 	m, err := wasmcore.Decode(wasm)
 	if err != nil {

@@ -93,148 +93,166 @@ func (c *WasmCaller) Label() string {
 
 // wasmAcc accumulates one row of the Wasm view.
 type wasmAcc struct {
-	stats   WasmFunctionStats
-	callers map[string]*WasmCaller // by kind and name
+	stats WasmFunctionStats
+	// callers by their canonical WasmCaller (one per kind and name).
+	callers map[*WasmCaller]*WasmCaller
+	stamp   int // the last sample that counted its total
 }
 
+func newWasmAcc(stats WasmFunctionStats) *wasmAcc {
+	return &wasmAcc{stats: stats, callers: map[*WasmCaller]*WasmCaller{}, stamp: -1}
+}
+
+// caller is the row's own copy of the canonical caller c.
 func (a *wasmAcc) caller(c *WasmCaller) *WasmCaller {
-	k := c.Kind + "\x00" + c.Name
-	if got := a.callers[k]; got != nil {
+	if got := a.callers[c]; got != nil {
 		return got
 	}
 	n := *c
-	a.callers[k] = &n
+	a.callers[c] = &n
 	return &n
 }
 
-// wasmView computes the Wasm view's rows from p's samples: the Wasm
-// functions, sorted by self instructions, and the view's buckets
-// (interpreter loop, no Wasm frame). A profile without any Wasm frame has
-// neither.
-func wasmView(p *jsprofile.Profile, uncertain map[int]bool, total float64) (functions, buckets []WasmFunctionStats) {
-	rows := map[string]*wasmAcc{} // by system name
-	row := func(f *jsprofile.StackFrame) *wasmAcc {
-		a := rows[f.Function.SystemName]
-		if a == nil {
-			a = &wasmAcc{stats: WasmFunctionStats{Name: f.Function.Name, Kind: WasmKindFunction, Index: wasmIndex(f.Function.SystemName)},
-				callers: map[string]*WasmCaller{}}
-			rows[f.Function.SystemName] = a
-		}
-		return a
-	}
-	interp := &wasmAcc{stats: WasmFunctionStats{Name: WasmInterpreterName, Kind: WasmKindInterpreter, Index: -1}, callers: map[string]*WasmCaller{}}
-	none := &wasmAcc{stats: WasmFunctionStats{Name: WasmNoFrameName, Kind: WasmKindNone, Index: -1}, callers: map[string]*WasmCaller{}}
-	outside := &WasmCaller{Name: jsprofile.BucketOutside, Kind: CallerBucket}
-
-	// callerOf says what frame f, as a caller, is: an opcode, a native, a
-	// bucket, or nil when it is none.
-	callers := map[uint64]*WasmCaller{} // by Function ID
-	callerOf := func(f *jsprofile.StackFrame) *WasmCaller {
-		switch f.Kind {
-		case jsprofile.KindOpcode, jsprofile.KindNative, jsprofile.KindBucket:
-		default:
-			return nil
-		}
-		c := callers[f.Function.ID]
-		if c == nil {
-			switch f.Kind {
-			case jsprofile.KindOpcode:
-				c = &WasmCaller{Name: strings.TrimPrefix(f.Function.Name, jsprofile.OpcodePrefix), Kind: CallerOpcode, UncertainName: uncertain[f.Opcode]}
-			case jsprofile.KindNative:
-				c = &WasmCaller{Name: f.Function.Name, Kind: CallerNative}
-			default:
-				c = &WasmCaller{Name: f.Function.Name, Kind: CallerBucket}
-			}
-			callers[f.Function.ID] = c
-		}
-		return c
-	}
-	// inInterpreter tells the frames that stand for an activation of the
+// wasmView computes the Wasm view's rows from a profile's samples (add
+// each, then finish): the Wasm functions, sorted by self instructions,
+// and the view's buckets (interpreter loop, no Wasm frame). A profile
+// without any Wasm frame has neither. What it needs of each function of
+// the profile is resolved once, by the function's index (stackReader).
+type wasmView struct {
+	r *stackReader
+	// rowOf is the row of each Wasm function (by system name), callerOf
+	// what each function is as a caller: an opcode, a native, a bucket
+	// (canonical by kind and name), or nil when it is none.
+	rowOf    []*wasmAcc
+	callerOf []*WasmCaller
+	// interpreter tells the frames that stand for an activation of the
 	// interpreter: a JS function's, a native's, one no frame names.
-	inInterpreter := func(f *jsprofile.StackFrame) bool {
-		return f.Kind == jsprofile.KindJS || f.Kind == jsprofile.KindOpcode || f.Kind == jsprofile.KindNative ||
+	interpreter []bool
+	rows        map[string]*wasmAcc // by system name
+	interp      *wasmAcc
+	none        *wasmAcc
+	outside     *WasmCaller
+	hasWasm     bool
+	samples     int
+	outer       []*WasmCaller // outer[k]: the innermost caller outside frame k
+}
+
+func newWasmView(r *stackReader, uncertain map[int]bool) *wasmView {
+	v := &wasmView{r: r, rowOf: make([]*wasmAcc, len(r.funcs)), callerOf: make([]*WasmCaller, len(r.funcs)),
+		interpreter: make([]bool, len(r.funcs)), rows: map[string]*wasmAcc{},
+		interp:  newWasmAcc(WasmFunctionStats{Name: WasmInterpreterName, Kind: WasmKindInterpreter, Index: -1}),
+		none:    newWasmAcc(WasmFunctionStats{Name: WasmNoFrameName, Kind: WasmKindNone, Index: -1}),
+		outside: &WasmCaller{Name: jsprofile.BucketOutside, Kind: CallerBucket}}
+	callers := map[[2]string]*WasmCaller{{CallerBucket, jsprofile.BucketOutside}: v.outside} // by kind and name
+	for i := range r.funcs {
+		f := &r.funcs[i]
+		var c WasmCaller
+		switch f.Kind {
+		case jsprofile.KindWasm:
+			a := v.rows[f.Function.SystemName]
+			if a == nil {
+				a = newWasmAcc(WasmFunctionStats{Name: f.Function.Name, Kind: WasmKindFunction, Index: wasmIndex(f.Function.SystemName)})
+				v.rows[f.Function.SystemName] = a
+			}
+			v.rowOf[i] = a
+			continue
+		case jsprofile.KindOpcode:
+			c = WasmCaller{Name: strings.TrimPrefix(f.Function.Name, jsprofile.OpcodePrefix), Kind: CallerOpcode, UncertainName: uncertain[f.Opcode]}
+		case jsprofile.KindNative:
+			c = WasmCaller{Name: f.Function.Name, Kind: CallerNative}
+		case jsprofile.KindBucket:
+			c = WasmCaller{Name: f.Function.Name, Kind: CallerBucket}
+		}
+		v.interpreter[i] = f.Kind == jsprofile.KindJS || f.Kind == jsprofile.KindOpcode || f.Kind == jsprofile.KindNative ||
 			(f.Kind == jsprofile.KindBucket && f.Function.Name == jsprofile.BucketNative)
-	}
-
-	var stack []jsprofile.StackFrame
-	var outer []*WasmCaller // outer[k]: the innermost caller outside frame k
-	seen := map[string]bool{}
-	hasWasm := false
-	for _, s := range p.Sample {
-		instr := uint64(s.Value[jsprofile.ValueInstructions])
-		if instr == 0 {
+		if c.Kind == "" {
 			continue
 		}
-		stack = p.Stack(s, stack) // leaf first
-		if len(stack) == 0 {
-			continue
+		k := [2]string{c.Kind, c.Name}
+		if callers[k] == nil {
+			callers[k] = &c
 		}
-		outer = outer[:0]
-		for range stack {
-			outer = append(outer, nil)
-		}
-		var c *WasmCaller
-		for k := len(stack) - 1; k >= 0; k-- {
-			outer[k] = c
-			if fc := callerOf(&stack[k]); fc != nil {
-				c = fc
-			}
-		}
-		innermost := c // the innermost caller frame of the stack, if any
+		v.callerOf[i] = callers[k]
+	}
+	return v
+}
 
-		clear(seen)
-		interpTotal := false
-		for k := range stack {
-			f := &stack[k]
-			interpTotal = interpTotal || inInterpreter(f)
-			if f.Kind != jsprofile.KindWasm || seen[f.Function.SystemName] {
-				continue
-			}
-			seen[f.Function.SystemName] = true
-			hasWasm = true
-			a := row(f)
-			from := outer[k]
-			if from == nil {
-				from = outside
-			}
-			ac := a.caller(from)
-			a.stats.TotalWasmInstructions += instr
-			ac.TotalWasmInstructions += instr
-			if k == 0 {
-				a.stats.SelfWasmInstructions += instr
-				ac.SelfWasmInstructions += instr
-			}
-		}
-		leaf := &stack[0]
-		if interpTotal {
-			from := innermost
-			if from == nil {
-				from = outside
-			}
-			interp.stats.TotalWasmInstructions += instr
-			ic := interp.caller(from)
-			ic.TotalWasmInstructions += instr
-			if leaf.Kind != jsprofile.KindWasm && inInterpreter(leaf) && leaf.Kind != jsprofile.KindJS {
-				interp.stats.SelfWasmInstructions += instr
-				ic.SelfWasmInstructions += instr
-			}
-		}
-		if leaf.Kind != jsprofile.KindWasm && (!inInterpreter(leaf) || leaf.Kind == jsprofile.KindJS) {
-			from := callerOf(leaf)
-			if from == nil {
-				from = innermost
-			}
-			if from == nil {
-				from = outside
-			}
-			none.stats.SelfWasmInstructions += instr
-			none.stats.TotalWasmInstructions += instr
-			nc := none.caller(from)
-			nc.SelfWasmInstructions += instr
-			nc.TotalWasmInstructions += instr
+// add counts a sample: its stack, leaf first, and its instructions.
+func (v *wasmView) add(stack []stackFrame, instr uint64) {
+	sample := v.samples
+	v.samples++
+	if instr == 0 || len(stack) == 0 {
+		return
+	}
+	v.outer = v.outer[:0]
+	for range stack {
+		v.outer = append(v.outer, nil)
+	}
+	var c *WasmCaller
+	for k := len(stack) - 1; k >= 0; k-- {
+		v.outer[k] = c
+		if fc := v.callerOf[stack[k].fn]; fc != nil {
+			c = fc
 		}
 	}
-	if !hasWasm {
+	innermost := c // the innermost caller frame of the stack, if any
+
+	interpTotal := false
+	for k := range stack {
+		fn := stack[k].fn
+		interpTotal = interpTotal || v.interpreter[fn]
+		a := v.rowOf[fn]
+		if a == nil || a.stamp == sample {
+			continue
+		}
+		a.stamp = sample
+		v.hasWasm = true
+		from := v.outer[k]
+		if from == nil {
+			from = v.outside
+		}
+		ac := a.caller(from)
+		a.stats.TotalWasmInstructions += instr
+		ac.TotalWasmInstructions += instr
+		if k == 0 {
+			a.stats.SelfWasmInstructions += instr
+			ac.SelfWasmInstructions += instr
+		}
+	}
+	leaf := stack[0].fn
+	leafKind := v.r.funcs[leaf].Kind
+	if interpTotal {
+		from := innermost
+		if from == nil {
+			from = v.outside
+		}
+		v.interp.stats.TotalWasmInstructions += instr
+		ic := v.interp.caller(from)
+		ic.TotalWasmInstructions += instr
+		if leafKind != jsprofile.KindWasm && v.interpreter[leaf] && leafKind != jsprofile.KindJS {
+			v.interp.stats.SelfWasmInstructions += instr
+			ic.SelfWasmInstructions += instr
+		}
+	}
+	if leafKind != jsprofile.KindWasm && (!v.interpreter[leaf] || leafKind == jsprofile.KindJS) {
+		from := v.callerOf[leaf]
+		if from == nil {
+			from = innermost
+		}
+		if from == nil {
+			from = v.outside
+		}
+		v.none.stats.SelfWasmInstructions += instr
+		v.none.stats.TotalWasmInstructions += instr
+		nc := v.none.caller(from)
+		nc.SelfWasmInstructions += instr
+		nc.TotalWasmInstructions += instr
+	}
+}
+
+// finish returns the view's rows, shares of total.
+func (v *wasmView) finish(total float64) (functions, buckets []WasmFunctionStats) {
+	if !v.hasWasm {
 		return []WasmFunctionStats{}, []WasmFunctionStats{}
 	}
 	finish := func(a *wasmAcc) WasmFunctionStats {
@@ -267,13 +285,15 @@ func wasmView(p *jsprofile.Profile, uncertain map[int]bool, total float64) (func
 		})
 		return st
 	}
-	functions = make([]WasmFunctionStats, 0, len(rows))
-	for _, a := range rows {
-		functions = append(functions, finish(a))
+	functions = make([]WasmFunctionStats, 0, len(v.rows))
+	for _, a := range v.rows {
+		if a.stats.TotalWasmInstructions > 0 || a.stamp >= 0 {
+			functions = append(functions, finish(a))
+		}
 	}
 	sortWasmStats(functions)
 	buckets = []WasmFunctionStats{}
-	for _, a := range []*wasmAcc{interp, none} {
+	for _, a := range []*wasmAcc{v.interp, v.none} {
 		if a.stats.TotalWasmInstructions > 0 {
 			buckets = append(buckets, finish(a))
 		}
