@@ -40,7 +40,8 @@ type Module struct {
 // still equal, which keeps non-canonical LEB128s (padded sizes and indices
 // left by wasm-ld) intact without asking callers to mark what they changed.
 // raw is a private copy of the input: the public fields alias a second copy,
-// so in-place edits of, say, a Body are seen as changes.
+// so in-place edits of, say, a Body are seen as changes (DecodeOwned's
+// modules have one copy, the caller's).
 type source struct {
 	raw  []byte
 	secs [13]span // known sections by id: header+payload in raw
@@ -100,6 +101,22 @@ var wasmMagic = []byte{0x00, 0x61, 0x73, 0x6D}
 // decoding needs. b is not retained: the module holds two private copies
 // (one its fields alias, one to compare against when encoding).
 func Decode(b []byte) (*Module, error) {
+	return decode(b, true)
+}
+
+// DecodeOwned is Decode for a caller that gives b to the module: b must
+// not change afterwards. The module's fields alias b, and so does what
+// Encode compares them with, so that decoding copies nothing: an edit made
+// by writing into the module's bytes (a Body, say), rather than by
+// assignment as this package's rewrites edit, is not told apart from the
+// bytes decoded, though Encode still writes it. A module file read only to
+// be decoded needs no other copy: that of a megabyte engine costs a run
+// several milliseconds.
+func DecodeOwned(b []byte) (*Module, error) {
+	return decode(b, false)
+}
+
+func decode(b []byte, private bool) (*Module, error) {
 	if len(b) < 8 {
 		return nil, &DecodeError{Section: "header", Offset: len(b), Err: &eofError{"header"}}
 	}
@@ -109,8 +126,12 @@ func Decode(b []byte) (*Module, error) {
 	if v := uint32(b[4]) | uint32(b[5])<<8 | uint32(b[6])<<16 | uint32(b[7])<<24; v != 1 {
 		return nil, &DecodeError{Section: "header", Offset: 4, Err: malformed("unsupported version %d", v)}
 	}
-	s := &source{raw: bytes.Clone(b)}
-	d := &decoder{m: &Module{src: s}, s: s, pub: bytes.Clone(b)}
+	raw, pub := b, b
+	if private {
+		raw, pub = bytes.Clone(b), bytes.Clone(b)
+	}
+	s := &source{raw: raw}
+	d := &decoder{m: &Module{src: s}, s: s, pub: pub}
 	if err := d.sections(); err != nil {
 		return nil, err
 	}

@@ -35,6 +35,12 @@
 // sees it. Calls renumbered by AddImportFunc keep their padded width, so
 // bodies keep their size.
 //
+// Start-up cost matters to the command, which decodes a megabyte engine on
+// every run: DecodeOwned decodes bytes the caller gives up without copying
+// them, Clone copies a module for editing without decoding it again (the
+// clone shares the bytes: edit it by assignment), and EncodeTo writes the
+// encoding section by section, a digest of it needing no copy.
+//
 // # Index spaces
 //
 // Function and global indices count imports first, the numbering

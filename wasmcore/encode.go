@@ -3,6 +3,7 @@ package wasmcore
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"slices"
 )
 
@@ -16,17 +17,59 @@ import (
 // Changes are found by comparison, so plain assignments to the fields are
 // all that is needed.
 func (m *Module) Encode() ([]byte, error) {
-	e := &encoder{m: m, s: m.src}
+	return newEncoder(m, nil).encode()
+}
+
+// EncodeTo writes what Encode returns to w, a section at a time, without
+// holding the whole module: the unchanged parts are written from the bytes
+// decoded. A digest of a module (a cache's key) costs no copy of it.
+func (m *Module) EncodeTo(w io.Writer) error {
+	_, err := newEncoder(m, w).encode()
+	return err
+}
+
+func newEncoder(m *Module, w io.Writer) *encoder {
+	e := &encoder{m: m, s: m.src, w: w}
 	if e.s == nil {
 		e.s = &source{} // nothing to reuse: everything is encoded
 	}
-	return e.encode()
+	return e
 }
 
 type encoder struct {
-	m       *Module
-	s       *source
-	scratch []byte
+	m *Module
+	s *source
+	// w, when set, is written what is encoded as it goes (EncodeTo):
+	// out then holds a section at most, and werr is the first error.
+	w    io.Writer
+	werr error
+}
+
+// put appends b to out, or, when writing to w, writes out and then b,
+// and returns out emptied: large parts copied from the decoded bytes are
+// not copied again.
+func (e *encoder) put(out, b []byte) []byte {
+	if e.w == nil {
+		return append(out, b...)
+	}
+	out = e.flush(out)
+	e.write(b)
+	return out
+}
+
+// flush writes out to w, if writing to one, and returns it emptied.
+func (e *encoder) flush(out []byte) []byte {
+	if e.w == nil {
+		return out
+	}
+	e.write(out)
+	return out[:0]
+}
+
+func (e *encoder) write(b []byte) {
+	if e.werr == nil && len(b) > 0 {
+		_, e.werr = e.w.Write(b)
+	}
 }
 
 func (e *encoder) encode() ([]byte, error) {
@@ -34,7 +77,11 @@ func (e *encoder) encode() ([]byte, error) {
 	if m.rewriteErr != nil {
 		return nil, m.rewriteErr
 	}
-	out := make([]byte, 0, len(s.raw)+len(s.raw)/16+64)
+	size := len(s.raw) + len(s.raw)/16 + 64
+	if e.w != nil {
+		size = 64 << 10
+	}
+	out := make([]byte, 0, size)
 	if len(s.raw) >= 8 {
 		out = append(out, s.raw[:8]...)
 	} else {
@@ -59,14 +106,14 @@ func (e *encoder) encode() ([]byte, error) {
 			c := m.Customs[idx]
 			if c.Name == "name" && namesChanged && !wroteNames {
 				wroteNames = true
-				out = appendCustom(out, c.Name, encodeNames(m.Names, s.nameExtra))
+				out = e.custom(out, c.Name, encodeNames(m.Names, s.nameExtra))
 				continue
 			}
 			if raw := s.customRaw(idx, c); raw != nil {
-				out = append(out, raw...)
+				out = e.put(out, raw)
 				continue
 			}
-			out = appendCustom(out, c.Name, c.Data)
+			out = e.custom(out, c.Name, c.Data)
 		}
 	}
 	flush(sectionRank(SectionType))
@@ -76,12 +123,27 @@ func (e *encoder) encode() ([]byte, error) {
 		if out, err = e.section(out, id); err != nil {
 			return nil, err
 		}
+		out = e.flush(out)
 	}
 	flush(1 << 30)
 	if namesChanged && !wroteNames {
-		out = appendCustom(out, "name", encodeNames(m.Names, s.nameExtra))
+		out = e.custom(out, "name", encodeNames(m.Names, s.nameExtra))
+	}
+	if e.w != nil {
+		e.flush(out)
+		return nil, e.werr
 	}
 	return out, nil
+}
+
+// custom appends a custom section (appendCustom), its data put as large
+// parts are.
+func (e *encoder) custom(out []byte, name string, data []byte) []byte {
+	size := sizeU32(uint32(len(name))) + len(name) + len(data)
+	out = append(out, byte(SectionCustom))
+	out = appendU32(out, uint32(size))
+	out = appendName(out, name)
+	return e.put(out, data)
 }
 
 // AppendCustomSection appends a custom section to an encoded module: valid
@@ -116,20 +178,146 @@ func (s *source) customRaw(idx int, c CustomSection) []byte {
 func (e *encoder) section(out []byte, id SectionID) ([]byte, error) {
 	s := e.s
 	if sp := s.secs[id]; sp.present && e.unchanged(id) {
-		return append(out, s.raw[sp.start:sp.end]...), nil
+		return e.put(out, s.raw[sp.start:sp.end]), nil
 	}
-	payload, present, err := e.payload(id, e.scratch[:0])
+	switch id {
+	case SectionCode:
+		return e.code(out)
+	case SectionData:
+		return e.data(out)
+	}
+	// The payload is encoded in place, after room for the longest size
+	// (5 bytes), then moved back over what its size does not take: it is
+	// not built in a buffer of its own and copied from there.
+	start := len(out)
+	out = append(out, byte(id), 0, 0, 0, 0, 0)
+	payloadAt := start + 1 + maxU32Len
+	out, present, err := e.payload(id, out)
 	if err != nil {
 		return nil, err
 	}
-	e.scratch = payload
 	if !present {
+		return out[:start], nil
+	}
+	var sizeBuf [maxU32Len]byte
+	size := appendU32(sizeBuf[:0], uint32(len(out)-payloadAt))
+	n := copy(out[start+1:], size)
+	n += copy(out[start+1+n:], out[payloadAt:])
+	return out[:start+1+n], nil
+}
+
+// code appends the code section, which has changed: its size is added up
+// first, so that the functions, most of them the entries decoded, are put
+// in place (a megabyte, for an engine) rather than built apart and copied.
+func (e *encoder) code(out []byte) ([]byte, error) {
+	m, s := e.m, e.s
+	if len(m.Functions) == 0 {
 		return out, nil
 	}
-	out = append(out, byte(id))
-	out = appendU32(out, uint32(len(payload)))
-	return append(out, payload...), nil
+	nImp := int(m.NumImportedFuncs())
+	size := sizeU32(uint32(len(m.Functions)))
+	for i := range m.Functions {
+		f := &m.Functions[i]
+		if s.funcUnchanged(i, f) {
+			size += len(s.funcs[i].entry)
+			continue
+		}
+		if len(f.Body) == 0 || f.Body[len(f.Body)-1] != byte(OpEnd) {
+			return nil, fmt.Errorf("wasmcore: encode: function %d: body does not end with end (0x0b)", nImp+i)
+		}
+		n := localsSize(f.Locals) + len(f.Body)
+		size += sizeU32(uint32(n)) + n
+	}
+	out = append(out, byte(SectionCode))
+	out = appendU32(out, uint32(size))
+	out = appendU32(out, uint32(len(m.Functions)))
+	for i := range m.Functions {
+		f := &m.Functions[i]
+		if s.funcUnchanged(i, f) {
+			out = e.put(out, s.funcs[i].entry)
+			continue
+		}
+		out = appendU32(out, uint32(localsSize(f.Locals)+len(f.Body)))
+		out = appendU32(out, uint32(len(f.Locals)))
+		for _, l := range f.Locals {
+			out = appendU32(out, l.Count)
+			out = append(out, byte(l.Type))
+		}
+		out = e.put(out, f.Body)
+	}
+	return out, nil
 }
+
+// data appends the data section, which has changed, as code appends the
+// code section: its size first, then the segments, most of them the
+// entries decoded, put in place.
+func (e *encoder) data(out []byte) ([]byte, error) {
+	m, s := e.m, e.s
+	if len(m.Data) == 0 {
+		return out, nil
+	}
+	unchanged := func(i int) bool { return i < len(s.data) && equalData(m.Data[i], s.data[i]) }
+	var hdr []byte
+	size := sizeU32(uint32(len(m.Data)))
+	for i := range m.Data {
+		if unchanged(i) {
+			size += len(s.dataRaw[i])
+			continue
+		}
+		var err error
+		if hdr, err = appendDataHeader(hdr[:0], &m.Data[i], i); err != nil {
+			return nil, err
+		}
+		size += len(hdr) + len(m.Data[i].Init)
+	}
+	out = append(out, byte(SectionData))
+	out = appendU32(out, uint32(size))
+	out = appendU32(out, uint32(len(m.Data)))
+	for i := range m.Data {
+		if unchanged(i) {
+			out = e.put(out, s.dataRaw[i])
+			continue
+		}
+		out, _ = appendDataHeader(out, &m.Data[i], i) // checked above
+		out = e.put(out, m.Data[i].Init)
+	}
+	return out, nil
+}
+
+// appendDataHeader appends a data segment's encoding up to its bytes: its
+// mode, memory and offset, and its length.
+func appendDataHeader(b []byte, ds *DataSegment, i int) ([]byte, error) {
+	switch ds.Mode {
+	case DataActive:
+		if ds.Memory != 0 {
+			b = append(b, 2)
+			b = appendU32(b, ds.Memory)
+		} else {
+			b = append(b, 0)
+		}
+		var err error
+		if b, err = appendConstExpr(b, ds.Offset, "data segment", i); err != nil {
+			return nil, err
+		}
+	case DataPassive:
+		b = append(b, 1)
+	default:
+		return nil, fmt.Errorf("wasmcore: encode: data segment %d: invalid mode %d", i, ds.Mode)
+	}
+	return appendU32(b, uint32(len(ds.Init))), nil
+}
+
+// localsSize is the size of a function's encoded locals.
+func localsSize(ls []Local) int {
+	n := sizeU32(uint32(len(ls)))
+	for _, l := range ls {
+		n += sizeU32(l.Count) + 1
+	}
+	return n
+}
+
+// maxU32Len is the longest LEB128 encoding of a u32.
+const maxU32Len = 5
 
 // unchanged reports whether section id still holds what was decoded.
 func (e *encoder) unchanged(id SectionID) bool {
@@ -308,61 +496,6 @@ func (e *encoder) payload(id SectionID, b []byte) (_ []byte, present bool, err e
 			return b, false, nil
 		}
 		b = appendU32(b, *m.DataCount)
-	case SectionCode:
-		if len(m.Functions) == 0 {
-			return b, false, nil
-		}
-		b = appendU32(b, uint32(len(m.Functions)))
-		nImp := int(m.NumImportedFuncs())
-		var locals []byte
-		for i := range m.Functions {
-			f := &m.Functions[i]
-			if s.funcUnchanged(i, f) {
-				b = append(b, s.funcs[i].entry...)
-				continue
-			}
-			if len(f.Body) == 0 || f.Body[len(f.Body)-1] != byte(OpEnd) {
-				return nil, false, fmt.Errorf("wasmcore: encode: function %d: body does not end with end (0x0b)", nImp+i)
-			}
-			locals = appendU32(locals[:0], uint32(len(f.Locals)))
-			for _, l := range f.Locals {
-				locals = appendU32(locals, l.Count)
-				locals = append(locals, byte(l.Type))
-			}
-			b = appendU32(b, uint32(len(locals)+len(f.Body)))
-			b = append(b, locals...)
-			b = append(b, f.Body...)
-		}
-	case SectionData:
-		if len(m.Data) == 0 {
-			return b, false, nil
-		}
-		b = appendU32(b, uint32(len(m.Data)))
-		for i := range m.Data {
-			ds := &m.Data[i]
-			if i < len(s.data) && equalData(*ds, s.data[i]) {
-				b = append(b, s.dataRaw[i]...)
-				continue
-			}
-			switch ds.Mode {
-			case DataActive:
-				if ds.Memory != 0 {
-					b = append(b, 2)
-					b = appendU32(b, ds.Memory)
-				} else {
-					b = append(b, 0)
-				}
-				if b, err = appendConstExpr(b, ds.Offset, "data segment", i); err != nil {
-					return nil, false, err
-				}
-			case DataPassive:
-				b = append(b, 1)
-			default:
-				return nil, false, fmt.Errorf("wasmcore: encode: data segment %d: invalid mode %d", i, ds.Mode)
-			}
-			b = appendU32(b, uint32(len(ds.Init)))
-			b = append(b, ds.Init...)
-		}
 	}
 	return b, true, nil
 }
