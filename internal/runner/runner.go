@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -307,6 +308,36 @@ func InitializePlugin(ctx context.Context, plugin api.Module) error {
 	return nil
 }
 
+// WithTimeout returns a context under which Run stops the guest d after
+// its modules are compiled, with cause as the context's cause (and so as
+// Result.Trap). The time a compilation takes is not the guest's, and a
+// cold compilation cache can take a second or more: a deadline set on
+// the context itself would spend a short timeout on it. The timeout
+// travels in the context, as a deadline does, so that it reaches Run
+// through callers that only pass a context on (a profiler's).
+func WithTimeout(ctx context.Context, d time.Duration, cause error) context.Context {
+	return context.WithValue(ctx, timeoutKey{}, timeout{d: d, cause: cause})
+}
+
+type timeoutKey struct{}
+
+type timeout struct {
+	d     time.Duration
+	cause error
+}
+
+// startTimeout starts the timeout ctx carries (WithTimeout), if any; the
+// context returned carries none, so that a run nested in this one does
+// not start it again.
+func startTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	t, ok := ctx.Value(timeoutKey{}).(timeout)
+	if !ok || t.d <= 0 {
+		return ctx, func() {}
+	}
+	ctx = context.WithValue(ctx, timeoutKey{}, nil)
+	return context.WithTimeoutCause(ctx, t.d, t.cause)
+}
+
 // Run compiles, links and runs a command module. Errors before the guest
 // starts (invalid module, missing entry point, unlinkable import) are
 // returned as err; how the guest ended, trap included, is in Result.
@@ -338,6 +369,16 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", opts.Name, err)
 	}
+	var pluginCompiled wazero.CompiledModule
+	if opts.Plugin != nil {
+		if pluginCompiled, err = s.Compile(ctx, "plugin "+opts.Plugin.Name, opts.Plugin.Wasm); err != nil {
+			return Result{}, err
+		}
+	}
+	// The guest's time begins now that its modules are compiled: a
+	// timeout (WithTimeout) counts from here.
+	ctx, cancel := startTimeout(ctx)
+	defer cancel()
 	if opts.LinkCompiled != nil {
 		names, err := opts.LinkCompiled(ctx, s.rt, compiled)
 		if err != nil {
@@ -352,10 +393,6 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	defer release()
 	var plugin api.Module
 	if opts.Plugin != nil {
-		pluginCompiled, err := s.Compile(ctx, "plugin "+opts.Plugin.Name, opts.Plugin.Wasm)
-		if err != nil {
-			return Result{}, err
-		}
 		plugin, err = s.Instantiate(ctx, pluginCompiled, modCfg, opts.Plugin.Namespace)
 		if err != nil {
 			return Result{}, fmt.Errorf("plugin %s: %w", opts.Plugin.Name, err)

@@ -2,7 +2,10 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,4 +56,48 @@ func TestCompileTurnsAWazeroPanicIntoAnError(t *testing.T) {
 	_, err = s.Compile(ctx, "bad.wasm", module)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "bad.wasm: wazero failed on this module: runtime error: index out of range [96]")
+}
+
+// TestWithTimeout: a timeout given with WithTimeout counts from when the
+// guest's modules are compiled. Time spent before (a slow Link here,
+// standing for a cold compilation cache) does not stop a guest that
+// returns at once; a guest blocked for ever is stopped with the cause.
+func TestWithTimeout(t *testing.T) {
+	empty := []byte{0, 'a', 's', 'm', 1, 0, 0, 0,
+		1, 4, 1, 0x60, 0, 0, // type 0: () -> ()
+		3, 2, 1, 0, // function 0 has type 0
+		7, 10, 1, 6, '_', 's', 't', 'a', 'r', 't', 0, 0, // export _start
+		10, 4, 1, 2, 0, 0x0b} // its body: nothing
+	block, err := os.ReadFile("testdata/block.wasm")
+	require.NoError(t, err)
+	cause := errors.New("stopped after the test's timeout")
+	slowLink := func(context.Context, wazero.Runtime) ([]string, error) {
+		time.Sleep(300 * time.Millisecond)
+		return nil, nil
+	}
+	tests := []struct {
+		name     string
+		wasm     []byte
+		args     []string
+		wantTrap error
+	}{
+		{"returns at once", empty, nil, nil},
+		{"sleeps for ever", block, []string{"s"}, cause},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := WithTimeout(context.Background(), 100*time.Millisecond, cause)
+			start := time.Now()
+			res, err := Run(ctx, tt.wasm, Options{Name: "guest", Args: tt.args, Link: slowLink})
+			require.NoError(t, err)
+			assert.Less(t, time.Since(start), 10*time.Second, "returns promptly")
+			if tt.wantTrap == nil {
+				assert.NoError(t, res.Trap, "the slow link is not the guest's time")
+				assert.Zero(t, res.ExitCode)
+				return
+			}
+			assert.ErrorIs(t, res.Trap, tt.wantTrap)
+			assert.Equal(t, uint32(ExitTrap), res.ExitCode)
+		})
+	}
 }

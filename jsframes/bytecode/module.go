@@ -28,13 +28,26 @@ func ProgramFromModules(main *wasmcore.Module, mainReport *dispatch.Report, engi
 	if main == nil || mainReport == nil || mainReport.Javy.BytecodeSegment == nil {
 		return nil, nil
 	}
-	seg := *mainReport.Javy.BytecodeSegment
-	if seg < 0 || seg >= len(main.Data) {
+	if seg := *mainReport.Javy.BytecodeSegment; seg < 0 || seg >= len(main.Data) {
 		return nil, fmt.Errorf("bytecode: bytecode segment %d: the module has %d data segments", seg, len(main.Data))
 	}
 	spec, err := EngineSpecForModule(engine, engineReport)
 	if err != nil {
 		return nil, err
+	}
+	return ProgramWithSpec(main, mainReport, spec)
+}
+
+// ProgramWithSpec is ProgramFromModules with the engine's spec given
+// (EngineSpecForModule's): a caller that keeps the spec of an engine it
+// has seen parses each program without reading the engine again.
+func ProgramWithSpec(main *wasmcore.Module, mainReport *dispatch.Report, spec EngineSpec) (*Program, error) {
+	if main == nil || mainReport == nil || mainReport.Javy.BytecodeSegment == nil {
+		return nil, nil
+	}
+	seg := *mainReport.Javy.BytecodeSegment
+	if seg < 0 || seg >= len(main.Data) {
+		return nil, fmt.Errorf("bytecode: bytecode segment %d: the module has %d data segments", seg, len(main.Data))
 	}
 	prog, err := Parse(main.Data[seg].Init, spec)
 	if err != nil {

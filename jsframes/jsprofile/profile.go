@@ -255,6 +255,59 @@ type RunInfo struct {
 	// output, as function-runner measures them.
 	InputBytes  uint64 `json:"input_bytes,omitempty"`
 	OutputBytes uint64 `json:"output_bytes,omitempty"`
+	// Limits are what a Shopify Function is held to, and whether the run
+	// went over them; nil for other runs.
+	Limits *Limits `json:"limits,omitempty"`
+}
+
+// Limits are a Shopify Function's limits, as function-runner applies them
+// (before @scaleLimits), and which of them the run exceeded. Every field
+// is written, so that a false flag is said, not left out.
+type Limits struct {
+	// Instructions limits the export call's count (in the profile's cost
+	// model, the limit being on wasmtime's fuel).
+	Instructions     uint64 `json:"instructions"`
+	InputBytes       uint64 `json:"input_bytes"`
+	OutputBytes      uint64 `json:"output_bytes"`
+	InstructionsOver bool   `json:"instructions_over"`
+	InputOver        bool   `json:"input_over"`
+	OutputOver       bool   `json:"output_over"`
+}
+
+// The comments of Limits: the limits as name:value pairs, and the names of
+// those the run went over.
+const (
+	commentLimits    = commentRun + "limits"
+	commentOverLimit = commentRun + "over_limit"
+)
+
+// limitField is one limit of Limits and its flag, by its comment name.
+type limitField struct {
+	name  string
+	limit *uint64
+	over  *bool
+}
+
+// fields are l's limits and flags, in the order they are written.
+func (l *Limits) fields() []limitField {
+	return []limitField{{"instructions", &l.Instructions, &l.InstructionsOver}, {"input_bytes", &l.InputBytes, &l.InputOver}, {"output_bytes", &l.OutputBytes, &l.OutputOver}}
+}
+
+// comments writes l as jsprof.run.limits=instructions:N,input_bytes:N,…
+// and, when the run went over any, jsprof.run.over_limit=NAME,….
+func (l *Limits) comments() []string {
+	var limits, over []string
+	for _, f := range l.fields() {
+		limits = append(limits, fmt.Sprintf("%s:%d", f.name, *f.limit))
+		if *f.over {
+			over = append(over, f.name)
+		}
+	}
+	c := []string{commentLimits + "=" + strings.Join(limits, ",")}
+	if len(over) > 0 {
+		c = append(c, commentOverLimit+"="+strings.Join(over, ","))
+	}
+	return c
 }
 
 // The comment keys. A comment is "key=value".
@@ -321,6 +374,9 @@ func (m Meta) comments() []string {
 		if v := *counts[k]; v != 0 {
 			c = append(c, fmt.Sprintf("%s%s=%d", commentRun, k, v))
 		}
+	}
+	if m.Run.Limits != nil {
+		c = append(c, m.Run.Limits.comments()...)
 	}
 	return c
 }
@@ -429,8 +485,8 @@ func (b *Builder) Profile() (*profile.Profile, error) {
 // flamegraph.pl and speedscope: "root;...;leaf count" per line, counting
 // sample value index; stacks that read the same are merged, and sorted for
 // stable output. The format has no escapes: a ';' in a name becomes ':',
-// and line breaks and other control characters become spaces, so that
-// every stack stays one line.
+// and line breaks (U+0085, U+2028 and U+2029 too) and other control
+// characters become spaces, so that every stack stays one line.
 func WriteCollapsed(w io.Writer, p *profile.Profile, index int) error {
 	clean := strings.NewReplacer(";", ":", "\n", " ", "\r", " ", "\t", " ")
 	counts := map[string]int64{}
@@ -468,8 +524,12 @@ func WriteCollapsed(w io.Writer, p *profile.Profile, index int) error {
 	return nil
 }
 
+// controlToSpace maps control characters (C0, DEL and C1, whose NEL,
+// U+0085, is a line break to some readers) and the Unicode line and
+// paragraph separators to spaces: a name must not break its stack's line
+// in any reader.
 func controlToSpace(r rune) rune {
-	if r < 0x20 || r == 0x7f {
+	if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == '\u2028' || r == '\u2029' {
 		return ' '
 	}
 	return r

@@ -247,7 +247,47 @@ func (m *Meta) readComments(comments []string) error {
 			*v = n
 		}
 	}
+	if s, ok := kv[commentLimits]; ok {
+		l, err := readLimits(s, kv[commentOverLimit])
+		if err != nil {
+			return err
+		}
+		m.Run.Limits = l
+	}
 	return nil
+}
+
+// readLimits reads the comments Limits.comments writes.
+func readLimits(limits, over string) (*Limits, error) {
+	l := &Limits{}
+	fields := l.fields()
+	find := func(name string) int {
+		for i, f := range fields {
+			if f.name == name {
+				return i
+			}
+		}
+		return -1
+	}
+	for _, pair := range strings.Split(limits, ",") {
+		name, value, _ := strings.Cut(pair, ":")
+		i := find(name)
+		n, err := strconv.ParseUint(value, 10, 64)
+		if i < 0 || err != nil {
+			return nil, fmt.Errorf("%s=%s: %q is not NAME:COUNT of a known limit", commentLimits, limits, pair)
+		}
+		*fields[i].limit = n
+	}
+	if over != "" {
+		for _, name := range strings.Split(over, ",") {
+			i := find(name)
+			if i < 0 {
+				return nil, fmt.Errorf("%s=%s: %q is not a known limit", commentOverLimit, over, name)
+			}
+			*fields[i].over = true
+		}
+	}
+	return l, nil
 }
 
 // classify reads a function's kind from its system_name.

@@ -122,7 +122,7 @@ func (rb *readBack) err() error {
 	if rb.more > 0 {
 		more = fmt.Sprintf(" (and %d more)", rb.more)
 	}
-	return fmt.Errorf("meter: %w: %w%s; what they counted is left out", ErrTampered, rb.first, more)
+	return fmt.Errorf("meter: %w: %w%s; what they counted is charged to %s", ErrTampered, rb.first, more, BucketTampered)
 }
 
 // Collect reads the counters after the guest ended (normally, by exit, by
@@ -132,7 +132,9 @@ func (rb *readBack) err() error {
 // Nothing read from guest memory is trusted (ErrTampered): a block that
 // fails its checks is left out, and Collect returns the Results that can be
 // trusted — the total, every function seen, the blocks that passed — with
-// an error saying what was wrong; the caller writes them with a warning.
+// what they do not account for in BucketTampered, so that they still add
+// up to the total, and an error saying what was wrong; the caller writes
+// them with a warning.
 // It allocates in proportion to what the host itself made (functions, the
 // pc slots of their buffers), never to a size read from the guest.
 func (mt *Meter) Collect() (*Results, error) {
@@ -266,8 +268,11 @@ func (mt *Meter) Collect() (*Results, error) {
 		if cerr := res.Check(); cerr != nil {
 			// Each block passed its checks, yet the parts do not add up
 			// to the counter the injected code keeps them equal to.
-			err = fmt.Errorf("%w (%w)", cerr, ErrTampered)
+			err = fmt.Errorf("%w: %w; what they do not account for is charged to %s", cerr, ErrTampered, BucketTampered)
 		}
+	}
+	if err != nil {
+		res.chargeUntrusted()
 	}
 	return res, mt.collectErr(err)
 }

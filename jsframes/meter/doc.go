@@ -20,9 +20,13 @@
 // made (address, base, limit, a check word), each count against the
 // instruction counter (a global the guest's code cannot name), and the
 // parts must add up to it. What fails is left out and reported as
-// ErrTampered; allocation follows what the host made, never a size read
-// from the guest; the lookups and host loops over guest-kept tables are
-// bounded, so a guest that fills them cannot hang the run.
+// ErrTampered, what it counted charged to BucketTampered so that the
+// results still add up; allocation follows what the host made, never a
+// size read from the guest; the lookups and host loops over guest-kept
+// tables are bounded, so a guest that fills them cannot hang the run. A
+// module beside the engine that is not counted (a dynamic module) gets a
+// stop at each loop head (AddStops), so that it cannot outlive the run's
+// context either.
 //
 // Native (C) functions (Options.Natives) are measured the same way, per
 // call rather than per opcode: QuickJS calls every C function object

@@ -179,6 +179,9 @@ func (mt *Meter) Link(ctx context.Context, rt wazero.Runtime) ([]string, error) 
 		NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, mod api.Module, _ []uint64) { mt.checkpoint(ctx, mod, nil) }), nil, nil).
 		Export(HostCheckpoint).
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(stop), nil, nil).
+		Export(HostStop).
 		Instantiate(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("meter: linking %s: %w", HostModule, err)

@@ -1,7 +1,9 @@
 package meter
 
 import (
+	"errors"
 	"fmt"
+	"math/bits"
 	"sort"
 
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -22,6 +24,13 @@ const (
 	// native function called where js_call_c_function is not known, and
 	// activations past the shadow stack's depth.
 	BucketNative = jsprofile.BucketNative
+	// BucketTampered: what the run counted (the instruction counter, a
+	// global the guest cannot name, is always trusted) that the counters
+	// in guest memory, written over by the guest, cannot place
+	// (ErrTampered). It keeps a tampered run's profile adding up to its
+	// total, as every exact profile must, without charging a function
+	// for what it may not have run.
+	BucketTampered = "(counters overwritten by the guest)"
 )
 
 // Results is the exact cost of one run.
@@ -180,27 +189,94 @@ func (r *Results) OpcodeTotals() []OpcodeCost {
 
 // Check verifies that the parts add up to the total.
 func (r *Results) Check() error {
-	var sum uint64
-	for _, f := range r.Functions {
-		var self uint64
-		for _, o := range f.Opcodes {
-			self += o.Instructions
-		}
-		if self != f.SelfInstructions {
-			return fmt.Errorf("meter: function at %#x: opcodes sum to %d, self is %d", f.Address, self, f.SelfInstructions)
-		}
-		sum += self
-	}
-	for _, n := range r.Natives {
-		sum += n.SelfInstructions
-	}
-	for _, b := range r.Buckets {
-		sum += b.Instructions
+	sum, err := r.parts()
+	if err != nil {
+		return err
 	}
 	if sum != r.TotalInstructions {
 		return fmt.Errorf("meter: functions, natives and buckets sum to %d instructions, the counter says %d", sum, r.TotalInstructions)
 	}
 	return nil
+}
+
+// parts sums the functions' opcodes, the natives and the buckets: what
+// must add up to the total. Counts read back from a guest that wrote over
+// them can be anything up to the counter each, so the sum is checked for
+// overflow rather than left to wrap into a plausible total.
+func (r *Results) parts() (uint64, error) {
+	var sum uint64
+	add := func(n uint64) bool {
+		var carry uint64
+		sum, carry = bits.Add64(sum, n, 0)
+		return carry == 0
+	}
+	overflow := errors.New("meter: functions, natives and buckets sum to more than 2^64 instructions")
+	for _, f := range r.Functions {
+		var self uint64
+		for _, o := range f.Opcodes {
+			var carry uint64
+			if self, carry = bits.Add64(self, o.Instructions, 0); carry != 0 {
+				return 0, overflow
+			}
+		}
+		if self != f.SelfInstructions {
+			return 0, fmt.Errorf("meter: function at %#x: opcodes sum to %d, self is %d", f.Address, self, f.SelfInstructions)
+		}
+		if !add(self) {
+			return 0, overflow
+		}
+	}
+	for _, n := range r.Natives {
+		if !add(n.SelfInstructions) {
+			return 0, overflow
+		}
+	}
+	for _, b := range r.Buckets {
+		if !add(b.Instructions) {
+			return 0, overflow
+		}
+	}
+	return sum, nil
+}
+
+// chargeUntrusted makes the results of a run whose guest wrote over its
+// counters add up again: what the counters that passed their checks do
+// not account for is charged to BucketTampered. Should they account for
+// more than the counter (blocks forged to pass their checks), or not
+// agree among themselves, none of them can be told apart from the forged
+// ones: every count is dropped and the whole run charged to the bucket.
+// The functions seen stay, with no cost, as the host saw them.
+func (r *Results) chargeUntrusted() {
+	sum, err := r.parts()
+	if err != nil || sum > r.TotalInstructions {
+		r.dropCounts()
+		sum = 0
+	}
+	r.Buckets = append(r.Buckets, BucketCost{Name: BucketTampered, Instructions: r.TotalInstructions - sum})
+}
+
+// dropCounts zeroes every count read from guest memory, keeping what the
+// host knows itself: the functions and natives seen, the contexts made.
+func (r *Results) dropCounts() {
+	for i := range r.Functions {
+		f := &r.Functions[i]
+		f.Calls, f.SelfInstructions, f.TotalInstructions, f.CallSetupInstructions = 0, 0, 0, 0
+		f.PCs, f.Opcodes = nil, nil
+	}
+	for i := range r.Natives {
+		n := &r.Natives[i]
+		n.Calls, n.SelfInstructions, n.TotalInstructions = 0, 0, 0
+	}
+	for i := range r.Contexts {
+		c := &r.Contexts[i]
+		c.Calls, c.CallSetupInstructions, c.NativeInstructions, c.PCs = 0, 0, 0, nil
+	}
+	for i := range r.Buckets {
+		r.Buckets[i].Instructions = 0
+	}
+	// The Wasm stacks were sampled by the host, but they only apportion
+	// counts that are gone.
+	r.OutsideBeforeJS, r.WasmSplits, r.OuterWasmSegments = 0, nil, nil
 }
 
 // ByOpcodeSlots is the call-setup slot of a function whose bytecode length

@@ -160,11 +160,20 @@ func TestCollectTampered(t *testing.T) {
 				assert.Equal(t, tt.clean.Functions[i].Length, f.Length)
 				self += f.SelfInstructions
 			}
+			// What the trusted counters do not place is charged to one
+			// bucket, so that the results still add up to the counter.
+			require.NoError(t, res.Check(), "the results add up")
+			tampered := bucket(res, meter.BucketTampered)
+			assert.Positive(t, tampered)
+			assert.Contains(t, err.Error(), "charged to "+meter.BucketTampered)
 			if tc.allLost {
 				assert.Zero(t, self, "no count of a tampered block is used")
 				for _, b := range res.Buckets {
-					assert.Zero(t, b.Instructions, b.Name)
+					if b.Name != meter.BucketTampered {
+						assert.Zero(t, b.Instructions, b.Name)
+					}
 				}
+				assert.Equal(t, res.TotalInstructions, tampered, "the whole run is the guest's doing")
 			}
 		})
 	}
@@ -172,6 +181,52 @@ func TestCollectTampered(t *testing.T) {
 	res, err := tt.mt.Collect()
 	require.NoError(t, err)
 	assert.Equal(t, tt.clean, res, "Collect reads and changes nothing")
+}
+
+// bucket is the instructions of the named bucket of res, 0 if it has none.
+func bucket(res *meter.Results, name string) uint64 {
+	for _, b := range res.Buckets {
+		if b.Name == name {
+			return b.Instructions
+		}
+	}
+	return 0
+}
+
+// TestTamperedForgedBlocks: counters forged to pass their checks (the
+// check word is no secret) but adding up to more than the counter cannot
+// be told from honest ones: none is trusted, and the whole run is charged
+// to the tampered bucket, the functions still listed.
+func TestTamperedForgedBlocks(t *testing.T) {
+	tt := newTamperTarget(t)
+	t.Cleanup(func() { tt.restore(t) })
+	tt.restore(t)
+	// Every function's block says its call setup ran the whole counter and
+	// nothing else ran: each block passes its checks (its header intact,
+	// its slots within the counter), their sum with the outside bucket's
+	// does not.
+	for i := range tt.clean.Functions {
+		block := tt.mt.FunctionBlock(i)
+		limit, ok := tt.mem.ReadUint32Le(block + meter.BlockLimit)
+		require.True(t, ok)
+		slots := block + meter.BlockHeader
+		require.True(t, tt.mem.Write(slots, make([]byte, (limit+1)*meter.SlotSize)))
+		require.True(t, tt.mem.WriteUint64Le(slots+limit*meter.SlotSize+meter.SlotInstrs, tt.clean.TotalInstructions))
+	}
+	res, err := tt.mt.Collect()
+	require.ErrorIs(t, err, meter.ErrTampered)
+	assert.Contains(t, err.Error(), "the counter says", "every block passed its checks; their sum did not")
+	assert.NotContains(t, err.Error(), "header says")
+	require.NotNil(t, res)
+	require.NoError(t, res.Check(), "the results add up")
+	assert.Equal(t, tt.clean.TotalInstructions, bucket(res, meter.BucketTampered))
+	require.Len(t, res.Functions, len(tt.clean.Functions))
+	for i, f := range res.Functions {
+		assert.Equal(t, tt.clean.Functions[i].Address, f.Address)
+		assert.Zero(t, f.SelfInstructions)
+		assert.Empty(t, f.Opcodes)
+	}
+	assert.Empty(t, res.WasmSplits)
 }
 
 // TestTamperedTableDuringRun: a guest that fills the meter's address table
@@ -226,10 +281,11 @@ func TestTamperedTableDuringRun(t *testing.T) {
 // input writes its bytes over the meter's regions of the guest memory — at
 // an offset into them, once, or repeated to fill them all — and collects:
 // Collect never panics, allocates within maxCollectAlloc, and returns
-// either no error and results whose parts add up to the counter, or
-// ErrTampered. (A write that only moves counts between slots, or changes
-// executions alone within the counter, keeps every invariant the host can
-// check: such results come back without an error.)
+// results whose parts add up to the counter, with no error or with
+// ErrTampered (what the counters cannot place then charged to
+// BucketTampered). (A write that only moves counts between slots, or
+// changes executions alone within the counter, keeps every invariant the
+// host can check: such results come back without an error.)
 func FuzzCollectTampered(f *testing.F) {
 	tt := newTamperTarget(f)
 	size := tt.reservedSize()
@@ -266,8 +322,9 @@ func FuzzCollectTampered(f *testing.F) {
 		assert.Len(t, res.Functions, len(tt.clean.Functions))
 		if err != nil {
 			require.ErrorIs(t, err, meter.ErrTampered)
-			return
 		}
+		// Tampered or not, the results add up: what cannot be placed is
+		// in the tampered bucket.
 		require.NoError(t, res.Check())
 	})
 }

@@ -1,0 +1,87 @@
+package meter
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// HostStop is the host function that AddStops calls at every loop head of
+// a module the meter does not count: it stops the guest once the run's
+// context is done.
+const HostStop = "stop"
+
+// AddStops rewrites a module that runs beside the instrumented engine
+// without being counted (a dynamic Javy module, which imports its
+// plugin) so that every loop calls HostStop at its head: a timeout or an
+// interrupt then stops the guest there too. Nothing else would. The
+// meter's checkpoints are in the engine's code, and wazero, told not to
+// close the module on a done context (closing would lose the counters),
+// compiles no checks of its own: a module that loops in its own code, on
+// nothing or on host calls that return at once (a stdin at its end, one
+// that returns an error once the run is stopped), would outlive
+// --timeout and the first SIGINT. Javy's own dynamic modules have no
+// loop: they are returned as they are, with changed false.
+//
+// m is the decoded module, which is rewritten; errors name the function.
+func AddStops(m *wasmcore.Module) (changed bool, err error) {
+	// The loop heads of each function with loops, by offset in its body.
+	heads := func(i int) ([]uint32, error) {
+		var at []uint32
+		ir := wasmcore.NewInstrReader(m.Functions[i].Body)
+		for {
+			in, ok, err := ir.Next()
+			if err != nil {
+				return nil, fmt.Errorf("meter: function %d: %w", m.NumImportedFuncs()+uint32(i), err)
+			}
+			if !ok {
+				return at, nil
+			}
+			if in.Op == wasmcore.OpLoop {
+				at = append(at, in.Offset+in.Len)
+			}
+		}
+	}
+	var looping []int
+	for i := range m.Functions {
+		at, err := heads(i)
+		if err != nil {
+			return false, err
+		}
+		if len(at) > 0 {
+			looping = append(looping, i)
+		}
+	}
+	if len(looping) == 0 {
+		return false, nil
+	}
+	stop := m.AddImportFunc(HostModule, HostStop, m.AddType(wasmcore.FuncType{}))
+	call := wasmcore.AppendInstr(nil, wasmcore.Instr{Op: wasmcore.OpCall, Index: stop})
+	for _, i := range looping {
+		// Read again: AddImportFunc renumbered the calls, which may have
+		// moved offsets where an index grew by a byte.
+		at, err := heads(i)
+		if err != nil {
+			return false, err
+		}
+		edits := make([]wasmcore.BodyEdit, len(at))
+		for k, a := range at {
+			edits[k] = wasmcore.BodyEdit{At: a, Insert: call}
+		}
+		if m.Functions[i].Body, err = wasmcore.EditBody(m.Functions[i].Body, edits); err != nil {
+			return false, fmt.Errorf("meter: function %d: %w", m.NumImportedFuncs()+uint32(i), err)
+		}
+	}
+	return true, nil
+}
+
+// stop is HostStop: it ends the guest's call with the context's cause once
+// the context is done, as a checkpoint does, leaving the modules readable.
+func stop(ctx context.Context, _ api.Module, _ []uint64) {
+	if ctx.Err() != nil {
+		panic(context.Cause(ctx))
+	}
+}
