@@ -14,8 +14,16 @@
 //     samples, in the profile format;
 //   - jsprofile: the profile format itself, written and read;
 //   - report: the cost tables computed from a profile, and their text,
-//     CSV, JSON and HTML views, diffs of two profiles included.
+//     CSV and JSON views;
+//   - diff: two profiles' tables aligned (typically one JS on two
+//     engines), and their text, CSV and JSON views;
+//   - htmlview: the self-contained HTML pages of a report and of a diff,
+//     with their flame graphs and annotated source.
 //
-// No package here runs modules (internal/profiler and internal/runner do)
-// or rewrites them outside the meter's instrumentation.
+// No package here runs modules (internal/profiler and internal/runner do;
+// internal/bctest, for tests only, runs the real engines the tests read)
+// or rewrites them outside the meter's instrumentation. Two internal
+// packages serve the last three: costfmt writes their numbers alike, and
+// reporttest, for tests only, holds the profiles, golden files and
+// headless browser their tests share.
 package jsframes

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/javy"
-	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -32,7 +32,7 @@ func TestBuildEmbedsSourceForReport(t *testing.T) {
 	m, err := wasmcore.Decode(module)
 	require.NoError(t, err)
 	assert.Equal(t, "app.js", javy.SourceOf(m))
-	embedded, err := report.ModuleSource(module, "app.wasm")
+	embedded, err := htmlview.ModuleSource(module, "app.wasm")
 	require.NoError(t, err, "the module carries its JS")
 	assert.Equal(t, src, string(embedded.Text))
 

@@ -14,6 +14,7 @@ import (
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 	"github.com/tetratelabs/wazero"
@@ -25,21 +26,23 @@ Builds index.js with each of two Javy plugins (as 'jsprof build' does,
 static), runs both modules with exact profiling, checks that both printed
 the same output and exited alike, and prints the diff of their profiles (as
 'jsprof diff' does; --by wasm: their Wasm functions), the first plugin's as
-the base. The guests get the
-guest arguments, the --stdin file (or nothing) as stdin, and jsprof's
-stderr; their stdout is compared, not printed. The exit code is 0 when both
-behaved alike, 1 when they did not (the diff is still printed).`
+the base. Both are counted under one cost model (--cost: wasmtime's fuel,
+as function-runner counts, by default), which jsprof names on stderr. The
+guests get the guest arguments, the --stdin file (or nothing) as stdin, and
+jsprof's stderr; their stdout is compared, not printed. The exit code is 0
+when both behaved alike, 1 when they did not or --timeout stopped either
+(the diff is still printed).`
 
-// profileRunner runs a module with exact profiling and returns its profile
-// and jsprof's exit code for the run. The guest gets args, io.in as stdin
-// (a Shopify Function: its JSON input, encoded for its provider) and io.out
-// (a function's output, as JSON) and io.err. It fails when no profile could
-// be made.
-type profileRunner func(ctx context.Context, name string, module []byte, provider *shopify.Resolved, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error)
+// profileRunner runs a module with exact profiling under a cost model and
+// returns its profile and jsprof's exit code for the run. The guest gets
+// args, io.in as stdin (a Shopify Function: its JSON input, encoded for its
+// provider) and io.out (a function's output, as JSON) and io.err. It fails
+// when no profile could be made.
+type profileRunner func(ctx context.Context, name string, module []byte, provider *shopify.Resolved, args []string, cost wasmcore.CostModel, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error)
 
 // runProfiled is the profileRunner of jsprof compare: the pipeline of
 // jsprof run, in exact mode.
-func runProfiled(ctx context.Context, name string, module []byte, provider *shopify.Resolved, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
+func runProfiled(ctx context.Context, name string, module []byte, provider *shopify.Resolved, args []string, cost wasmcore.CostModel, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
 	ropts := runner.Options{Name: name, Args: args, Stdin: io.in, Stdout: io.out, Stderr: io.err, Cache: cache}
 	var function *shopify.Run
 	if provider != nil {
@@ -49,7 +52,7 @@ func runProfiled(ctx context.Context, name string, module []byte, provider *shop
 		}
 	}
 	out, res, err := profiler.Profile(ctx, module, ropts,
-		profiler.Options{Mode: profiler.Exact, Cost: wasmcore.CostFuel, Warn: func(err error) { warn(io, err) }})
+		profiler.Options{Mode: profiler.Exact, Cost: cost, Warn: func(err error) { warn(io, err) }})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -92,7 +95,8 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	outDir := fs.String("out-dir", "", "keep the modules, profiles and guest outputs in `DIR` (base.wasm, base.pb.gz, base.stdout, new.…)")
 	stdinPath := fs.String("stdin", "", "give both guests this `file` as stdin (default: empty)")
 	inputPath := fs.String("input", "", "a Shopify Function's JSON input `file`: each plugin given is then a provider, and the JS is built against it as a dynamic function")
-	timeout := fs.Duration("timeout", 0, "stop each guest after this `duration` (the compare then fails)")
+	timeout := fs.Duration("timeout", 0, "stop each guest after it has run this `duration` (compiling not counted); a guest stopped makes the compare fail (exit 1), its diff still printed")
+	costName := fs.String("cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
 	openCache := cacheFlag(fs)
 	// Flags may come after the JS file; guest arguments after --.
 	var guestArgs []string
@@ -122,6 +126,10 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 		return fail(io, exitUsage, fmt.Errorf("compare: --top %d: want 0 (all) or more", *top))
 	}
 	if err := checkDiffBy(*by); err != nil {
+		return fail(io, exitUsage, fmt.Errorf("compare: %w", err))
+	}
+	cost, err := parseCost(*costName)
+	if err != nil {
 		return fail(io, exitUsage, fmt.Errorf("compare: %w", err))
 	}
 	jsPath := positional[0]
@@ -190,12 +198,15 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	}
 	for _, s := range sides {
 		guest := stdio{in: bytes.NewReader(stdin), out: &s.stdout, err: io.err}
-		runCtx, cancel := ctx, context.CancelFunc(func() {})
+		runCtx := ctx
 		if *timeout > 0 {
-			runCtx, cancel = context.WithTimeoutCause(ctx, *timeout, fmt.Errorf("%s %v", profiler.TimeoutPrefix, *timeout))
+			// Counted from when the module is compiled, and inside the run
+			// alone (runner.WithTimeout): the context naming sees is not
+			// done by it, so a guest its timeout stopped still has its
+			// functions named; only a signal skips that.
+			runCtx = runner.WithTimeout(ctx, *timeout, fmt.Errorf("%s %v", profiler.TimeoutPrefix, *timeout))
 		}
-		prof, code, err := run(runCtx, s.label+".wasm", s.module, s.provider, guestArgs, cache, guest)
-		cancel()
+		prof, code, err := run(runCtx, s.label+".wasm", s.module, s.provider, guestArgs, cost, cache, guest)
 		if err != nil {
 			return fail(io, exitFailure, fmt.Errorf("running %s built with %s: %w", jsPath, s.pluginPath, err))
 		}
@@ -208,16 +219,29 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 				return fail(io, exitFailure, fmt.Errorf("--out-dir: %w", err))
 			}
 		}
+		if ctx.Err() != nil {
+			// Interrupted: what was kept is kept; the other side is not run.
+			return failInterrupted(ctx, io, exitFailure, context.Cause(ctx))
+		}
 	}
 	names := [2]string{filepath.Base(plugins[0]), filepath.Base(plugins[1])}
 	if names[0] == names[1] {
 		names = [2]string{plugins[0], plugins[1]}
 	}
-	df := report.NewDiff(sides[0].tables, sides[1].tables, names[0], names[1])
+	df := diff.New(sides[0].tables, sides[1].tables, names[0], names[1])
 	if err := writeDiff(io.out, df, f, *by, *top, *htmlPath); err != nil {
 		return fail(io, exitFailure, err)
 	}
+	// The diff's counts mean nothing without their cost model, and its
+	// formats have no place for it: it is said beside them, in every format.
+	fmt.Fprintf(io.err, "jsprof: compare: Wasm instructions counted as %s\n", costModelText(cost))
 	base, new := sides[0], sides[1]
+	if stopped := timedOut(base, new); stopped != "" {
+		// A guest stopped part-way did not do all its work: its output
+		// and its profile are no measure of the engine's, whether or not
+		// the other side was stopped too.
+		return fail(io, exitFailure, fmt.Errorf("compare: %s after --timeout %v: the profiles cover part of a run", stopped, *timeout))
+	}
 	if mismatch := behaviourMismatch(base, new); mismatch != "" {
 		return fail(io, exitFailure, errors.New(mismatch))
 	}
@@ -235,6 +259,22 @@ func keepSide(dir string, s *compareSide, prof *profile.Profile) error {
 		return err
 	}
 	return writeFileAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.stdout.Bytes()); return err })
+}
+
+// timedOut says which guests their timeout stopped ("the base was
+// stopped"), as their profiles record it; "" when none.
+func timedOut(base, new *compareSide) string {
+	b := strings.HasPrefix(base.tables.Trap, profiler.TimeoutPrefix)
+	n := strings.HasPrefix(new.tables.Trap, profiler.TimeoutPrefix)
+	switch {
+	case b && n:
+		return "both guests were stopped"
+	case b:
+		return "the base was stopped"
+	case n:
+		return "the new was stopped"
+	}
+	return ""
 }
 
 // behaviourMismatch says how the two guests behaved differently, "" when
@@ -278,4 +318,12 @@ func lineCount(b []byte) string {
 		return "1 line"
 	}
 	return fmt.Sprintf("%d lines", n)
+}
+
+// costModelText names a cost model and says what it counts.
+func costModelText(c wasmcore.CostModel) string {
+	if c == wasmcore.CostFuel {
+		return "fuel (--cost fuel: wasmtime's fuel, as function-runner counts)"
+	}
+	return c.String() + " (--cost " + c.String() + ": every instruction but block, loop, else and end)"
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // compareJSON is what the tests read of jsprof compare --json.
@@ -64,7 +65,8 @@ func TestCompareFixturePrograms(t *testing.T) {
 			got := jsprof(t, "", "compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"),
 				"--plugin", base, "--plugin", new, "--json", "--out-dir", dir, src)
 			require.Equal(t, 0, got.code, got.stderr)
-			assert.Equal(t, fmt.Sprintf("jsprof: both engines printed the same output (%s) and exited with 0\n", lineCount([]byte(want))), got.stderr)
+			assert.Equal(t, fmt.Sprintf("jsprof: compare: Wasm instructions counted as fuel (--cost fuel: wasmtime's fuel, as function-runner counts)\n"+
+				"jsprof: both engines printed the same output (%s) and exited with 0\n", lineCount([]byte(want))), got.stderr)
 			for _, side := range []string{"base", "new"} {
 				out, err := os.ReadFile(filepath.Join(dir, side+".stdout"))
 				require.NoError(t, err)
@@ -102,7 +104,7 @@ func TestCompareFixturePrograms(t *testing.T) {
 // fakeRunner stands for jsprof run: it copies a prepared profile and
 // prints what the test says each engine prints.
 func fakeRunner(t *testing.T, profiles map[string]string, stdout map[string]string, codes map[string]int) profileRunner {
-	return func(ctx context.Context, name string, module []byte, _ *shopify.Resolved, args []string, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
+	return func(ctx context.Context, name string, module []byte, _ *shopify.Resolved, args []string, _ wasmcore.CostModel, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
 		side := strings.TrimSuffix(name, ".wasm")
 		p := readProfile(t, profiles[side])
 		fmt.Fprint(io.out, stdout[side])
@@ -112,6 +114,7 @@ func fakeRunner(t *testing.T, profiles map[string]string, stdout map[string]stri
 }
 
 func TestCompareBehaviour(t *testing.T) {
+	const fuelLine = "jsprof: compare: Wasm instructions counted as fuel (--cost fuel: wasmtime's fuel, as function-runner counts)\n"
 	plugins := []string{"--plugin", fixtures.EnginePath(t, "javy-plugin-1.1.0"), "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0")}
 	profiles := map[string]string{"base": fixtureProfile("fib-base.pb.gz"), "new": fixtureProfile("fib-new.pb.gz")}
 	src := fixtures.Path("js", "fib.js")
@@ -123,11 +126,11 @@ func TestCompareBehaviour(t *testing.T) {
 		stderr string
 	}{
 		{"alike", map[string]string{"base": "a\nb\n", "new": "a\nb\n"}, nil, 0,
-			"jsprof: both engines printed the same output (3 lines) and exited with 0\n"},
+			fuelLine + "jsprof: both engines printed the same output (3 lines) and exited with 0\n"},
 		{"outputs differ", map[string]string{"base": "a\nb\n", "new": "a\nc\n"}, nil, exitFailure,
-			`jsprof: compare: the engines behaved differently: the outputs differ from line 2: the base printed "b", the new "c"` + "\n"},
+			fuelLine + `jsprof: compare: the engines behaved differently: the outputs differ from line 2: the base printed "b", the new "c"` + "\n"},
 		{"exit codes differ", nil, map[string]int{"new": 134}, exitFailure,
-			"jsprof: compare: the engines behaved differently: the base exited with 0, the new with 134\n"},
+			fuelLine + "jsprof: compare: the engines behaved differently: the base exited with 0, the new with 134\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/jsprof/jsprof/jsframes/diff"
+	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
 )
@@ -57,10 +59,10 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 			return fail(io, exitFailure, err)
 		}
 	}
-	df := report.NewDiff(report.New(profs[0]), report.New(profs[1]), filepath.Base(files[0]), filepath.Base(files[1]))
-	var flame *report.Flame
+	df := diff.New(report.New(profs[0]), report.New(profs[1]), filepath.Base(files[0]), filepath.Base(files[1]))
+	var flame *htmlview.Flame
 	if *htmlPath != "" {
-		flame = report.NewFlameDiff(profs[0], profs[1], report.FlameOptions{})
+		flame = htmlview.NewFlameDiff(profs[0], profs[1], htmlview.FlameOptions{})
 	}
 	if err := writeDiffWith(io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
 		return fail(io, exitFailure, err)
@@ -84,17 +86,17 @@ func checkDiffBy(by string) error {
 // writeDiff writes the diff's view by in format f on w, and as HTML to
 // htmlPath unless it is empty: top rows of each table; -1: the default, 20
 // in text and all in HTML.
-func writeDiff(w io.Writer, df *report.Diff, f outputFormat, by string, top int, htmlPath string) error {
+func writeDiff(w io.Writer, df *diff.Diff, f outputFormat, by string, top int, htmlPath string) error {
 	return writeDiffWith(w, df, f, by, top, htmlPath, nil)
 }
 
 // writeDiffWith is writeDiff with the new profile's flame graph, coloured
 // by change, on the HTML page (when flame is not nil). The page has every
 // view.
-func writeDiffWith(w io.Writer, df *report.Diff, f outputFormat, by string, top int, htmlPath string, flame *report.Flame) error {
+func writeDiffWith(w io.Writer, df *diff.Diff, f outputFormat, by string, top int, htmlPath string, flame *htmlview.Flame) error {
 	if htmlPath != "" {
-		o := report.DiffHTMLOptions{Top: max(top, 0), Flame: flame}
-		if err := writeHTML(htmlPath, func(w io.Writer) error { return df.WriteHTMLWith(w, o) }); err != nil {
+		o := htmlview.DiffOptions{Top: max(top, 0), Flame: flame}
+		if err := writeHTML(htmlPath, func(w io.Writer) error { return htmlview.WriteDiff(w, df, o) }); err != nil {
 			return err
 		}
 	}

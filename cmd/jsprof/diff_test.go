@@ -31,7 +31,7 @@ func TestDiffCommand(t *testing.T) {
 			got := jsprof(t, "", append([]string{"diff"}, tt.args...)...)
 			require.Equal(t, 0, got.code, got.stderr)
 			assert.Empty(t, got.stderr)
-			assert.Equal(t, goldenOf(t, tt.golden), got.stdout)
+			assert.Equal(t, goldenOf(t, "diff", tt.golden), got.stdout)
 		})
 	}
 

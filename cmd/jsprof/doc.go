@@ -4,12 +4,21 @@
 //	jsprof [run] [flags] module.wasm [-- guest args]   run a Javy build or any WASI command, profiled
 //	jsprof build --plugin PLUGIN.wasm [--dynamic] index.js -o index.wasm
 //	jsprof analyze [--json] module.wasm               find the interpreter, identify the engine
-//	jsprof report [--by opcode|function|line|summary] PROFILE
-//	jsprof diff BASE NEW                              two profiles of the same JS, aligned by name
+//	jsprof report [--by opcode|function|line|summary|wasm] PROFILE
+//	jsprof diff [--by opcode|wasm] BASE NEW           two profiles of the same JS, aligned by name
 //	jsprof compare --plugin A --plugin B index.js     build, profile and diff in one command
+//
+// A Shopify Function runs as function-runner runs it: its provider linked
+// by the namespace it imports (--plugin FILE or DIR), its input from
+// --input in the provider's codec, its export (-e) counted under
+// wasmtime's fuel rule.
 //
 // The command owns the command line: flags, messages, files written and
 // exit codes. The work is done by the packages it calls: internal/profiler
-// (the profiling pipeline), internal/runner, internal/javy, dispatch and
-// jsframes/report.
+// (the profiling pipeline), internal/runner (running modules),
+// internal/javy (building them), internal/shopify (Shopify providers,
+// codecs and I/O protocols), dispatch (analyze), jsframes/jsprofile (the
+// profile format), jsframes/report (the tables and their text, CSV and
+// JSON views), jsframes/diff (two profiles compared) and jsframes/htmlview
+// (the HTML pages).
 package main

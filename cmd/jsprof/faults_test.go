@@ -2,17 +2,24 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // buildJS builds a JS file into a static module with the newer plugin.
@@ -59,6 +66,7 @@ func TestGuestFaultsStillWriteTheProfile(t *testing.T) {
 				hasTrap = hasTrap || strings.HasPrefix(c, "jsprof.trap=")
 			}
 			assert.True(t, hasTrap, "the profile says how the guest ended")
+			assert.Contains(t, p.Comments, fmt.Sprintf("jsprof.exit_code=%d", tt.code), "the profile records jsprof's exit code")
 			if strings.Contains(tt.name, "instruction limit") && !strings.Contains(tt.name, "sampling") {
 				total := sampleTotal(p)
 				assert.InDelta(t, 3000000, total, 200, "stopped within a segment of the limit")
@@ -67,16 +75,24 @@ func TestGuestFaultsStillWriteTheProfile(t *testing.T) {
 	}
 }
 
-// TestInterruptWritesTheProfile sends SIGINT and SIGTERM to a jsprof
-// process running a guest that never ends.
-func TestInterruptWritesTheProfile(t *testing.T) {
+// jsprofBinary builds the jsprof binary into the test's directory
+// (skipped with -short) and returns its path, for tests that need a
+// process of its own: signals, a broken pipe.
+func jsprofBinary(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the jsprof binary")
 	}
 	bin := filepath.Join(t.TempDir(), "jsprof")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, string(out))
+	return bin
+}
+
+// TestInterruptWritesTheProfile sends SIGINT and SIGTERM to a jsprof
+// process running a guest that never ends.
+func TestInterruptWritesTheProfile(t *testing.T) {
+	bin := jsprofBinary(t)
 	module := buildJS(t, "testdata/forever.js")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -108,6 +124,7 @@ func TestInterruptWritesTheProfile(t *testing.T) {
 			assert.Equal(t, []string{"jsprof: interrupted by " + sig.String()}, rest)
 			p := readProfile(t, prof)
 			assert.Positive(t, sampleTotal(p))
+			assert.Contains(t, p.Comments, fmt.Sprintf("jsprof.exit_code=%d", 128+int(sig)), "the profile records jsprof's exit code")
 			_, err = os.Stat(prof)
 			require.NoError(t, err)
 			matches, _ := filepath.Glob(filepath.Join(filepath.Dir(prof), ".jsprof-*"))
@@ -129,4 +146,104 @@ func TestProgressLines(t *testing.T) {
 
 	quiet := jsprof(t, "", "run", "-q", "--progress", "100ms", "--timeout", "500ms", module)
 	assert.Equal(t, "jsprof: stopped after --timeout 500ms\n", quiet.stderr)
+}
+
+// TestFinishInterrupted: once the guest has ended, an interrupt skips
+// naming, the one step of building the profile whose cost the
+// measurements do not bound. Finish returns a profile that reads back,
+// its functions named by address, and says why; without the interrupt
+// the same run is named.
+func TestFinishInterrupted(t *testing.T) {
+	wasm, err := os.ReadFile(buildJS(t, fixtures.Path("js", "fib.js")))
+	require.NoError(t, err)
+	stopped, cancel := context.WithCancelCause(context.Background())
+	cancel(interrupted{syscall.SIGINT})
+	tests := []struct {
+		name    string
+		ctx     context.Context
+		fib     string // the JS frame fib gets
+		warning string // "" for none
+	}{
+		{"not interrupted", context.Background(), "fib", ""},
+		{"interrupted", stopped, "bytecode@0x", "interrupted: JS functions are named by their bytecode address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sess, err := profiler.Prepare(context.Background(), "fib.wasm", wasm, nil, profiler.Options{})
+			require.NoError(t, err)
+			var stdout strings.Builder
+			opts := runner.Options{Name: "fib.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t)}
+			sess.Configure(&opts)
+			res, err := runner.Run(sess.Context(context.Background()), sess.Main(), opts)
+			require.NoError(t, err)
+			require.NoError(t, res.Trap)
+			assert.Equal(t, "fib(20) = 6765\n", stdout.String())
+
+			start := time.Now()
+			out, err := sess.Finish(tt.ctx, profiler.Run{ExitCode: profiler.ExitCode(res)})
+			require.NoError(t, err)
+			assert.Less(t, time.Since(start), 10*time.Second)
+			var warnings []string
+			for _, w := range out.Warnings {
+				warnings = append(warnings, w.Error())
+			}
+			if tt.warning == "" {
+				assert.Empty(t, warnings)
+			} else {
+				assert.Equal(t, []string{tt.warning}, warnings)
+			}
+			p, err := jsprofile.Read(out.Profile)
+			require.NoError(t, err, "the profile reads back")
+			var js []string
+			for _, fn := range p.Function {
+				if strings.HasPrefix(fn.SystemName, "js:") {
+					js = append(js, fn.Name)
+				}
+			}
+			require.NotEmpty(t, js)
+			assert.True(t, slices.ContainsFunc(js, func(name string) bool { return strings.HasPrefix(name, tt.fib) }), "%q", js)
+		})
+	}
+}
+
+// TestSecondSignalExitsAtOnce: a second signal while jsprof still deals
+// with the first ends it at once, with 128 + the second's number, saying
+// so, and leaving no output and no temporary file. The process is
+// stopped while both are sent (SIGINT and SIGTERM: two of one signal
+// would merge), so that they arrive together, as they would while jsprof
+// writes a large profile.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	bin := jsprofBinary(t)
+	module := buildJS(t, "testdata/forever.js")
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "p.pb.gz")
+	cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"),
+		"-o", prof, "--collapsed", filepath.Join(dir, "stacks.txt"), module)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() && !strings.HasPrefix(lines.Text(), "jsprof: running:") {
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGSTOP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGCONT} {
+		require.NoError(t, cmd.Process.Signal(sig))
+	}
+	var rest []string
+	for lines.Scan() {
+		if !strings.HasPrefix(lines.Text(), "jsprof: running:") {
+			rest = append(rest, lines.Text())
+		}
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	// Which of the two the Go runtime hands over second is not fixed (the
+	// threads of the process each take signals): the exit code and the
+	// line name the same one.
+	second := map[int]string{128 + int(syscall.SIGINT): "interrupt", 128 + int(syscall.SIGTERM): "terminated"}[exit.ExitCode()]
+	require.NotEmpty(t, second, "exit code %d", exit.ExitCode())
+	assert.Equal(t, []string{"jsprof: " + second + ", a second signal: exiting without writing"}, rest)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no output, no temporary file")
 }

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -98,9 +98,12 @@ func writeFunctionOutput(out shopify.Output, outErr error, codec shopify.Codec, 
 	return err
 }
 
-// writeFunctionSummary prints what function-runner's benchmark results
-// say, against Shopify's limits, on stderr: the export call's instructions
-// (when counted), linear memory, input and output sizes.
+// writeFunctionSummary prints, on stderr, what function-runner's
+// "Benchmark Results" say, in its wording and units, on one line: the
+// export call's instructions (when counted), linear memory, input and
+// output sizes, each against Shopify's limit (before @scaleLimits) and
+// flagged when over it; then what ran outside the call, which neither
+// counts.
 func writeFunctionSummary(io stdio, instructions uint64, costModel string, info jsprofile.RunInfo, uncounted string) {
 	over := func(n, limit uint64) string {
 		if n > limit {
@@ -110,26 +113,59 @@ func writeFunctionSummary(io stdio, instructions uint64, costModel string, info 
 	}
 	counted := "not counted (" + uncounted + ")"
 	if costModel != "" {
-		counted = fmt.Sprintf("%s (%s) of %s%s", report.Human(instructions), costModel, report.Human(shopify.InstructionLimit), over(instructions, shopify.InstructionLimit))
+		counted = fmt.Sprintf("%s (%s) of %s%s", humanInstructions(instructions), costModel, humanInstructions(shopify.InstructionLimit), over(instructions, shopify.InstructionLimit))
 	}
-	fmt.Fprintf(io.err, "jsprof: %s (%s, %s): instructions %s; linear memory %s; input %s of %s%s; output %s of %s%s\n",
-		info.Export, info.Provider, info.Codec, counted, bytesHuman(info.MemoryBytes),
-		bytesHuman(info.InputBytes), bytesHuman(shopify.InputLimit), over(info.InputBytes, shopify.InputLimit),
-		bytesHuman(info.OutputBytes), bytesHuman(shopify.OutputLimit), over(info.OutputBytes, shopify.OutputLimit))
+	fmt.Fprintf(io.err, "jsprof: %s (%s, %s): Instructions: %s; Linear Memory Usage: %dKB; Input Size: %s of %s%s; Output Size: %s of %s%s\n",
+		info.Export, info.Provider, info.Codec, counted, info.MemoryBytes/1024,
+		humanSize(info.InputBytes), humanSize(shopify.InputLimit), over(info.InputBytes, shopify.InputLimit),
+		humanSize(info.OutputBytes), humanSize(shopify.OutputLimit), over(info.OutputBytes, shopify.OutputLimit))
 	if info.StartupInstructions > 0 || info.FinishInstructions > 0 {
-		fmt.Fprintf(io.err, "jsprof: not counted, as function-runner does not: %s instructions before the call (engine start-up, input), %s after (output)\n",
-			report.Human(info.StartupInstructions), report.Human(info.FinishInstructions))
+		fmt.Fprintf(io.err, "jsprof: not counted, as function-runner does not: %s instructions before the call (provider set-up, input), %s after it (output)\n",
+			humanInstructions(info.StartupInstructions), humanInstructions(info.FinishInstructions))
 	}
 }
 
-// bytesHuman reads 1.2 kB, 131 kB, 3.1 MB (decimal units, as
-// function-runner's).
-func bytesHuman(n uint64) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	case n >= 1_000:
-		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+// functionLimits are Shopify's limits for a run, with the input and output
+// flags set; the profiler sets the instructions flag, knowing the count.
+func functionLimits(inputBytes, outputBytes uint64) *jsprofile.Limits {
+	return &jsprofile.Limits{
+		Instructions: shopify.InstructionLimit, InputBytes: shopify.InputLimit, OutputBytes: shopify.OutputLimit,
+		InputOver: inputBytes > shopify.InputLimit, OutputOver: outputBytes > shopify.OutputLimit,
 	}
-	return fmt.Sprintf("%d B", n)
+}
+
+// humanInstructions reads a count as function-runner's humanize_instructions
+// does (function_run_result.rs): up to 999 as it is, then the count over
+// 10^3, 10^6 or 10^9 as the shortest decimal that reads back as the same
+// float (Rust's Display of an f64), with K, M or B: 999, 1K, 1.001K,
+// 172.809K, 11M.
+func humanInstructions(n uint64) string {
+	var unit string
+	var div float64
+	switch {
+	case n < 1_000:
+		return strconv.FormatUint(n, 10)
+	case n < 1_000_000:
+		unit, div = "K", 1e3
+	case n < 1_000_000_000:
+		unit, div = "M", 1e6
+	default:
+		unit, div = "B", 1e9
+	}
+	return strconv.FormatFloat(float64(n)/div, 'f', -1, 64) + unit
+}
+
+// humanSize reads a size as function-runner's humanize_size does: bytes up
+// to 1023, then binary kilo-, mega- and gigabytes with two decimals,
+// rounded half to even as Rust's {:.2} rounds: 142B, 1.12KB, 125.00KB.
+func humanSize(n uint64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%dB", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.2fKB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.2fMB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.2fGB", float64(n)/(1<<30))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -26,6 +29,18 @@ import (
 func TestOutputsCheckedBeforeTheGuestRuns(t *testing.T) {
 	module := buildJS(t, fixtures.Path("js", "fib.js"))
 	dir := t.TempDir()
+	// Inputs the outputs must not overwrite: copies, as a failing test
+	// would write over them.
+	inputs := t.TempDir()
+	source, input, plugin := filepath.Join(inputs, "fib.js"), filepath.Join(inputs, "input.json"), filepath.Join(inputs, "plugin.wasm")
+	for _, c := range [][2]string{{fixtures.Path("js", "fib.js"), source}, {fixtures.EnginePath(t, "javy-plugin-1.7.0"), plugin}} {
+		b, err := os.ReadFile(c[0])
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(c[1], b, 0o644))
+	}
+	require.NoError(t, os.WriteFile(input, []byte("{}"), 0o644))
+	inputLink := filepath.Join(dir, "input-link.json") // another name for the input
+	require.NoError(t, os.Symlink(input, inputLink))
 	tests := []struct {
 		name string
 		args []string
@@ -37,6 +52,10 @@ func TestOutputsCheckedBeforeTheGuestRuns(t *testing.T) {
 		{"collapsed is the profile", []string{"-o", filepath.Join(dir, "p"), "--collapsed", filepath.Join(dir, "p")}, "-o and --collapsed both name " + filepath.Join(dir, "p")},
 		{"report is the profile", []string{"-o", filepath.Join(dir, "p"), "--report-json", filepath.Join(dir, ".", "p")}, "-o and --report-json both name"},
 		{"profile is the module", []string{"-o", module}, "-o " + module + ": that is the module being run"},
+		{"profile is the source", []string{"--source", source, "-o", source}, "-o " + source + ": that is the --source file"},
+		{"collapsed is the plugin", []string{"--plugin", plugin, "--collapsed", plugin}, "--collapsed " + plugin + ": that is a --plugin"},
+		{"report is the input", []string{"--input", input, "--report-json", input}, "--report-json " + input + ": that is the --input file"},
+		{"profile is the input by another name", []string{"--input", input, "-o", inputLink}, "-o " + inputLink + ": that is the --input file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +71,52 @@ func TestOutputsCheckedBeforeTheGuestRuns(t *testing.T) {
 	st, err := os.Stat(module)
 	require.NoError(t, err)
 	assert.Greater(t, st.Size(), int64(1000), "the module is intact")
+	for _, in := range []string{source, input, plugin} {
+		b, err := os.ReadFile(in)
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), "jsprof", "%s is intact", in)
+	}
+	fi, err := os.Lstat(inputLink)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&os.ModeSymlink, "the link is intact")
+}
+
+// TestOutputsToDevicesAndLinks: an output may be a character device
+// (/dev/null), written in place rather than replaced, and an output
+// that is a link is written through it: the file it names gets the
+// profile, the link stays.
+func TestOutputsToDevicesAndLinks(t *testing.T) {
+	module := buildJS(t, fixtures.Path("js", "fib.js"))
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "p.pb.gz")
+	require.NoError(t, os.WriteFile(prof, nil, 0o644))
+	link := filepath.Join(dir, "latest.pb.gz")
+	require.NoError(t, os.Symlink(prof, link))
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"all to /dev/null", []string{"-o", os.DevNull, "--collapsed", os.DevNull, "--report-json", os.DevNull}},
+		{"profile through a link", []string{"-o", link}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := jsprof(t, "", append(append([]string{"run"}, tt.args...), module)...)
+			require.Equal(t, 0, got.code, got.stderr)
+			assert.Equal(t, "fib(20) = 6765\n", got.stdout)
+		})
+	}
+	st, err := os.Stat(os.DevNull)
+	require.NoError(t, err)
+	assert.NotZero(t, st.Mode()&os.ModeCharDevice, "/dev/null is still a device")
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&os.ModeSymlink, "the link is still a link")
+	p, err := jsprofile.ReadFile(prof)
+	require.NoError(t, err, "the file it names has the profile")
+	assert.Positive(t, p.Meta.TotalInstructions)
+	matches, _ := filepath.Glob(filepath.Join(dir, ".jsprof-*"))
+	assert.Empty(t, matches, "no temporary file left behind")
 }
 
 // TestBadFlagsAreUsageErrors: flags jsprof cannot follow exit 2 before
@@ -65,12 +130,17 @@ func TestBadFlagsAreUsageErrors(t *testing.T) {
 	}{
 		{"sample period 0", []string{"--mode", "sample", "--sample-every", "0"}, "--sample-every 0: want a period of at least 1 instruction"},
 		{"pprof address", []string{"--mode", "sample", "--pprof-addr", "bogus"}, "--pprof-addr bogus: want HOST:PORT"},
+		{"pprof port out of range", []string{"--mode", "sample", "--pprof-addr", ":99999"}, "--pprof-addr :99999: want HOST:PORT: address 99999: invalid port"},
+		{"sample period in exact mode", []string{"--sample-every", "1000"}, "--sample-every needs --mode sample"},
+		{"sample period, unprofiled", []string{"--mode", "off", "--sample-every", "1000"}, "--sample-every needs --mode sample"},
+		{"Wasm stack period in sample mode", []string{"--mode", "sample", "--wasm-stack-every", "1000"}, "--wasm-stack-every needs --mode exact"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := jsprof(t, "", append(append([]string{"run"}, tt.args...), module)...)
 			assert.Equal(t, exitUsage, got.code)
 			assert.Contains(t, got.stderr, tt.want)
+			assert.Empty(t, got.stdout, "the guest did not run")
 		})
 	}
 }
@@ -119,21 +189,30 @@ func TestInterruptBeforeTheGuest(t *testing.T) {
 }
 
 // TestCollapsedNamesStayOnTheirLine: a name with a line break (here a
-// source file name) cannot break the collapsed format's one stack a line.
+// source file name) cannot break the collapsed format's one stack a line,
+// whichever break a reader honours: newline, carriage return, NEL
+// (U+0085), the line and paragraph separators (U+2028, U+2029).
 func TestCollapsedNamesStayOnTheirLine(t *testing.T) {
 	module := buildJS(t, fixtures.Path("js", "fib.js"))
-	collapsed := filepath.Join(t.TempDir(), "stacks.txt")
-	got := jsprof(t, "", "run", "--source", "evil\nname;x.js", "--collapsed", collapsed, module)
-	require.Equal(t, 0, got.code, got.stderr)
-	b, err := os.ReadFile(collapsed)
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	require.NotEmpty(t, lines)
 	line := regexp.MustCompile(`^[^\n]+ [0-9]+$`)
-	for _, l := range lines {
-		assert.Regexp(t, line, l)
+	for _, brk := range []string{"\n", "\r", "\u0085", "\u2028", "\u2029"} {
+		t.Run(fmt.Sprintf("%U", []rune(brk)[0]), func(t *testing.T) {
+			collapsed := filepath.Join(t.TempDir(), "stacks.txt")
+			got := jsprof(t, "", "run", "--source", "evil"+brk+"name;x.js", "--collapsed", collapsed, module)
+			require.Equal(t, 0, got.code, got.stderr)
+			b, err := os.ReadFile(collapsed)
+			require.NoError(t, err)
+			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			require.NotEmpty(t, lines)
+			for _, l := range lines {
+				assert.Regexp(t, line, l)
+			}
+			if brk != "\n" { // the lines' own ends
+				assert.NotContains(t, string(b), brk)
+			}
+			assert.Contains(t, string(b), "fib (evil name:x.js:2)")
+		})
 	}
-	assert.Contains(t, string(b), "fib (evil name:x.js:2)")
 }
 
 // TestReportRefusesOverflowingSums: values near 2^63 would wrap the sums;
@@ -163,12 +242,7 @@ func TestReportRefusesOverflowingSums(t *testing.T) {
 // writes fail, and jsprof still writes the profile instead of dying of
 // SIGPIPE.
 func TestBrokenPipe(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the jsprof binary")
-	}
-	bin := filepath.Join(t.TempDir(), "jsprof")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, string(out))
+	bin := jsprofBinary(t)
 	module := buildJS(t, "testdata/chatty.js")
 	prof := filepath.Join(t.TempDir(), "p.pb.gz")
 	cmd := exec.Command(bin, "run", "-q", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, module)
@@ -191,13 +265,22 @@ func TestBrokenPipe(t *testing.T) {
 	assert.Positive(t, sampleTotal(p), stderr.String())
 }
 
-// TestCompareTimeout: compare stops a guest that runs too long, and says
-// the engines did not behave alike (both stopped: 124).
+// TestCompareTimeout: compare stops a guest that runs too long and fails,
+// as its help says, the diff still printed with the functions named (a
+// timeout is no interrupt: naming runs). With an empty compilation cache,
+// compiling both engines takes longer than the timeout: the guests run
+// all the same, the timeout counting from their start.
 func TestCompareTimeout(t *testing.T) {
-	got := jsprof(t, "", "compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--timeout", "300ms",
+	got := jsprof(t, "", "compare", "--cache-dir", t.TempDir(), "--timeout", "300ms",
 		"--plugin", fixtures.EnginePath(t, "javy-plugin-1.1.0"), "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), "testdata/forever.js")
-	assert.Equal(t, 0, got.code, got.stderr)
-	assert.Contains(t, got.stderr, "exited with 124")
+	assert.Equal(t, exitFailure, got.code, got.stderr)
+	lines := strings.Split(strings.TrimSpace(got.stderr), "\n")
+	assert.Equal(t, "jsprof: compare: both guests were stopped after --timeout 300ms: the profiles cover part of a run", lines[len(lines)-1])
+	assert.Contains(t, got.stdout, "<eval> (function.mjs:1)", "named, not by address")
+	assert.NotContains(t, got.stdout, "no JS function is in both profiles")
+	// Each guest ran its loop for a good part of the 300 ms (about 10^9
+	// instructions a second), not what compiling left of them.
+	assert.Regexp(t, `Wasm instructions +[0-9.]+[MG] +[0-9.]+[MG]`, got.stdout)
 }
 
 // TestModuleImportingMeterState: a module may not import the meter's
@@ -231,4 +314,97 @@ func TestFixedSizeMemory(t *testing.T) {
 	require.Equal(t, 0, got.code, got.stderr)
 	assert.Equal(t, off.stdout, got.stdout)
 	assert.Contains(t, got.stderr, "fib (fib.js:1)")
+}
+
+// TestGuestOverwritesItsMemory: a guest that fills its whole memory at the
+// end of its run (testdata/overwrite.wat, one export per byte) writes over
+// the meter's counters, which live there. Its profile is written all the
+// same and adds up: what the counters can no longer place is charged to
+// one frame that says so, one warning line says why, and jsprof exits
+// with the guest's own exit code (3).
+func TestGuestOverwritesItsMemory(t *testing.T) {
+	plugin := fixtures.EnginePath(t, "javy-plugin-1.7.0")
+	tests := []struct {
+		export string
+		header string // what the warning says the first block's header holds
+	}{
+		{"_start", "header says base 0xffffffff, limit 4294967295"},
+		{"fill_7f", "header says base 0x7f7f7f7f, limit 2139062143"},
+		{"fill_00", "header says base 0x0, limit 0, check 0x0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.export, func(t *testing.T) {
+			dir := t.TempDir()
+			prof, collapsed := filepath.Join(dir, "p.pb.gz"), filepath.Join(dir, "stacks.txt")
+			got := jsprof(t, "", "run", "-q", "--plugin", plugin, "-e", tt.export, "-o", prof, "--collapsed", collapsed, "testdata/overwrite.wasm")
+			assert.Equal(t, 3, got.code, "the guest's exit code: %s", got.stderr)
+			assert.Equal(t, "fib 6765\n", got.stdout)
+			lines := strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n")
+			require.Len(t, lines, 1, "one warning line: %q", got.stderr)
+			assert.True(t, strings.HasPrefix(lines[0], "jsprof: warning: meter: the guest wrote over the profiler's counters"), lines[0])
+			assert.Contains(t, lines[0], tt.header)
+			assert.Contains(t, lines[0], "charged to "+meter.BucketTampered)
+
+			p, err := jsprofile.ReadFile(prof)
+			require.NoError(t, err, "the profile reads back: its samples add up to its total")
+			require.NotNil(t, p.Meta.ExitCode)
+			assert.Equal(t, 3, *p.Meta.ExitCode)
+			assert.Positive(t, p.Meta.TotalInstructions)
+			var tampered int64
+			for _, s := range p.Sample {
+				for _, loc := range s.Location {
+					if loc.Line[0].Function.Name == meter.BucketTampered {
+						tampered += s.Value[jsprofile.ValueInstructions]
+					}
+				}
+			}
+			// The fill wrote over every block: the whole run is in it.
+			assert.Equal(t, int64(p.Meta.TotalInstructions), tampered)
+			b, err := os.ReadFile(collapsed)
+			require.NoError(t, err)
+			assert.Contains(t, string(b), meter.BucketTampered+" ")
+		})
+	}
+}
+
+// TestBlockedGuestTimeout: a profiled guest blocked in a host call for
+// ever (testdata/blocked.wat: after its JS, reading or polling a stdin
+// that never ends, and calling again whatever it is told, in a loop of
+// the dynamic module's own, which no checkpoint watches) is stopped by
+// --timeout: jsprof exits 124 promptly, the profile written with the JS
+// that ran.
+func TestBlockedGuestTimeout(t *testing.T) {
+	plugin := fixtures.EnginePath(t, "javy-plugin-1.7.0")
+	for _, export := range []string{"_start", "poll_stdin"} {
+		t.Run(export, func(t *testing.T) {
+			stdin, never := io.Pipe() // never written, closed when the test ends
+			defer never.Close()
+			prof := filepath.Join(t.TempDir(), "p.pb.gz")
+			var out, errOut strings.Builder
+			start := time.Now()
+			code := Main(context.Background(), []string{"run", "-q", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"),
+				"--plugin", plugin, "-e", export, "--timeout", "300ms", "-o", prof, "testdata/blocked.wasm"},
+				stdio{in: stdin, out: &out, err: &errOut})
+			assert.Less(t, time.Since(start), 20*time.Second, "stopped promptly")
+			assert.Equal(t, exitLimit, code, errOut.String())
+			assert.Equal(t, "fib 6765\n", out.String())
+			assert.Equal(t, "jsprof: stopped after --timeout 300ms\n", errOut.String())
+			p, err := jsprofile.ReadFile(prof)
+			require.NoError(t, err)
+			require.NotNil(t, p.Meta.ExitCode)
+			assert.Equal(t, exitLimit, *p.Meta.ExitCode)
+			assert.Equal(t, "stopped after --timeout 300ms", p.Meta.Trap)
+			assert.Contains(t, functionNames(p.Profile), "<eval>", "the JS that ran is in it")
+			assert.Positive(t, sampleTotal(p.Profile))
+		})
+	}
+}
+
+// functionNames are the names of a profile's functions.
+func functionNames(p *profile.Profile) []string {
+	var names []string
+	for _, fn := range p.Function {
+		names = append(names, fn.Name)
+	}
+	return names
 }

@@ -31,19 +31,37 @@ func main() {
 		}
 		cancel(interrupted{sig.(syscall.Signal)})
 		if sig, ok := <-signals; ok {
-			fmt.Fprintf(os.Stderr, "jsprof: %s again: exiting without writing\n", sig)
-			os.Exit(128 + int(sig.(syscall.Signal)))
+			exitNow(sig.(syscall.Signal))
 		}
 	}()
 	// A reader that has gone (jsprof run … | head) must not kill jsprof
 	// before it writes the profile: writes to it fail with EPIPE instead,
-	// which the guest sees as any write error.
+	// which the guest sees as EIO (wazero has no EPIPE to give it).
 	signal.Ignore(syscall.SIGPIPE)
 	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
 		defaultSignals: func() { signal.Reset(os.Interrupt, syscall.SIGTERM) }})
 	signal.Stop(signals)
 	cancel(nil)
 	os.Exit(code)
+}
+
+// exitNow ends jsprof on a second signal: the temporary files of outputs
+// not yet written are removed (no .jsprof-* is left beside them), the
+// signal is said, and jsprof exits with 128 + its number. The message is
+// given a moment, not more: stderr may be a pipe nobody reads, where a
+// write would block for ever and the exit with it.
+func exitNow(sig syscall.Signal) {
+	removeTemporaries()
+	said := make(chan struct{})
+	go func() {
+		fmt.Fprintf(os.Stderr, "jsprof: %s, a second signal: exiting without writing\n", sig)
+		close(said)
+	}()
+	select {
+	case <-said:
+	case <-time.After(200 * time.Millisecond):
+	}
+	os.Exit(128 + int(sig))
 }
 
 // interrupted is the cause of a context cancelled by a signal.
@@ -200,6 +218,14 @@ func oneLine(s string) string {
 		s = strings.TrimSpace(s[:i])
 	}
 	return s
+}
+
+// given says whether the flag called name was set on the command line,
+// as opposed to left at its default.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // listFlag collects a repeated flag.

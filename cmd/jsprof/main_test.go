@@ -17,9 +17,11 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // invocation is one in-process run of jsprof.
@@ -118,6 +120,21 @@ func TestRunExitCodesAndErrors(t *testing.T) {
 	dynamic := filepath.Join(dir, "dynamic.wasm")
 	fib := fixtures.Path("js", "fib.js")
 	require.Equal(t, 0, jsprof(t, "", "build", "--dynamic", "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), fib, "-o", dynamic).code)
+	// A Javy plugin of another namespace than the module imports: the
+	// newer plugin, declaring another in its import_namespace section.
+	otherNS := filepath.Join(dir, "other.wasm")
+	m, err := wasmcore.Decode(plugin)
+	require.NoError(t, err)
+	renamed := false
+	for i := range m.Customs {
+		if m.Customs[i].Name == javy.ImportNamespaceSection {
+			m.Customs[i].Data, renamed = []byte("javy_other_sdk"), true
+		}
+	}
+	require.True(t, renamed, "the plugin declares its namespace")
+	other, err := m.Encode()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(otherNS, other, 0o644))
 
 	tests := []struct {
 		name     string
@@ -137,6 +154,10 @@ func TestRunExitCodesAndErrors(t *testing.T) {
 		{"missing plugin", []string{"run", "--plugin", filepath.Join(dir, "nope.wasm"), dynamic}, exitFailure, "plugin"},
 		{"dynamic without plugin", []string{"run", "--mode", "off", dynamic}, exitFailure, ": give its plugin with --plugin"},
 		{"plugin is not a plugin", []string{"run", "--plugin", "testdata/trap.wasm", dynamic}, exitFailure, "not a Javy plugin"},
+		{"plugin of another namespace", []string{"run", "--plugin", otherNS, dynamic}, exitFailure,
+			"the module imports javy_chainlink_sdk, but plugin " + otherNS + " is javy_other_sdk (by its import_namespace section)"},
+		{"plugin of another ABI", []string{"run", "--plugin", fixtures.EnginePath(t, "javy-plugin-1.1.0"), dynamic}, exitFailure,
+			"(javy_chainlink_sdk) exports no func cabi_realloc, which the function imports from it"},
 		{"bad --env", []string{"run", "--mode", "off", "--env", "NOEQUALS", "testdata/exit3.wasm"}, exitFailure, "KEY=VALUE"},
 		{"bad --dir", []string{"run", "--dir", filepath.Join(dir, "nodir"), "testdata/exit3.wasm"}, exitUsage, "not a directory"},
 		{"build without plugin", []string{"build", fib}, exitUsage, "--plugin is required"},
@@ -148,6 +169,9 @@ func TestRunExitCodesAndErrors(t *testing.T) {
 			got := jsprof(t, "", tt.args...)
 			assert.Equal(t, tt.code, got.code, "stderr: %s", got.stderr)
 			assert.Contains(t, got.stderr, tt.inStderr)
+			if strings.HasPrefix(tt.name, "plugin of another") {
+				assert.NotContains(t, got.stderr, "needs --plugin", "the plugin given is named, not asked for")
+			}
 			if tt.code != 0 && tt.code != 3 && tt.name != "no arguments" {
 				assert.Equal(t, 1, strings.Count(got.stderr, "\n"), "one-line error: %q", got.stderr)
 				assert.True(t, strings.HasPrefix(got.stderr, "jsprof: "), "%q", got.stderr)

@@ -15,6 +15,7 @@ import (
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/jsframes/report"
@@ -255,7 +256,7 @@ func TestNativesAcrossEngines(t *testing.T) {
 				want, wantUnnamed := splitUnnamed(base.names(report.FunctionNative))
 				assert.Len(t, unnamed, len(wantUnnamed), "natives named by their table index")
 				assert.Equal(t, want, names, "%s and %s", nativeEngines[0], engine)
-				df := report.NewDiff(base.tables, p.tables, "base", "new")
+				df := diff.New(base.tables, p.tables, "base", "new")
 				for _, f := range df.Functions {
 					if f.Kind != report.FunctionNative || !contains(want, f.Name) {
 						continue

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -12,24 +13,73 @@ import (
 )
 
 // output is a file being written: a temporary file beside it, renamed
-// over it when complete, so that no reader ever sees half a file.
+// over it when complete, so that no reader ever sees half a file; or a
+// character device (/dev/null, a terminal), written in place, as it has
+// no content to replace and its directory entry must stay.
 type output struct {
-	path string
-	tmp  *os.File
+	path   string // as given, for messages
+	target string // the file written: path with its links followed
+	tmp    *os.File
+	device bool // tmp is the device itself
+}
+
+// temporaries are the temporary files of outputs being written, for
+// exitNow to remove when a second signal ends jsprof before they are
+// committed or discarded (deferred calls do not run then).
+var temporaries = struct {
+	sync.Mutex
+	names map[string]bool
+}{names: map[string]bool{}}
+
+func addTemporary(name string) {
+	temporaries.Lock()
+	defer temporaries.Unlock()
+	temporaries.names[name] = true
+}
+
+func dropTemporary(name string) {
+	temporaries.Lock()
+	defer temporaries.Unlock()
+	delete(temporaries.names, name)
+}
+
+// removeTemporaries removes every temporary file not yet committed or
+// discarded; the lock is kept, so that none is renamed into place after.
+func removeTemporaries() {
+	temporaries.Lock()
+	for name := range temporaries.names {
+		os.Remove(name)
+	}
 }
 
 // createOutput creates the temporary file of path, failing now if path
 // cannot be written (a missing directory, a directory, a read-only
-// place).
+// place). A path that is a link is written through it: the file it names
+// is replaced and the link kept (renaming over the link would replace
+// it, /dev/stdout as well).
 func createOutput(path string) (*output, error) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("writing %s: not a regular file", path)
+	target := path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		target = real
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".jsprof-*")
+	if st, err := os.Stat(target); err == nil {
+		switch {
+		case st.Mode()&os.ModeCharDevice != 0:
+			f, err := os.OpenFile(target, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, fmt.Errorf("writing %s: %w", path, err)
+			}
+			return &output{path: path, target: target, tmp: f, device: true}, nil
+		case !st.Mode().IsRegular():
+			return nil, fmt.Errorf("writing %s: not a regular file", path)
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), ".jsprof-*")
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	return &output{path: path, tmp: tmp}, nil
+	addTemporary(tmp.Name())
+	return &output{path: path, target: target, tmp: tmp}, nil
 }
 
 // commit writes the file's content and puts it in place. The file is
@@ -42,24 +92,45 @@ func (o *output) commit(write func(f *os.File) error) error {
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
+	if o.device {
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", o.path, err)
+		}
+		return nil
+	}
 	if err == nil {
 		err = os.Chmod(tmp.Name(), 0o644)
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), o.path)
+		err = renameTemporary(tmp.Name(), o.target)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
+		dropTemporary(tmp.Name())
 		return fmt.Errorf("writing %s: %w", o.path, err)
 	}
 	return nil
 }
 
-// discard removes the temporary file if it was not committed.
+// renameTemporary puts a temporary file in place, under the lock of
+// removeTemporaries: jsprof ending on a second signal then either removes
+// it or finds it in place, never half of each.
+func renameTemporary(tmp, target string) error {
+	temporaries.Lock()
+	defer temporaries.Unlock()
+	delete(temporaries.names, tmp)
+	return os.Rename(tmp, target)
+}
+
+// discard removes the temporary file if it was not committed (a device
+// is only closed).
 func (o *output) discard() {
 	if o != nil && o.tmp != nil {
 		o.tmp.Close()
-		os.Remove(o.tmp.Name())
+		if !o.device {
+			os.Remove(o.tmp.Name())
+			dropTemporary(o.tmp.Name())
+		}
 		o.tmp = nil
 	}
 }
@@ -71,15 +142,31 @@ type outputs struct {
 }
 
 // openOutputs checks and creates every output of f before the guest runs:
-// each must be writable, and none may be another output or the module.
-func openOutputs(f runFlags, modulePath string) (*outputs, error) {
+// each must be writable, and none may be another output or one of the
+// run's inputs: the module, the --source, --plugin and --input files,
+// and the files linking found (the plugin or provider a folder of
+// providers resolved to). Writing one would destroy what the run read.
+func openOutputs(f runFlags, modulePath string, linked linking) (*outputs, error) {
+	type input struct{ what, path string }
+	inputs := []input{{"the module being run", modulePath}, {"the --source file", f.source}, {"the --input file", f.input}}
+	for _, p := range f.plugins {
+		inputs = append(inputs, input{"a --plugin", p})
+	}
+	if linked.plugin != nil {
+		inputs = append(inputs, input{"the plugin linked", linked.plugin.Name})
+	}
+	if linked.provider != nil && linked.provider.Path != "" {
+		inputs = append(inputs, input{"the provider linked", linked.provider.Path})
+	}
 	named := []struct{ flag, path string }{{"-o", f.output}, {"--collapsed", f.collapsed}, {"--report-json", f.reportJSON}}
 	for i, a := range named {
 		if a.path == "" {
 			continue
 		}
-		if samePath(a.path, modulePath) {
-			return nil, fmt.Errorf("%s %s: that is the module being run", a.flag, a.path)
+		for _, in := range inputs {
+			if in.path != "" && samePath(a.path, in.path) {
+				return nil, fmt.Errorf("%s %s: that is %s", a.flag, a.path, in.what)
+			}
 		}
 		for _, b := range named[:i] {
 			if b.path != "" && samePath(a.path, b.path) {
@@ -106,11 +193,16 @@ func openOutputs(f runFlags, modulePath string) (*outputs, error) {
 }
 
 // samePath reports whether two paths name one file: the same file on
-// disk, or, for files not yet there, the same absolute path.
+// disk (through links, or hard links, too), or, for files not yet there,
+// the same absolute path. A character device is no file: -o /dev/null
+// and --collapsed /dev/null (or --input /dev/null) may share it.
 func samePath(a, b string) bool {
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	if errA == nil && errB == nil {
+		if sa.Mode()&os.ModeCharDevice != 0 {
+			return false
+		}
 		return os.SameFile(sa, sb)
 	}
 	absA, errA := filepath.Abs(a)

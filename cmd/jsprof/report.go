@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
 )
@@ -112,12 +113,12 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		if len(sources) == 0 && *module == "" {
 			srcs = profileModuleSource(path, data.Module)
 		}
-		if _, left := report.MatchSources(r.Data(), srcs); len(left) > 0 {
+		if _, left := htmlview.MatchSources(r.Data(), srcs); len(left) > 0 {
 			for _, s := range left {
 				fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", s.From)
 			}
 		}
-		o := report.HTMLOptions{Flame: report.NewFlame(prof, report.FlameOptions{Function: *function}), Sources: srcs}
+		o := htmlview.ReportOptions{Flame: htmlview.NewFlame(prof, htmlview.FlameOptions{Function: *function}), Sources: srcs}
 		if err := writeHTML(*htmlPath, reportPage(r, o)); err != nil {
 			return fail(io, exitFailure, err)
 		}
@@ -136,21 +137,21 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 }
 
 // reportPage writes r's HTML page with o.
-func reportPage(r *report.Report, o report.HTMLOptions) func(io.Writer) error {
-	return func(w io.Writer) error { return r.WriteHTMLWith(w, o) }
+func reportPage(r *report.Report, o htmlview.ReportOptions) func(io.Writer) error {
+	return func(w io.Writer) error { return htmlview.WriteReport(w, r, o) }
 }
 
 // readSources reads the JS files of --source, and the JS the module of
 // --module carries (a module an earlier jsprof build made records only its
 // JS file's name: that file is read from beside the module, when there).
-func readSources(files []string, module string, io stdio) ([]report.SourceFile, error) {
-	var out []report.SourceFile
+func readSources(files []string, module string, io stdio) ([]htmlview.SourceFile, error) {
+	var out []htmlview.SourceFile
 	for _, f := range files {
 		text, err := os.ReadFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("--source: %w", err)
 		}
-		out = append(out, report.SourceFile{Name: f, Text: text, From: "--source " + f})
+		out = append(out, htmlview.SourceFile{Name: f, Text: text, From: "--source " + f})
 	}
 	if module == "" {
 		return out, nil
@@ -173,18 +174,18 @@ func readSources(files []string, module string, io stdio) ([]report.SourceFile, 
 // moduleSource reads the JS a module carries, or the JS file it names
 // from beside it (a module jsprof build made before it embedded the JS);
 // nil and why when there is neither.
-func moduleSource(wasm []byte, module string) (src *report.SourceFile, note string, err error) {
-	s, err := report.ModuleSource(wasm, "")
+func moduleSource(wasm []byte, module string) (src *htmlview.SourceFile, note string, err error) {
+	s, err := htmlview.ModuleSource(wasm, "")
 	switch {
 	case err == nil:
 		s.From = module + " (" + s.From + ")"
 		return &s, "", nil
-	case !errors.Is(err, report.ErrNoModuleSource):
+	case !errors.Is(err, htmlview.ErrNoModuleSource):
 		return nil, "", err
 	case s.Name != "":
 		beside := filepath.Join(filepath.Dir(module), filepath.Base(s.Name))
 		if text, err := os.ReadFile(beside); err == nil {
-			return &report.SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
+			return &htmlview.SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
 		}
 		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", s.Name, s.Name), nil
 	}
@@ -197,7 +198,7 @@ func moduleSource(wasm []byte, module string) (src *report.SourceFile, note stri
 // profile, then in the current directory, where jsprof build and jsprof run
 // leave it. A module not found, or without JS, annotates nothing; the page
 // says how to give the JS.
-func profileModuleSource(profilePath, module string) []report.SourceFile {
+func profileModuleSource(profilePath, module string) []htmlview.SourceFile {
 	if module == "" {
 		return nil
 	}
@@ -208,7 +209,7 @@ func profileModuleSource(profilePath, module string) []report.SourceFile {
 			continue
 		}
 		if src, _, err := moduleSource(wasm, p); err == nil && src != nil {
-			return []report.SourceFile{*src}
+			return []htmlview.SourceFile{*src}
 		}
 	}
 	return nil

@@ -13,21 +13,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
-// fixtureProfile is a profile of jsframes' tests (fib.js on two engines,
-// built by jsframes/report_fixture_test.go).
+// fixtureProfile is a profile of jsframes' tests: fib.js on two engines,
+// built by jsframes/internal/reporttest (fixture.go), or under real/ one
+// of its real profiles.
 func fixtureProfile(name string) string {
-	return filepath.Join("..", "..", "jsframes", "report", "testdata", name)
+	return filepath.Join("..", "..", "jsframes", "internal", "reporttest", "testdata", name)
 }
 
-// goldenOf reads one of jsframes' golden files: the command must print
-// what the library writes.
-func goldenOf(t *testing.T, name string) string {
+// goldenOf reads one of the golden files of package jsframes/pkg (report
+// or diff): the command must print what the library writes.
+func goldenOf(t *testing.T, pkg, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "jsframes", "report", "testdata", "golden", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "jsframes", pkg, "testdata", "golden", name))
 	require.NoError(t, err)
 	return string(b)
 }
@@ -56,7 +57,7 @@ func TestReportCommand(t *testing.T) {
 			got := jsprof(t, "", append([]string{"report"}, tt.args...)...)
 			require.Equal(t, 0, got.code, got.stderr)
 			assert.Empty(t, got.stderr)
-			assert.Equal(t, goldenOf(t, tt.golden), got.stdout)
+			assert.Equal(t, goldenOf(t, "report", tt.golden), got.stdout)
 		})
 	}
 }
@@ -76,9 +77,7 @@ func TestReportCommandHTML(t *testing.T) {
 
 // realProfile is one of jsframes' real profiles (fixtures/js on a real
 // engine; its JS file is Javy's function.mjs).
-func realProfile(name string) string {
-	return filepath.Join("..", "..", "jsframes", "report", "testdata", "real", name)
-}
+func realProfile(name string) string { return fixtureProfile(filepath.Join("real", name)) }
 
 func TestReportCommandHTMLSource(t *testing.T) {
 	dir := t.TempDir()
@@ -95,7 +94,7 @@ func TestReportCommandHTMLSource(t *testing.T) {
 		m := header
 		for i := 0; i+1 < len(sections); i += 2 {
 			data := []byte(sections[i+1])
-			if sections[i] == report.JavySourceSection {
+			if sections[i] == htmlview.JavySourceSection {
 				data = compressed.Bytes()
 			}
 			m = wasmcore.AppendCustomSection(m, sections[i], data)
@@ -104,7 +103,7 @@ func TestReportCommandHTMLSource(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, m, 0o644))
 		return path
 	}
-	javyCLI := module("javy.wasm", report.JavySourceSection, "")
+	javyCLI := module("javy.wasm", htmlview.JavySourceSection, "")
 	named := module("named.wasm", "jsprof.source", "sort.js")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "built"), 0o755))
 	beside := filepath.Join(dir, "built", "index.wasm")

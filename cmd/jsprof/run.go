@@ -135,8 +135,21 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if f.mode == modeSample && f.every == 0 {
 		return fail(io, exitUsage, errors.New("--sample-every 0: want a period of at least 1 instruction"))
 	}
+	// A period given for a mode that takes none would be ignored in
+	// silence: the user meant another mode.
+	if given(fs, "sample-every") && f.mode != modeSample {
+		return fail(io, exitUsage, errors.New("--sample-every needs --mode sample"))
+	}
+	if given(fs, "wasm-stack-every") && f.mode != modeExact {
+		return fail(io, exitUsage, errors.New("--wasm-stack-every needs --mode exact"))
+	}
 	if f.pprofAddr != "" {
-		if _, _, err := net.SplitHostPort(f.pprofAddr); err != nil {
+		// The port is checked now, not when the guest is ready to run.
+		_, port, err := net.SplitHostPort(f.pprofAddr)
+		if err == nil {
+			_, err = net.LookupPort("tcp", port)
+		}
+		if err != nil {
 			return fail(io, exitUsage, fmt.Errorf("--pprof-addr %s: want HOST:PORT: %w", f.pprofAddr, err))
 		}
 	}
@@ -195,7 +208,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		// Every output is created (as a temporary file beside it) before
 		// the guest runs, so that an unwritable path is said now, not
 		// after a long run, and the guest's exit code survives.
-		if outs, err = openOutputs(f, modulePath); err != nil {
+		if outs, err = openOutputs(f, modulePath, linked); err != nil {
 			return fail(io, exitUsage, err)
 		}
 		defer outs.discard()
@@ -209,6 +222,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{Decoded: mainMod,
 			Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, CacheDir: fs.Lookup("cache-dir").Value.String(), Warn: func(err error) { warn(io, err) },
+			// A function with no JS (a Wasm API provider's) still has its
+			// export call counted, as function-runner counts it.
+			CountWithoutInterpreter: function != nil,
 		})
 		if err != nil {
 			var none *profiler.NoInterpreterError
@@ -219,6 +235,12 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", oneLine(err.Error()))
 			sess = nil
 		} else {
+			if why := sess.CountOnly(); why != nil {
+				if f.maxInstr > 0 {
+					return fail(io, exitFailure, errors.New("--max-instructions needs a module with a JS interpreter to instrument"))
+				}
+				fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", oneLine(why.Error()), profiler.BucketWasm)
+			}
 			wasm = sess.Main()
 			sess.Configure(&opts)
 		}
@@ -229,9 +251,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	start := time.Now()
 	runCtx := ctx
 	if f.timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("%s %v", profiler.TimeoutPrefix, f.timeout))
-		defer cancel()
+		// Counted from when the guest's modules are compiled: compiling
+		// is not the guest's time.
+		runCtx = runner.WithTimeout(ctx, f.timeout, fmt.Errorf("%s %v", profiler.TimeoutPrefix, f.timeout))
 	}
 	if sess != nil {
 		runCtx = sess.Context(runCtx)
@@ -257,7 +279,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		io.defaultSignals()
 	}
 	stopProgress := func() {}
-	if sess != nil && !f.quiet && f.progress > 0 {
+	if sess != nil && sess.CountOnly() == nil && !f.quiet && f.progress > 0 {
 		stopProgress = progress(io, f.progress, start, sess.Instructions)
 	}
 	res, err := runner.Run(runCtx, wasm, opts)
@@ -288,6 +310,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		info.Provider, info.Codec, info.InputBytes = function.Namespace, function.Codec.String(), uint64(len(function.Input))
 		out, err := function.Output()
 		info.OutputBytes = uint64(len(out.Output))
+		info.Limits = functionLimits(info.InputBytes, info.OutputBytes)
 		if werr := writeFunctionOutput(out, err, function.Codec, res, io); werr != nil {
 			fail(io, exitFailure, werr)
 			if code == 0 {
@@ -317,11 +340,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			writeFunctionSummary(io, out.Tables.TotalWasmInstructions, out.Tables.CostModel, info, "")
 		}
 	} else if function != nil {
-		why := "no JS interpreter to instrument"
-		if f.mode == modeOff {
-			why = "--mode off"
-		}
-		writeFunctionSummary(io, 0, "", info, why)
+		// Only --mode off runs a function uninstrumented: one with no JS
+		// interpreter is counted all the same (countonly.go).
+		writeFunctionSummary(io, 0, "", info, "--mode off")
 	}
 	return exitStatus(res, code, io)
 }
@@ -402,7 +423,9 @@ func readModule(path string) ([]byte, *wasmcore.Module, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := wasmcore.Decode(wasm)
+	// The module is given the bytes, which nothing writes to: decoding
+	// copies none of them.
+	m, err := wasmcore.DecodeOwned(wasm)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}

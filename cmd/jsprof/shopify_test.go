@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +18,9 @@ import (
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -46,19 +51,24 @@ func buildFunction(t *testing.T, provider, src string) string {
 // TestShopifyProviders: function-runner's fixture behaviour on each of its
 // seven JS providers: a function built for it runs with a JSON input (the
 // codec and I/O the provider wants), prints the expected JSON output on
-// stdout and its logs on stderr, and is profiled with JS names.
+// stdout and its logs on stderr, and is profiled with JS names; the JSON
+// report has Shopify's limits, and, for in-memory providers, the work
+// before and after the call, counted apart from the total.
 func TestShopifyProviders(t *testing.T) {
 	dir := providersDir(t)
 	tests := []struct {
 		provider, js, codec string
+		// inMemory: the provider's initialize and finalize run outside
+		// the call; WASI providers run nothing there.
+		inMemory bool
 	}{
-		{"javy_quickjs_provider_v1", "javy_io.js", "json"},
-		{"javy_quickjs_provider_v2", "javy_io.js", "json"},
-		{"javy_quickjs_provider_v3", "javy_io.js", "json"},
-		{"shopify_functions_javy_v1", "javy_io.js", "json"},
-		{"shopify_functions_javy_v2", "shopify_function.js", "messagepack"},
-		{"shopify_functions_javy_v3", "shopify_function.js", "messagepack"},
-		{"shopify_functions_javy_v4", "shopify_function.js", "messagepack"},
+		{"javy_quickjs_provider_v1", "javy_io.js", "json", false},
+		{"javy_quickjs_provider_v2", "javy_io.js", "json", false},
+		{"javy_quickjs_provider_v3", "javy_io.js", "json", false},
+		{"shopify_functions_javy_v1", "javy_io.js", "json", false},
+		{"shopify_functions_javy_v2", "shopify_function.js", "messagepack", false},
+		{"shopify_functions_javy_v3", "shopify_function.js", "messagepack", true},
+		{"shopify_functions_javy_v4", "shopify_function.js", "messagepack", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.provider, func(t *testing.T) {
@@ -68,30 +78,72 @@ func TestShopifyProviders(t *testing.T) {
 			require.Equal(t, 0, got.code, got.stderr)
 			assert.Equal(t, wantOutput, got.stdout)
 			assert.Contains(t, got.stderr, "lines: 2")
-			assert.Contains(t, got.stderr, "jsprof: _start ("+tt.provider+", "+tt.codec+"): instructions ")
-			assert.Contains(t, got.stderr, "(fuel) of 11.00M")
+			assert.Contains(t, got.stderr, "jsprof: _start ("+tt.provider+", "+tt.codec+"): Instructions: ")
+			assert.Contains(t, got.stderr, "(fuel) of 11M; Linear Memory Usage: ")
 
-			var report struct {
-				Total     uint64 `json:"total_wasm_instructions"`
-				CostModel string `json:"cost_model"`
-				Run       struct {
-					Export   string `json:"export"`
-					Provider string `json:"provider"`
-					Codec    string `json:"codec"`
-					Input    uint64 `json:"input_bytes"`
-					Output   uint64 `json:"output_bytes"`
-				} `json:"run"`
+			rep := readRunReport(t, doc)
+			assert.Equal(t, "fuel", rep.CostModel)
+			assert.Equal(t, "_start", rep.Run.Export)
+			assert.Equal(t, tt.provider, rep.Run.Provider)
+			assert.Equal(t, tt.codec, rep.Run.Codec)
+			assert.Positive(t, rep.Run.Input)
+			assert.Positive(t, rep.Run.Output)
+			assert.Positive(t, rep.Total)
+			assert.Equal(t, &jsprofile.Limits{Instructions: 11_000_000, InputBytes: 128_000, OutputBytes: 20_000}, rep.Run.Limits,
+				"function-runner's limits (function_run_result.rs), none exceeded")
+			if !tt.inMemory {
+				assert.Zero(t, rep.Run.Startup)
+				assert.Zero(t, rep.Run.Finish)
+				return
 			}
-			require.NoError(t, json.Unmarshal([]byte(readFileText(t, doc)), &report))
-			assert.Equal(t, "fuel", report.CostModel)
-			assert.Equal(t, "_start", report.Run.Export)
-			assert.Equal(t, tt.provider, report.Run.Provider)
-			assert.Equal(t, tt.codec, report.Run.Codec)
-			assert.Positive(t, report.Run.Input)
-			assert.Positive(t, report.Run.Output)
-			assert.Positive(t, report.Total)
+			assert.Positive(t, rep.Run.Startup, "initialize and the input's copy")
+			assert.Positive(t, rep.Run.Finish, "finalize")
+			// What the phases of the profile add up to is the total: the
+			// work before and after the call is none of them.
+			var phases uint64
+			for _, p := range rep.Phases {
+				phases += p.WasmInstructions
+			}
+			assert.Equal(t, rep.Total, phases)
+			// An independent count of the same run (wasmcore's counter
+			// alone, in the provider and the function alike, no meter)
+			// splits it the same way: the call, and apart from it the
+			// same work before and after.
+			wasm, err := os.ReadFile(module)
+			require.NoError(t, err)
+			counted := countFunction(t, wasm, true, profiler.Options{Cost: wasmcore.CostFuel})
+			assert.Equal(t, rep.Run.Startup, counted.Run.StartupInstructions)
+			assert.Equal(t, rep.Run.Finish, counted.Run.FinishInstructions)
+			assert.Equal(t, rep.Total+straightLineFuel(t, wasm, "_start"), counted.Total,
+				"the call's count, and the function's own _start, which the meter (in the provider) does not count")
 		})
 	}
+}
+
+// runReport is what the tests read of --report-json.
+type runReport struct {
+	Total     uint64 `json:"total_wasm_instructions"`
+	CostModel string `json:"cost_model"`
+	Run       struct {
+		Export   string            `json:"export"`
+		Provider string            `json:"provider"`
+		Codec    string            `json:"codec"`
+		Input    uint64            `json:"input_bytes"`
+		Output   uint64            `json:"output_bytes"`
+		Memory   uint64            `json:"linear_memory_bytes"`
+		Startup  uint64            `json:"startup_wasm_instructions"`
+		Finish   uint64            `json:"finish_wasm_instructions"`
+		Limits   *jsprofile.Limits `json:"limits"`
+	} `json:"run"`
+	Phases  []report.BucketCost `json:"phases"`
+	Buckets []report.BucketCost `json:"buckets"`
+}
+
+func readRunReport(t *testing.T, path string) runReport {
+	t.Helper()
+	var r runReport
+	require.NoError(t, json.Unmarshal([]byte(readFileText(t, path)), &r))
+	return r
 }
 
 // TestShopifyMainABI: a 2021-2022 Javy module (shopify_main, shopify_v1
@@ -135,75 +187,285 @@ func TestShopifyErrors(t *testing.T) {
 			assert.Equal(t, tt.code, got.code, got.stderr)
 			assert.Contains(t, got.stderr, tt.want)
 			assert.Empty(t, got.stdout)
+			assert.Regexp(t, `^jsprof: [^\n]+\n$`, got.stderr, "one line")
 		})
 	}
 }
 
-// TestFuelEqualsPerInstruction: the headline count under the fuel rule
-// (the export call only) equals an independent per-instruction count under
-// the same rule, on a static module and on a dynamic module with its
-// in-memory provider.
-func TestFuelEqualsPerInstruction(t *testing.T) {
-	dir := providersDir(t)
-	static := buildJS(t, fixtures.Path("js", "fib.js"))
-	dynamic := buildFunction(t, "shopify_functions_javy_v3", filepath.Join("testdata", "shopify", "shopify_function.js"))
+// counted is what countFunction measured.
+type counted struct {
+	Total   uint64 // the export call's instructions
+	Run     jsprofile.RunInfo
+	Printed string // what the function printed (its output as JSON)
+	Buckets map[string]uint64
+}
+
+// countFunction runs a module as jsprof run does (a Shopify Function with
+// testdata/shopify/input.json, linked against function-runner's providers)
+// with opts: profiled, or, with countOnly, counted by wasmcore's counter
+// alone (profiler.PrepareCount), whatever the module holds.
+func countFunction(t *testing.T, wasm []byte, countOnly bool, opts profiler.Options) counted {
+	t.Helper()
 	input, err := os.ReadFile("testdata/shopify/input.json")
 	require.NoError(t, err)
-	count := func(t *testing.T, module string, opts meter.Options) (uint64, string) {
-		wasm, err := os.ReadFile(module)
+	m, err := wasmcore.Decode(wasm)
+	require.NoError(t, err)
+	linked, err := link(m, []string{providersDir(t)})
+	require.NoError(t, err)
+	var stdout bytes.Buffer
+	ropts := runner.Options{Name: "function.wasm", Plugin: linked.plugin, Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true}
+	var fn *shopify.Run
+	if linked.provider != nil {
+		encoded, err := linked.provider.Codec.EncodeInput(input)
 		require.NoError(t, err)
-		m, err := wasmcore.Decode(wasm)
-		require.NoError(t, err)
-		linked, err := link(m, []string{dir})
-		require.NoError(t, err)
-		var stdout bytes.Buffer
-		ropts := runner.Options{Name: filepath.Base(module), Plugin: linked.plugin, Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true}
-		var fn *shopify.Run
-		if linked.provider != nil {
-			encoded, err := linked.provider.Codec.EncodeInput(input)
-			require.NoError(t, err)
-			fn = shopify.Configure(&ropts, *linked.provider, linked.provider.Codec, encoded)
-		}
-		out, res, err := profiler.Profile(context.Background(), wasm, ropts, profiler.Options{Meter: &opts})
-		require.NoError(t, err)
-		require.Nil(t, res.Trap)
-		require.Empty(t, out.Warnings)
-		printed := stdout.String()
-		if fn != nil {
-			o, err := fn.Output()
-			require.NoError(t, err)
-			decoded, err := fn.Codec.DecodeOutput(o.Output)
-			require.NoError(t, err)
-			printed = string(decoded) + "\n"
-		}
-		return out.Tables.TotalWasmInstructions, printed
+		fn = shopify.Configure(&ropts, *linked.provider, linked.provider.Codec, encoded)
 	}
+	var plugin []byte
+	if ropts.Plugin != nil {
+		plugin = ropts.Plugin.Wasm
+	}
+	prepare := profiler.Prepare
+	if countOnly {
+		prepare = profiler.PrepareCount
+	}
+	opts.CountWithoutInterpreter = true
+	sess, err := prepare(context.Background(), ropts.Name, wasm, plugin, opts)
+	require.NoError(t, err)
+	sess.Configure(&ropts)
+	res, err := runner.Run(sess.Context(context.Background()), sess.Main(), ropts)
+	require.NoError(t, err)
+	require.Nil(t, res.Trap)
+	out, err := sess.Finish(context.Background(), profiler.Run{ExitCode: profiler.ExitCode(res), Info: jsprofile.RunInfo{Export: res.Entry}})
+	require.NoError(t, err)
+	require.Empty(t, out.Warnings)
+	c := counted{Total: out.Tables.TotalWasmInstructions, Run: out.Tables.Run, Printed: stdout.String(), Buckets: map[string]uint64{}}
+	for _, b := range out.Tables.Buckets {
+		c.Buckets[b.Name] = b.WasmInstructions
+	}
+	if fn != nil {
+		o, err := fn.Output()
+		require.NoError(t, err)
+		decoded, err := fn.Codec.DecodeOutput(o.Output)
+		require.NoError(t, err)
+		c.Printed = string(decoded) + "\n"
+	}
+	return c
+}
+
+// straightLineFuel is the fuel of one run of an exported function without
+// a branch or a loop (jsprof build --dynamic's _start, which hands the
+// program to the provider), counted from its code: each instruction's cost
+// under the fuel rule, once.
+func straightLineFuel(t *testing.T, wasm []byte, export string) uint64 {
+	t.Helper()
+	m, err := wasmcore.Decode(wasm)
+	require.NoError(t, err)
+	idx, ok := m.ExportedFunc(export)
+	require.True(t, ok, "no export %s", export)
+	code, err := wasmcore.DecodeInstructions(m.Function(idx).Body)
+	require.NoError(t, err)
+	var fuel uint64
+	for _, in := range code {
+		switch in.Op {
+		case wasmcore.OpLoop, wasmcore.OpIf, wasmcore.OpBr, wasmcore.OpBrIf, wasmcore.OpBrTable:
+			require.Fail(t, "not straight-line code", "%s has %v", export, in.Op)
+		}
+		fuel += uint64(wasmcore.CostFuel.Cost(in.Op))
+	}
+	return fuel
+}
+
+// TestFuelEqualsPerInstruction: the headline count under the fuel rule
+// (the export call only) equals an independent per-instruction count under
+// the same rule, on a static module, on a dynamic module with its
+// in-memory provider, and, counted only, on a function of the Wasm API
+// (no JS interpreter anywhere).
+func TestFuelEqualsPerInstruction(t *testing.T) {
+	static := buildJS(t, fixtures.Path("js", "fib.js"))
+	dynamic := buildFunction(t, "shopify_functions_javy_v3", filepath.Join("testdata", "shopify", "shopify_function.js"))
 	for _, tt := range []struct{ name, module, output string }{
 		{"static", static, "fib(20) = 6765\n"},
 		{"dynamic in memory", dynamic, wantOutput},
+		{"Wasm API, counted only", filepath.Join("testdata", "wasm_api_v2.wasm"), "1\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			fast, out := count(t, tt.module, meter.Options{Checkpoints: true, Cost: wasmcore.CostFuel})
-			assert.Equal(t, tt.output, out)
-			slow, _ := count(t, tt.module, meter.Options{Checkpoints: true, PerInstruction: true, Cost: wasmcore.CostFuel})
-			all, _ := count(t, tt.module, meter.Options{Checkpoints: true, Cost: wasmcore.CostAll})
-			assert.Equal(t, slow, fast, "fuel: fast and per-instruction counts agree")
-			assert.Less(t, fast, all, "fuel charges nothing for nop, drop, return, unreachable")
-			assert.Greater(t, fast, all*9/10)
+			wasm, err := os.ReadFile(tt.module)
+			require.NoError(t, err)
+			count := func(opts meter.Options) counted {
+				return countFunction(t, wasm, false, profiler.Options{Meter: &opts})
+			}
+			fast := count(meter.Options{Checkpoints: true, Cost: wasmcore.CostFuel})
+			assert.Equal(t, tt.output, fast.Printed)
+			slow := count(meter.Options{Checkpoints: true, PerInstruction: true, Cost: wasmcore.CostFuel})
+			all := count(meter.Options{Checkpoints: true, Cost: wasmcore.CostAll})
+			assert.Equal(t, slow.Total, fast.Total, "fuel: fast and per-instruction counts agree")
+			assert.Less(t, fast.Total, all.Total, "fuel charges nothing for nop, drop, return, unreachable")
+			assert.Greater(t, fast.Total, all.Total*9/10)
 		})
 	}
 }
 
 // TestCompareProviders: the same function and input on two providers —
 // QuickJS 2024 (shopify_functions_javy_v3) against QuickJS-NG
-// (shopify_functions_javy_v4) — what moving provider costs.
+// (shopify_functions_javy_v4) — what moving provider costs, under the
+// cost model asked for, which compare names.
 func TestCompareProviders(t *testing.T) {
 	dir := providersDir(t)
-	got := jsprof(t, "", "compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", "testdata/shopify/input.json",
-		"--plugin", filepath.Join(dir, "shopify_functions_javy_v3.wasm"), "--plugin", filepath.Join(dir, "shopify_functions_javy_v4.wasm"),
-		"testdata/shopify/shopify_function.js")
-	require.Equal(t, 0, got.code, got.stderr)
-	assert.Contains(t, got.stdout, "shopify_functions_javy_v3.wasm")
-	assert.Contains(t, got.stdout, "shopify_functions_javy_v4.wasm")
-	assert.Contains(t, got.stderr, "both engines printed the same output (1 line) and exited with 0")
+	args := func(extra ...string) []string {
+		return append(append([]string{"compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", "testdata/shopify/input.json",
+			"--plugin", filepath.Join(dir, "shopify_functions_javy_v3.wasm"), "--plugin", filepath.Join(dir, "shopify_functions_javy_v4.wasm")}, extra...),
+			"testdata/shopify/shopify_function.js")
+	}
+	tests := []struct {
+		cost, named string
+	}{
+		{"fuel", "jsprof: compare: Wasm instructions counted as fuel (--cost fuel: wasmtime's fuel, as function-runner counts)\n"},
+		{"all", "jsprof: compare: Wasm instructions counted as all (--cost all: every instruction but block, loop, else and end)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cost, func(t *testing.T) {
+			got := jsprof(t, "", args("--cost", tt.cost)...)
+			require.Equal(t, 0, got.code, got.stderr)
+			assert.Contains(t, got.stdout, "shopify_functions_javy_v3.wasm")
+			assert.Contains(t, got.stdout, "shopify_functions_javy_v4.wasm")
+			assert.Contains(t, got.stderr, tt.named+"jsprof: both engines printed the same output (1 line) and exited with 0\n")
+		})
+	}
+	got := jsprof(t, "", args("--cost", "time")...)
+	assert.Equal(t, exitUsage, got.code)
+	assert.Equal(t, "jsprof: compare: --cost \"time\": want fuel or all\n", got.stderr)
+}
+
+// TestFunctionSummaryUnits: the summary says what function-runner's
+// Benchmark Results say, in its units: instructions as humanize_instructions
+// prints them, linear memory in whole KB (bytes/1024), sizes as
+// humanize_size prints them (binary units, two decimals).
+func TestFunctionSummaryUnits(t *testing.T) {
+	instructions := []struct {
+		n    uint64
+		want string
+	}{
+		{0, "0"}, {999, "999"}, {1000, "1K"}, {1001, "1.001K"}, {172_809, "172.809K"}, {999_999, "999.999K"},
+		{1_200_000, "1.2M"}, {11_000_000, "11M"}, {11_000_001, "11.000001M"}, {1_000_000_000, "1B"},
+	}
+	for _, tt := range instructions {
+		assert.Equal(t, tt.want, humanInstructions(tt.n), "%d instructions", tt.n)
+	}
+	sizes := []struct {
+		n    uint64
+		want string
+	}{
+		{0, "0B"}, {142, "142B"}, {1023, "1023B"}, {1024, "1.00KB"},
+		{1152, "1.12KB"}, // 1.125: a tie, rounded to even as Rust's {:.2}
+		{20_000, "19.53KB"}, {128_000, "125.00KB"}, {1 << 20, "1.00MB"}, {3 << 29, "1.50GB"},
+	}
+	for _, tt := range sizes {
+		assert.Equal(t, tt.want, humanSize(tt.n), "%d bytes", tt.n)
+	}
+
+	tests := []struct {
+		name         string
+		instructions uint64
+		costModel    string
+		info         jsprofile.RunInfo
+		want         string
+	}{
+		{"counted", 172_809, "fuel",
+			jsprofile.RunInfo{Export: "_start", Provider: "shopify_functions_javy_v4", Codec: "messagepack", MemoryBytes: 1_376_256, InputBytes: 142, OutputBytes: 94, StartupInstructions: 731, FinishInstructions: 59},
+			"jsprof: _start (shopify_functions_javy_v4, messagepack): Instructions: 172.809K (fuel) of 11M; Linear Memory Usage: 1344KB; Input Size: 142B of 125.00KB; Output Size: 94B of 19.53KB\n" +
+				"jsprof: not counted, as function-runner does not: 731 instructions before the call (provider set-up, input), 59 after it (output)\n"},
+		{"over every limit", 12_345_678, "all",
+			jsprofile.RunInfo{Export: "run", Provider: "shopify_function_v2", Codec: "messagepack", MemoryBytes: 1 << 20, InputBytes: 200_000, OutputBytes: 20_001},
+			"jsprof: run (shopify_function_v2, messagepack): Instructions: 12.345678M (all) of 11M — OVER THE LIMIT; Linear Memory Usage: 1024KB; Input Size: 195.31KB of 125.00KB — OVER THE LIMIT; Output Size: 19.53KB of 19.53KB — OVER THE LIMIT\n"},
+		{"not counted", 0, "",
+			jsprofile.RunInfo{Export: "_start", Provider: "javy_quickjs_provider_v1", Codec: "json", MemoryBytes: 1_310_720, InputBytes: 182, OutputBytes: 108},
+			"jsprof: _start (javy_quickjs_provider_v1, json): Instructions: not counted (--mode off); Linear Memory Usage: 1280KB; Input Size: 182B of 125.00KB; Output Size: 108B of 19.53KB\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var errOut strings.Builder
+			writeFunctionSummary(stdio{err: &errOut}, tt.instructions, tt.costModel, tt.info, "--mode off")
+			assert.Equal(t, tt.want, errOut.String())
+		})
+	}
+}
+
+// TestWasmAPIFunction: a function with no JS interpreter, in its module or
+// its provider (the Wasm API's shopify_function_v2), is counted as
+// function-runner counts it: the export call, in both modules, under the
+// fuel rule. jsprof says in one line that there is no JS to profile; the
+// summary and --report-json have the count, the profile its one frame.
+// An input past 128 kB whose length loops past 11M instructions goes over
+// two limits, which the summary and the JSON flag.
+func TestWasmAPIFunction(t *testing.T) {
+	dir := providersDir(t)
+	module := filepath.Join("testdata", "wasm_api_v2.wasm")
+	wasm, err := os.ReadFile(module)
+	require.NoError(t, err)
+	perInstruction := countFunction(t, wasm, false, profiler.Options{Meter: &meter.Options{PerInstruction: true, Cost: wasmcore.CostFuel}})
+
+	// The fixture loops once per character of a string input: 800,000 of
+	// them run about 12M instructions.
+	long := filepath.Join(t.TempDir(), "long.json")
+	require.NoError(t, os.WriteFile(long, []byte(`"`+strings.Repeat("x", 800_000)+`"`), 0o644))
+	tests := []struct {
+		name, input string
+		output      string
+		over        jsprofile.Limits
+	}{
+		{"within the limits", "testdata/shopify/input.json", "1\n", jsprofile.Limits{}},
+		{"over the limits", long, "-2122947200\n", jsprofile.Limits{InstructionsOver: true, InputOver: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := filepath.Join(t.TempDir(), "report.json")
+			got := jsprof(t, "", "run", "-q", "--plugin", dir, "--input", tt.input, "--report-json", doc, module)
+			require.Equal(t, 0, got.code, got.stderr)
+			assert.Equal(t, tt.output, got.stdout)
+			lines := strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n")
+			require.Len(t, lines, 3, got.stderr)
+			assert.Regexp(t, `^jsprof: wasm_api_v2\.wasm: no JS interpreter found to profile: .*; counting the export call's Wasm instructions only \(the profile has one frame, \(Wasm code, no JS interpreter\)\)$`, lines[0])
+
+			rep := readRunReport(t, doc)
+			assert.Equal(t, "fuel", rep.CostModel)
+			assert.Equal(t, "shopify_function_v2", rep.Run.Provider)
+			assert.Equal(t, []report.BucketCost{{Name: profiler.BucketWasm, WasmInstructions: rep.Total}}, rep.Buckets)
+			want := jsprofile.Limits{Instructions: 11_000_000, InputBytes: 128_000, OutputBytes: 20_000}
+			want.InstructionsOver, want.InputOver, want.OutputOver = tt.over.InstructionsOver, tt.over.InputOver, tt.over.OutputOver
+			assert.Equal(t, &want, rep.Run.Limits)
+			assert.Positive(t, rep.Run.Startup, "initialize and the input's copy, in the provider")
+			assert.Positive(t, rep.Run.Finish, "finalize")
+
+			over := func(b bool) string {
+				if b {
+					return " — OVER THE LIMIT"
+				}
+				return ""
+			}
+			assert.Equal(t, fmt.Sprintf("jsprof: _start (shopify_function_v2, messagepack): Instructions: %s (fuel) of 11M%s; Linear Memory Usage: %dKB; Input Size: %s of 125.00KB%s; Output Size: %s of 19.53KB",
+				humanInstructions(rep.Total), over(tt.over.InstructionsOver), rep.Run.Memory/1024, humanSize(rep.Run.Input), over(tt.over.InputOver), humanSize(rep.Run.Output)), lines[1])
+			if tt.input == "testdata/shopify/input.json" {
+				assert.Equal(t, perInstruction.Total, rep.Total, "the per-instruction count of the same run")
+				assert.Equal(t, perInstruction.Run.StartupInstructions, rep.Run.Startup)
+				assert.Equal(t, perInstruction.Run.FinishInstructions, rep.Run.Finish)
+			}
+		})
+	}
+}
+
+// TestShopifyMemoryUnprofiled: a profiled run reports the linear memory of
+// an unprofiled one: what the meter reserves for its counters is not the
+// function's.
+func TestShopifyMemoryUnprofiled(t *testing.T) {
+	dir := providersDir(t)
+	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "shopify_function.js"))
+	memory := regexp.MustCompile(`Linear Memory Usage: \d+KB`)
+	var got []string
+	for _, mode := range []string{modeOff, modeExact} {
+		run := jsprof(t, "", "run", "-q", "--mode", mode, "--plugin", dir, "--input", "testdata/shopify/input.json", module)
+		require.Equal(t, 0, run.code, run.stderr)
+		got = append(got, memory.FindString(run.stderr))
+	}
+	require.NotEmpty(t, got[0])
+	assert.Equal(t, got[0], got[1], "--mode off, then exact")
 }

@@ -258,4 +258,3 @@ func dirFiles(t *testing.T, dir string) (n int, size int64) {
 	}))
 	return n, size
 }
-

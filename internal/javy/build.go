@@ -24,8 +24,8 @@ func NameSource(module []byte, file string) []byte {
 
 // JavySourceSection is the custom section in which `javy build` embeds the
 // program's JS, Brotli-compressed, for tools to show it: jsprof report
-// --html annotates the profile's lines with it (jsframes/report reads it,
-// as report.JavySourceSection).
+// --html annotates the profile's lines with it (jsframes/htmlview reads it,
+// as htmlview.JavySourceSection).
 const JavySourceSection = "javy_source"
 
 // EmbedSource adds a program's JS to the module built from it as `javy

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -59,10 +59,10 @@ func TestEmbedSource(t *testing.T) {
 				}
 			}
 			assert.Equal(t, []string{SourceSection, JavySourceSection}, names)
-			got, err := report.ModuleSource(out, "index.wasm")
+			got, err := htmlview.ModuleSource(out, "index.wasm")
 			require.NoError(t, err)
-			assert.Equal(t, report.SourceFile{Name: "index.js", Text: []byte(tt.src), From: report.JavySourceSection}, got)
+			assert.Equal(t, htmlview.SourceFile{Name: "index.js", Text: []byte(tt.src), From: htmlview.JavySourceSection}, got)
 		})
 	}
-	assert.Equal(t, report.JavySourceSection, JavySourceSection, "one section name for the writer and the reader")
+	assert.Equal(t, htmlview.JavySourceSection, JavySourceSection, "one section name for the writer and the reader")
 }

@@ -19,30 +19,28 @@ import (
 // and the caches hold one entry per plugin, not one per program. The
 // program's bytes go back into the instance before it runs.
 
-// detachProgram returns the bytes of m (decoded from wasm) to prepare and
-// compile in its place: wasm itself, or, for a module whose program is a
-// passive segment jsprof can detach, the module without it and without the
-// custom sections that vary by program (the recorded source, say). d is
-// what was detached, nil if nothing was. Failing to detach is no error:
-// the module is then prepared as it is.
-func detachProgram(wasm []byte, m *wasmcore.Module) (prepared []byte, d *wasmcore.DetachedSegment) {
+// detachProgram returns m without its program, to prepare and compile in
+// its place, if m's program is a passive segment jsprof can detach: a copy
+// of m without it and without the custom sections that vary by program
+// (the recorded source, say), and d, what was detached; nil and nil when
+// nothing was. Failing to detach is no error: the module is then prepared
+// as it is.
+func detachProgram(m *wasmcore.Module) (c *wasmcore.Module, d *wasmcore.DetachedSegment) {
 	seg := dispatch.ProgramSegment(m)
 	if seg < 0 {
-		return wasm, nil
+		return nil, nil
 	}
-	c, err := wasmcore.Decode(wasm) // a copy: m stays as it was, for naming
+	// A copy: m stays as it was, for naming. DetachSegment replaces the
+	// bodies it rewrites and appends to the module's lists, so a clone,
+	// which shares m's bytes, does: decoding the module again would cost
+	// as much as the rest of the run's preparation.
+	c = m.Clone()
+	d, err := c.DetachSegment(uint32(seg))
 	if err != nil {
-		return wasm, nil
-	}
-	if d, err = c.DetachSegment(uint32(seg)); err != nil {
-		return wasm, nil
+		return nil, nil
 	}
 	c.Customs = engineSections(c.Customs)
-	b, err := c.Encode()
-	if err != nil {
-		return wasm, nil
-	}
-	return b, d
+	return c, d
 }
 
 // engineSections keeps the custom sections that describe the engine (names,

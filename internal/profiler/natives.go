@@ -44,25 +44,26 @@ func withNatives(m *wasmcore.Module, r *dispatch.Report, opts meter.Options) met
 	return opts
 }
 
-// prepareNatives reads the engine's function lists for the natives' names
-// (natives.Scan, a few milliseconds) and names the Wasm functions a
-// stripped engine does not, for the profile's Wasm frames: each native's C function after
-// its builtin, the interpreter and js_call_c_function after what they are.
-// A QuickJS engine whose natives cannot be told apart is warned about.
+// prepareNatives takes the natives' names from the engine's function lists
+// (natives.Scan, once per engine: engineFacts) and names the Wasm
+// functions a stripped engine does not, for the profile's Wasm frames:
+// each native's C function after its builtin, the interpreter and
+// js_call_c_function after what they are. A QuickJS engine whose natives
+// cannot be told apart is warned about.
 func (s *Session) prepareNatives(plan *meter.Plan) {
 	quickjs := strings.HasPrefix(s.analysis.Engine.Family, "quickjs")
 	if plan.Natives == nil && quickjs {
 		_, err := nativeCalls(s.engine, s.analysis)
 		s.warn(fmt.Errorf("native functions are counted together as %s: %w", meter.BucketNative, err))
 	}
-	cat, err := natives.Scan(s.engine, s.analysis)
+	list, err := s.engineFacts().natives()
 	switch {
 	case err != nil && quickjs:
 		s.warn(fmt.Errorf("naming native functions: %w", err))
 	case err == nil:
-		s.natives = cat
+		s.natives = newNativeIndex(list)
 	}
-	names := wasmNativeNames(cat)
+	names := wasmNativeNames(list)
 	if names == nil {
 		names = map[uint32]string{}
 	}
@@ -79,15 +80,70 @@ func (s *Session) prepareNatives(plan *meter.Plan) {
 	}
 }
 
+// knownNative is what naming needs of a native natives.Scan found: its
+// name and member, the C function (table index and magic) a function
+// object calls it by, and the Wasm function that runs it. The prepared
+// engine cache keeps the natives so, a fifth of their Catalogue.
+type knownNative struct {
+	Name     string       `json:"n"`
+	Property string       `json:"p,omitempty"`
+	Kind     natives.Kind `json:"k,omitempty"`
+	Table    uint32       `json:"t"`
+	Magic    int16        `json:"m,omitempty"`
+	Func     uint32       `json:"f"`
+}
+
+// knownNatives keeps what naming needs of a catalogue's natives, in its
+// order; never nil.
+func knownNatives(cat *natives.Catalogue) []knownNative {
+	out := make([]knownNative, 0, len(cat.Natives))
+	for _, n := range cat.Natives {
+		out = append(out, knownNative{Name: n.Name, Property: n.Property, Kind: n.Kind, Table: n.TableIndex, Magic: n.Magic, Func: n.Func})
+	}
+	return out
+}
+
+// nativeIndex finds the natives a call runs, as natives.Catalogue.ByCall
+// does.
+type nativeIndex struct {
+	list   []knownNative
+	byCall map[nativeCall][]int
+}
+
+type nativeCall struct {
+	table uint32
+	magic int16
+}
+
+func newNativeIndex(list []knownNative) *nativeIndex {
+	x := &nativeIndex{list: list, byCall: map[nativeCall][]int{}}
+	for k, n := range list {
+		c := nativeCall{n.Table, n.Magic}
+		x.byCall[c] = append(x.byCall[c], k)
+	}
+	return x
+}
+
+// call returns the natives a call of C function table[i] with that magic
+// runs, in the catalogue's order.
+func (x *nativeIndex) call(i uint32, magic int16) []knownNative {
+	ks := x.byCall[nativeCall{i, magic}]
+	out := make([]knownNative, len(ks))
+	for j, k := range ks {
+		out[j] = x.list[k]
+	}
+	return out
+}
+
 // wasmNativeNames names each Wasm function that natives' entries point at
 // after its builtins: "JSON.stringify (native)", or the builtins that share
 // it joined as the catalogue joins them.
-func wasmNativeNames(cat *natives.Catalogue) map[uint32]string {
-	if cat == nil {
+func wasmNativeNames(list []knownNative) map[uint32]string {
+	if list == nil {
 		return nil
 	}
 	byFunc := map[uint32][]string{}
-	for _, n := range cat.Natives {
+	for _, n := range list {
 		if !contains(byFunc[n.Func], n.Name) {
 			byFunc[n.Func] = append(byFunc[n.Func], n.Name)
 		}
@@ -106,11 +162,11 @@ func wasmNativeNames(cat *natives.Catalogue) map[uint32]string {
 // unknown ("get ?.[Symbol.species]", the same on every engine), else the
 // candidates joined; "" (stacks then says native@table[i]) when none is
 // declared: never a guess.
-func nativeName(cat *natives.Catalogue, i uint32, magic int16) string {
-	if cat == nil {
+func nativeName(x *nativeIndex, i uint32, magic int16) string {
+	if x == nil {
 		return ""
 	}
-	ns := cat.ByCall(i, magic)
+	ns := x.call(i, magic)
 	var names []string
 	sameMember := true
 	for _, n := range ns {
@@ -127,7 +183,7 @@ func nativeName(cat *natives.Catalogue, i uint32, magic int16) string {
 
 // memberName names a native's member with its owner unknown, as package
 // natives names an uncertain owner ("?.toFixed").
-func memberName(n natives.Native) string {
+func memberName(n knownNative) string {
 	name := "?." + n.Property
 	switch n.Kind {
 	case natives.Getter:
@@ -157,6 +213,6 @@ func contains(list []string, s string) bool {
 
 // nativeIdentity makes id name natives from the engine's catalogue.
 func (s *Session) nativeIdentity(id stacks.Identity) stacks.Identity {
-	cat := s.natives
-	return stacks.WithNatives(id, func(i uint32, magic int16) string { return nativeName(cat, i, magic) })
+	x := s.natives
+	return stacks.WithNatives(id, func(i uint32, magic int16) string { return nativeName(x, i, magic) })
 }

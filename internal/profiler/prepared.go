@@ -10,24 +10,29 @@ import (
 	"path/filepath"
 
 	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/dispatch/natives"
+	"github.com/jsprof/jsprof/jsframes/bytecode"
 	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // Analysing and instrumenting an engine takes a few hundred milliseconds
 // (the dispatch analysis, the instruction counter, renumbering every call
-// for the injected imports) and gives the same result every time for the
-// same engine, options and jsprof: the prepared engine cache keeps it,
-// beside wazero's compiled modules (Options.CacheDir), so that a run pays
-// for it once per engine.
+// for the injected imports), and what naming needs of the engine tens more
+// (engineFacts); all of it is the same every time for the same engine,
+// options and jsprof: the prepared engine cache keeps it, beside wazero's
+// compiled modules (Options.CacheDir), so that a run pays for it once per
+// engine.
 //
 // An entry is two files named by the key: KEY.wasm, the instrumented
-// module, and KEY.json, the analysis and the plan. Both are written to
-// temporary files and renamed, the .json last: a reader that finds the
-// .json finds a complete .wasm, and concurrent writers of one key write the
-// same bytes. What is read back is checked (the plan's indices against the
-// instrumented module's digest, recorded in the .json); an entry that fails
-// is removed and made again, never trusted. The cache directory's size
-// bound (jsprof's --cache-size) covers these files too.
+// module, and KEY.json, the analysis, the plan and the engine's facts.
+// Both are written to temporary files and renamed, the .json last: a
+// reader that finds the .json finds a complete .wasm, and concurrent
+// writers of one key write the same bytes. What is read back is checked
+// (the plan's indices against the analysis, the facts against it too, the
+// instrumented module against its digest, recorded in the .json); an entry
+// that fails is removed and made again, never trusted. The cache
+// directory's size bound (jsprof's --cache-size) covers these files too.
 
 // preparedDir is the cache's subdirectory.
 const preparedDir = "jsprof-prepared-v1"
@@ -36,12 +41,82 @@ const preparedDir = "jsprof-prepared-v1"
 type prepared struct {
 	Report     *dispatch.Report `json:"report"`
 	Plan       *meter.Plan      `json:"plan"`
+	Facts      *engineFacts     `json:"facts"`
 	WasmSHA256 string           `json:"wasm_sha256"` // of the instrumented module
 }
 
+// engineFacts is what naming needs to know of an engine, found in the
+// engine module and its analysis alone: the natives its function lists
+// declare (natives.Scan) and the spec its programs' bytecode is read with
+// (bytecode.EngineSpecForModule). Each parses a catalogue built into
+// jsprof and scans the engine's data, tens of milliseconds that every run
+// of the engine would spend for the same result: the cache keeps them
+// with the engine. An error is kept as its message, said again as it was.
+type engineFacts struct {
+	Natives    []knownNative        `json:"natives"` // never omitted: [] is none found, null an error
+	NativesErr string               `json:"natives_error,omitempty"`
+	Spec       *bytecode.EngineSpec `json:"spec,omitempty"`
+	SpecErr    string               `json:"spec_error,omitempty"`
+}
+
+// factsOf finds the facts of the engine m, as r analysed it. m is the
+// engine as it is prepared and cached (for a static module, without its
+// program: neither reads a passive data segment).
+func factsOf(m *wasmcore.Module, r *dispatch.Report) *engineFacts {
+	f := &engineFacts{}
+	if cat, err := natives.Scan(m, r); err != nil {
+		f.NativesErr = errMessage(err)
+	} else {
+		f.Natives = knownNatives(cat)
+	}
+	if spec, err := bytecode.EngineSpecForModule(m, r); err != nil {
+		f.SpecErr = errMessage(err)
+	} else {
+		f.Spec = &spec
+	}
+	return f
+}
+
+func errMessage(err error) string {
+	if msg := err.Error(); msg != "" {
+		return msg
+	}
+	return "unknown error"
+}
+
+// natives returns the engine's natives, or why they could not be found.
+func (f *engineFacts) natives() ([]knownNative, error) {
+	if f.NativesErr != "" {
+		return nil, errors.New(f.NativesErr)
+	}
+	return f.Natives, nil
+}
+
+// spec returns the engine's bytecode spec, or why there is none.
+func (f *engineFacts) spec() (bytecode.EngineSpec, error) {
+	if f.SpecErr != "" {
+		return bytecode.EngineSpec{}, errors.New(f.SpecErr)
+	}
+	return *f.Spec, nil
+}
+
+// check says whether facts read back are whole and fit the analysis.
+func (f *engineFacts) check(r *dispatch.Report) error {
+	switch {
+	case f == nil || (f.Natives == nil) == (f.NativesErr == "") || (f.Spec == nil) == (f.SpecErr == ""):
+		return errors.New("incomplete entry")
+	case f.Spec != nil && f.Spec.Family != r.Engine.Family:
+		return errors.New("the engine's bytecode spec and its analysis disagree")
+	}
+	return nil
+}
+
 // preparedKey names the entry of an engine instrumented with opts by this
-// jsprof: the engine's bytes, the options and the running executable.
-func preparedKey(engine []byte, opts meter.Options) (string, error) {
+// jsprof: the running executable, the options and the engine's bytes,
+// engine or, when detached is set, the encoding of that module (a static
+// module without its program), digested as it is written: on a hit, the
+// key is all it is needed for.
+func preparedKey(engine []byte, detached *wasmcore.Module, opts meter.Options) (string, error) {
 	build, err := executableIdentity()
 	if err != nil {
 		return "", err
@@ -51,9 +126,15 @@ func preparedKey(engine []byte, opts meter.Options) (string, error) {
 		return "", err
 	}
 	h := sha256.New()
-	for _, part := range [][]byte{[]byte(build), o, engine} {
+	for _, part := range [][]byte{[]byte(build), o} {
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
+	}
+	// The engine comes last, so that its length need not be known first.
+	if detached == nil {
+		h.Write(engine)
+	} else if err := detached.EncodeTo(h); err != nil {
+		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -74,20 +155,33 @@ func executableIdentity() (string, error) {
 }
 
 // loadPrepared reads the entry for key, or reports false: absent, or
-// damaged (then removed).
+// damaged (then removed). The instrumented module is read and digested
+// while the .json is decoded: a run waits for the longer of the two only.
 func loadPrepared(dir, key string) (wasm []byte, p *prepared, ok bool) {
 	base := filepath.Join(dir, preparedDir, key)
 	meta, err := os.ReadFile(base + ".json")
 	if err != nil {
 		return nil, nil, false
 	}
-	wasm, err = os.ReadFile(base + ".wasm")
+	var (
+		sum  [sha256.Size]byte
+		werr error
+		read = make(chan struct{})
+	)
+	go func() {
+		defer close(read)
+		if wasm, werr = os.ReadFile(base + ".wasm"); werr == nil {
+			sum = sha256.Sum256(wasm)
+		}
+	}()
+	p = &prepared{}
+	err = json.Unmarshal(meta, p)
+	<-read
 	if err == nil {
-		p = &prepared{}
-		err = json.Unmarshal(meta, p)
+		err = werr
 	}
 	if err == nil {
-		err = p.check(wasm)
+		err = p.check(sum)
 	}
 	if err != nil {
 		os.Remove(base + ".json")
@@ -98,8 +192,8 @@ func loadPrepared(dir, key string) (wasm []byte, p *prepared, ok bool) {
 }
 
 // check says whether an entry read back is whole and consistent.
-func (p *prepared) check(wasm []byte) error {
-	sum := sha256.Sum256(wasm)
+// sum is the instrumented module's digest.
+func (p *prepared) check(sum [sha256.Size]byte) error {
 	switch {
 	case p.Report == nil || p.Report.Dispatch == nil || p.Plan == nil:
 		return errors.New("incomplete entry")
@@ -108,14 +202,14 @@ func (p *prepared) check(wasm []byte) error {
 	case p.Plan.OriginalDispatchFunc != p.Report.Dispatch.FunctionIndex:
 		return errors.New("the plan and the analysis disagree")
 	}
-	return nil
+	return p.Facts.check(p.Report)
 }
 
 // storePrepared writes an entry; failing, it leaves none (the cache is an
 // optimization: the run goes on).
-func storePrepared(dir, key string, wasm []byte, r *dispatch.Report, plan *meter.Plan) {
+func storePrepared(dir, key string, wasm []byte, r *dispatch.Report, plan *meter.Plan, facts *engineFacts) {
 	sum := sha256.Sum256(wasm)
-	meta, err := json.Marshal(prepared{Report: r, Plan: plan, WasmSHA256: hex.EncodeToString(sum[:])})
+	meta, err := json.Marshal(prepared{Report: r, Plan: plan, Facts: facts, WasmSHA256: hex.EncodeToString(sum[:])})
 	if err != nil {
 		return
 	}
@@ -150,4 +244,13 @@ func writeRenamed(path string, b []byte) error {
 		os.Remove(f.Name())
 	}
 	return err
+}
+
+// engineFacts returns the engine's facts, found now if prepareEngine did
+// not find them or read them back.
+func (s *Session) engineFacts() *engineFacts {
+	if s.facts == nil {
+		s.facts = factsOf(s.engine, s.analysis)
+	}
+	return s.facts
 }

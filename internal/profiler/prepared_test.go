@@ -3,6 +3,8 @@ package profiler_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,6 +60,24 @@ func TestPreparedCache(t *testing.T) {
 		func(p string) error {
 			return os.WriteFile(p, []byte(`{"report":{},"plan":{},"wasm_sha256":""}`), 0o644)
 		}, // incomplete
+		func(p string) error { // the engine's facts (natives, bytecode spec) lost
+			var entry map[string]json.RawMessage
+			b, err := os.ReadFile(p)
+			if err == nil {
+				err = json.Unmarshal(b, &entry)
+			}
+			if err != nil {
+				return err
+			}
+			if _, ok := entry["facts"]; !ok {
+				return errors.New("the entry keeps no facts")
+			}
+			delete(entry, "facts")
+			if b, err = json.Marshal(entry); err != nil {
+				return err
+			}
+			return os.WriteFile(p, b, 0o644)
+		},
 	} {
 		var meta string
 		for _, p := range entries() {
@@ -69,7 +89,13 @@ func TestPreparedCache(t *testing.T) {
 		require.NoError(t, damage(meta))
 		third := run()
 		assert.Equal(t, first.Opcodes, third.Opcodes, "made again")
+		assert.Equal(t, first.Functions, third.Functions, "made again")
 		assert.Len(t, entries(), 2)
+		b, err := os.ReadFile(meta)
+		require.NoError(t, err)
+		var entry map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &entry), "made again")
+		assert.Contains(t, entry, "facts", "made again")
 	}
 	// The instrumented module altered: its digest no longer matches.
 	for _, p := range entries() {

@@ -15,7 +15,6 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/jsprof/jsprof/dispatch"
-	"github.com/jsprof/jsprof/dispatch/natives"
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/bytecode"
@@ -93,6 +92,11 @@ type Options struct {
 	// given (the command reads its imports first), so that it is not
 	// decoded again. It is only read.
 	Decoded *wasmcore.Module
+	// CountWithoutInterpreter makes a run in which no module holds a JS
+	// interpreter a count-only session (countonly.go) rather than a
+	// *NoInterpreterError: a Shopify Function not written in JS still has
+	// its export call counted, as function-runner counts it.
+	CountWithoutInterpreter bool
 }
 
 // NoInterpreterError says that no module of the run holds a JS interpreter:
@@ -131,9 +135,9 @@ type Session struct {
 	windowed  *meter.Results
 	windowErr error
 	window    func(jsprofile.Meta, stacks.Identity) (*profile.Profile, error)
-	namer     *naming.Namer      // nil: functions named by address
-	natives   *natives.Catalogue // nil: natives named by table index
-	sampler   *stacks.Sampler    // Sample mode only
+	namer     *naming.Namer   // nil: functions named by address
+	natives   *nativeIndex    // nil: natives named by table index
+	sampler   *stacks.Sampler // Sample mode only
 	// sym and wasmNames name the engine's Wasm functions (sampling, or
 	// exact mode's Wasm frames); listened says the sample trampoline must
 	// be compiled with its listener.
@@ -147,12 +151,19 @@ type Session struct {
 	// the memory grew for it.
 	detached      *wasmcore.DetachedSegment
 	detachedBytes uint64
-	done          chan struct{} // closed when the guest has ended
+	// counting is set when the session counts instructions only
+	// (countonly.go): then there is no meter, analysis or naming.
+	counting *counting
+	done     chan struct{} // closed when the guest has ended
+	// facts are the engine's, found with its analysis or read back with
+	// it from the prepared engine cache (prepared.go).
+	facts *engineFacts
 }
 
 // Prepare instruments whichever of the main module and the plugin holds the
 // interpreter (the main module first) and prepares naming. A module with no
-// interpreter gives a *NoInterpreterError.
+// interpreter gives a *NoInterpreterError, or, with
+// Options.CountWithoutInterpreter, a count-only session.
 func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options) (*Session, error) {
 	if opts.Mode == "" {
 		opts.Mode = Exact
@@ -186,11 +197,14 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 			return nil, err
 		}
 		if pluginReport.Dispatch == nil {
-			return nil, &NoInterpreterError{Module: name, Reason: mainReport.Reason + "; in the plugin: " + pluginReport.Reason}
+			return s.countInstead(&NoInterpreterError{Module: name, Reason: mainReport.Reason + "; in the plugin: " + pluginReport.Reason})
 		}
 		s.engine, s.analysis, plan = pluginMod, pluginReport, pplan
+		if s.main, err = addStops(name, main); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, &NoInterpreterError{Module: name, Reason: mainReport.Reason}
+		return s.countInstead(&NoInterpreterError{Module: name, Reason: mainReport.Reason})
 	}
 	s.meter = meter.New(plan)
 	s.meter.SetLimit(opts.MaxInstructions)
@@ -233,13 +247,14 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 	// module without its program (detach.go). m, as it was, is returned
 	// for naming, which reads the program.
 	prep := wasm
+	var dm *wasmcore.Module // m without its program, when detached
 	var detached *wasmcore.DetachedSegment
 	if isMain {
-		prep, detached = detachProgram(wasm, m)
+		dm, detached = detachProgram(m)
 	}
 	key := ""
 	if s.opts.CacheDir != "" {
-		key, _ = preparedKey(prep, mopts) // "": no cache
+		key, _ = preparedKey(wasm, dm, mopts) // "": no cache
 	}
 	set := func(out []byte) {
 		if isMain {
@@ -251,14 +266,19 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 	if key != "" {
 		if out, p, ok := loadPrepared(s.opts.CacheDir, key); ok {
 			set(out)
+			s.facts = p.Facts
 			return m, p.Report, p.Plan, nil
 		}
 	}
 	pm := m
 	if detached != nil {
-		var err error
-		if pm, err = wasmcore.Decode(prep); err != nil {
+		b, err := dm.Encode()
+		if err != nil {
+			detached = nil // prepared as it is, as when nothing is detached
+		} else if pm, err = wasmcore.Decode(b); err != nil {
 			return nil, nil, nil, fmt.Errorf("%s: %w", what, err)
+		} else {
+			prep = b
 		}
 	}
 	_, r, err := analyze(ctx, what, prep, pm)
@@ -269,10 +289,12 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	facts := factsOf(pm, r)
 	if key != "" {
-		storePrepared(s.opts.CacheDir, key, out, r, plan)
+		storePrepared(s.opts.CacheDir, key, out, r, plan, facts)
 	}
 	set(out)
+	s.facts = facts
 	return m, r, plan, nil
 }
 
@@ -313,6 +335,30 @@ func instrument(what string, wasm []byte, r *dispatch.Report, opts meter.Options
 	return out, plan, nil
 }
 
+// addStops gives the loops of a main module that is not the engine (a
+// dynamic module: the meter counts its plugin) a stop when the run's
+// context is done (meter.AddStops): without one, a loop of its own would
+// outlive a timeout or an interrupt. A module without loops is returned
+// as it is.
+func addStops(what string, wasm []byte) ([]byte, error) {
+	m, err := wasmcore.Decode(wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	changed, err := meter.AddStops(m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if !changed {
+		return wasm, nil
+	}
+	out, err := m.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
 // makeRoomForCounters lifts the maximum of a memory the module defines, so
 // that the meter can grow it for its counters even when the module fixed
 // its size (maximum = minimum): such a module could not be profiled at all.
@@ -333,12 +379,12 @@ func makeRoomForCounters(m *wasmcore.Module) {
 // Where that fails (an engine or a format jsprof does not read), it warns
 // once and functions are named by address.
 func (s *Session) prepareNamer() {
-	spec, err := bytecode.EngineSpecForModule(s.engine, s.analysis)
+	spec, err := s.engineFacts().spec()
 	if err != nil {
 		s.warn(fmt.Errorf("naming JS functions: %w", err))
 		return
 	}
-	prog, err := bytecode.ProgramFromModules(s.program, s.programReport, s.engine, s.analysis)
+	prog, err := bytecode.ProgramWithSpec(s.program, s.programReport, spec)
 	if err != nil {
 		s.warn(fmt.Errorf("naming JS functions: %w", err))
 	}
@@ -357,7 +403,7 @@ func (s *Session) Main() []byte { return s.main }
 // Plugin is the plugin to run in place of the one given (nil for none).
 func (s *Session) Plugin() []byte { return s.plugin }
 
-// Meter is the run's meter.
+// Meter is the run's meter; nil when the session counts only.
 func (s *Session) Meter() *meter.Meter { return s.meter }
 
 // Configure hooks the session into a run: the plugin to load, the meter's
@@ -369,6 +415,10 @@ func (s *Session) Configure(o *runner.Options) {
 		p := *o.Plugin
 		p.Wasm = s.plugin
 		o.Plugin = &p
+	}
+	if s.counting != nil {
+		s.configureCount(o)
+		return
 	}
 	o.Link, o.Instantiated = s.meter.Link, s.Start
 	o.KeepOnContextDone = true
@@ -435,6 +485,9 @@ func (s *Session) Context(ctx context.Context) context.Context {
 // detached program took are the profiler's. (function-runner reports the
 // memory of an unprofiled run: this is it.)
 func (s *Session) GuestMemory(total uint64) uint64 {
+	if s.counting != nil {
+		return total // a counter is a global: it takes no memory
+	}
 	own := s.meter.ReservedBytes() + s.detachedBytes
 	if own > total {
 		return 0
@@ -442,8 +495,14 @@ func (s *Session) GuestMemory(total uint64) uint64 {
 	return total - own
 }
 
-// Instructions is the count at the meter's last checkpoint, for progress.
-func (s *Session) Instructions() uint64 { return s.meter.Instructions() }
+// Instructions is the count at the meter's last checkpoint, for progress;
+// 0 when counting only, whose counters are not read while the guest runs.
+func (s *Session) Instructions() uint64 {
+	if s.counting != nil {
+		return 0
+	}
+	return s.meter.Instructions()
+}
 
 // Finished says the guest has ended: requests waiting on Serve answer.
 func (s *Session) Finished() {
@@ -470,7 +529,7 @@ type Run struct {
 type Outcome struct {
 	Profile *profile.Profile
 	Tables  *report.Tables
-	Results *meter.Results
+	Results *meter.Results // nil when the session counted only
 	// Warnings say what the profile lacks (unreadable counters, a run too
 	// short for a sample).
 	Warnings []error
@@ -479,11 +538,17 @@ type Outcome struct {
 // Finish collects the measurements once the guest has ended and builds
 // the profile and its tables. However the guest ended, what was measured
 // is kept; what could not be read is said in Warnings. When ctx is done
-// (the user interrupted the run), naming, the one step whose cost is not
-// bounded by the measurements' size, is skipped: functions keep their
-// addresses, and the profile is written at once.
+// (the user interrupted the run), before naming or while it runs, naming,
+// the one step whose cost is not bounded by the measurements' size, is
+// skipped or abandoned: functions keep their addresses, and the profile
+// is written at once. Counters the guest wrote over (meter.ErrTampered)
+// leave a profile that still adds up, with a warning: what they cannot
+// place is charged to meter.BucketTampered.
 func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	s.Finished()
+	if s.counting != nil {
+		return s.finishCount(run)
+	}
 	results, err := s.windowed, s.windowErr
 	if results == nil {
 		// The guest never reached its entry call (or ended in its
@@ -497,19 +562,19 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 		run.Info.FinishInstructions = s.meter.Count() - results.TotalInstructions
 		run.Info.StartupInstructions = s.startup
 	}
+	run.Info.Limits = overLimits(run.Info.Limits, results.TotalInstructions)
 	out := &Outcome{Results: results}
 	if err != nil {
 		out.Warnings = append(out.Warnings, err)
-	}
-	if s.namer != nil && ctx.Err() != nil {
-		out.Warnings = append(out.Warnings, errors.New("interrupted: JS functions are named by their bytecode address"))
-		s.namer = nil
 	}
 	if namer := s.namer; namer != nil {
 		if mem := s.meter.Memory(); mem != nil {
 			namer.UseMemory(mem)
 		}
-		namer.Learn(results.Functions)
+		if !learn(ctx, namer, results.Functions) {
+			out.Warnings = append(out.Warnings, errors.New("interrupted: JS functions are named by their bytecode address"))
+			s.namer = nil
+		}
 	}
 	meta := s.meta(run)
 	if s.sampler != nil {
@@ -534,6 +599,32 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// learn has namer learn the run's functions (naming.Namer.Learn), unless
+// ctx is done first, before or while it does: then it returns false at
+// once, and the Learn under way goes on, abandoned, with a namer nothing
+// uses any more. Learn's cost grows with the program, not only with the
+// measurements, so an interrupt while it runs must not wait for it.
+func learn(ctx context.Context, namer *naming.Namer, fs []meter.FunctionCost) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if ctx.Done() == nil {
+		namer.Learn(fs)
+		return true
+	}
+	learned := make(chan struct{})
+	go func() {
+		defer close(learned)
+		namer.Learn(fs)
+	}()
+	select {
+	case <-learned:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // meta describes the run for the profile's comments.
@@ -605,6 +696,9 @@ func (s *Session) identity() stacks.Identity {
 // the samples of the next N seconds (default 30), or until the guest ends.
 // It returns the address listened on (a port 0 chosen).
 func (s *Session) Serve(addr string) (listening string, stop func(), err error) {
+	if s.counting != nil {
+		return "", nil, errors.New("serving a profile needs a JS interpreter to sample: this run counts its instructions only")
+	}
 	if s.sampler == nil {
 		return "", nil, errors.New("serving a profile needs sample mode")
 	}

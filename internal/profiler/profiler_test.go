@@ -13,6 +13,9 @@ import (
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // staticFib builds fixtures/js/fib.js into a static module with a plugin.
@@ -66,4 +69,68 @@ func TestPrepareRejectsMode(t *testing.T) {
 	_, err := profiler.Prepare(context.Background(), "x.wasm", nil, nil, profiler.Options{Mode: "off"})
 	assert.EqualError(t, err, `profiling mode "off": want exact or sample`)
 	assert.Equal(t, jsprofile.ModeExact, string(profiler.Exact))
+}
+
+// TestCountWithoutInterpreter: with Options.CountWithoutInterpreter, a
+// program without a JS interpreter is counted rather than refused: its
+// profile is one frame holding the whole count, the same count as
+// wasmcore's per-instruction mode, under either cost model.
+func TestCountWithoutInterpreter(t *testing.T) {
+	wasm, err := os.ReadFile(fixtures.Path("plain", "plain-O2.wasm"))
+	require.NoError(t, err)
+	count := func(t *testing.T, opts profiler.Options) (*profiler.Outcome, string) {
+		var stdout bytes.Buffer
+		opts.CountWithoutInterpreter = true
+		out, res, err := profiler.Profile(context.Background(), wasm,
+			runner.Options{Name: "plain.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true}, opts)
+		require.NoError(t, err)
+		require.Nil(t, res.Trap)
+		assert.Empty(t, out.Warnings)
+		return out, stdout.String()
+	}
+	for _, cost := range []wasmcore.CostModel{wasmcore.CostFuel, wasmcore.CostAll} {
+		t.Run(cost.String(), func(t *testing.T) {
+			out, printed := count(t, profiler.Options{Cost: cost})
+			assert.NotEmpty(t, printed)
+			total := out.Tables.TotalWasmInstructions
+			assert.Positive(t, total)
+			assert.Equal(t, cost.String(), out.Tables.CostModel)
+			assert.Equal(t, []report.BucketCost{{Name: profiler.BucketWasm, WasmInstructions: total}}, out.Tables.Buckets)
+			assert.Empty(t, out.Tables.Functions)
+
+			slow, slowPrinted := count(t, profiler.Options{Meter: &meter.Options{PerInstruction: true, Cost: cost}})
+			assert.Equal(t, printed, slowPrinted)
+			assert.Equal(t, total, slow.Tables.TotalWasmInstructions, "per-instruction count")
+		})
+	}
+}
+
+// TestCountOnlyAgreesWithTheMeter: a static JS module counted by
+// wasmcore's counter alone (PrepareCount) counts what the meter counts
+// for its profile, on the same run.
+func TestCountOnlyAgreesWithTheMeter(t *testing.T) {
+	wasm := staticFib(t, "javy-plugin-1.7.0")
+	ropts := func(stdout *bytes.Buffer) runner.Options {
+		return runner.Options{Name: "fib.wasm", Stdout: stdout, Cache: fixtures.CompilationCache(t), Deterministic: true}
+	}
+	var profiledOut bytes.Buffer
+	profiled, _, err := profiler.Profile(context.Background(), wasm, ropts(&profiledOut), profiler.Options{Cost: wasmcore.CostFuel})
+	require.NoError(t, err)
+
+	var countedOut bytes.Buffer
+	s, err := profiler.PrepareCount(context.Background(), "fib.wasm", wasm, nil, profiler.Options{Cost: wasmcore.CostFuel})
+	require.NoError(t, err)
+	require.EqualError(t, s.CountOnly(), "counting instructions only, as asked")
+	o := ropts(&countedOut)
+	s.Configure(&o)
+	res, err := runner.Run(context.Background(), s.Main(), o)
+	require.NoError(t, err)
+	require.Nil(t, res.Trap)
+	counted, err := s.Finish(context.Background(), profiler.Run{ExitCode: profiler.ExitCode(res)})
+	require.NoError(t, err)
+
+	assert.Equal(t, "fib(20) = 6765\n", countedOut.String())
+	assert.Equal(t, profiledOut.String(), countedOut.String())
+	assert.Equal(t, profiled.Tables.TotalWasmInstructions, counted.Tables.TotalWasmInstructions)
+	assert.Equal(t, profiled.Tables.Run.StartupInstructions, counted.Tables.Run.StartupInstructions)
 }

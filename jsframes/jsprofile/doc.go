@@ -10,5 +10,6 @@
 // profile it did not write is refused with a reason.
 //
 // It knows nothing of how stacks are measured (package stacks) or what is
-// computed from them (package report), and it must not import either.
+// computed from them (packages report, diff and htmlview), and it must not
+// import any of them.
 package jsprofile

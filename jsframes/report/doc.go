@@ -1,11 +1,12 @@
 // Package report computes the cost tables of a jsprof profile (Tables:
 // per opcode, per JS function and opcode, per line, per Wasm function with
 // the opcodes and natives that reached it, and the buckets) from
-// the profile alone, and shows them: the views of jsprof report and of
-// jsprof run --report and --report-json (Report: text, CSV, JSON, HTML),
-// and the comparison of two profiles (Diff) for jsprof diff and compare.
+// the profile alone, and shows them as text, CSV and JSON: the views of
+// jsprof report and of jsprof run --report and --report-json (Report).
 //
 // It is the one computation of those tables: whatever prints a cost reads
 // it from here, so every output agrees. It reads profiles through package
-// jsprofile and must not depend on how they were measured.
+// jsprofile and must not depend on how they were measured. It shows one
+// profile only: comparing two is package diff's, HTML pages are package
+// htmlview's, and it must not import either (they import it).
 package report

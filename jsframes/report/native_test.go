@@ -8,48 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/jsframes/internal/reporttest"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
-// nativeProfile is an exact profile with natives as package stacks writes
-// them: <eval> calls JSON.parse, Array.prototype.sort (its comparator cmp
-// under it, calling Math.sign) and a host function (the (native
-// functions) bucket in its context); table indices are those of engine.
-func nativeProfile(t *testing.T, parseIndex uint32, parseInstr int64) *Tables {
+// nativeTables are the tables of reporttest.NativeProfile.
+func nativeTables(t *testing.T, parseIndex uint32, parseInstr int64) *Tables {
 	t.Helper()
-	eval := jsprofile.JSFrame("<eval>", "app.js", 1, 1, 0x1000, 0)
-	cmp := jsprofile.JSFrame("cmp", "app.js", 5, 6, 0x2000, 0)
-	callMethod := jsprofile.OpcodeFrame("call_method", 36)
-	sub := jsprofile.OpcodeFrame("sub", 150)
-	parse := jsprofile.NativeFrame("JSON.parse", parseIndex, 0)
-	sortFn := jsprofile.NativeFrame("Array.prototype.sort", 529, 0)
-	sign := jsprofile.NativeFrame("Math.sign", 600, 3)
-	host := jsprofile.BucketFrame(jsprofile.BucketNative)
-	total := 100 + parseInstr + 300 + 200 + 50 + 40 + 500 + 10
-	b := jsprofile.NewBuilder(jsprofile.Meta{Mode: jsprofile.ModeExact, TotalInstructions: uint64(total)})
-	stacks := []struct {
-		stack               []jsprofile.Frame
-		instr, execs, calls int64
-	}{
-		{[]jsprofile.Frame{eval}, 0, 0, 1},
-		{[]jsprofile.Frame{eval, callMethod}, 100, 4, 0},
-		{[]jsprofile.Frame{eval, callMethod, parse}, parseInstr, 0, 2},
-		{[]jsprofile.Frame{eval, callMethod, sortFn}, 300, 0, 1},
-		{[]jsprofile.Frame{eval, callMethod, sortFn, cmp}, 0, 0, 10},
-		{[]jsprofile.Frame{eval, callMethod, sortFn, cmp, sub}, 200, 10, 0},
-		{[]jsprofile.Frame{eval, callMethod, sortFn, cmp, callMethod, sign}, 50, 0, 10},
-		{[]jsprofile.Frame{eval, callMethod, host}, 40, 0, 0},
-		{[]jsprofile.Frame{jsprofile.BucketFrame(jsprofile.BucketOutside)}, 500, 0, 0},
-		{[]jsprofile.Frame{host}, 10, 0, 0},
-	}
-	for _, s := range stacks {
-		b.Add(s.stack, s.instr, s.execs, s.calls)
-	}
-	p, err := b.Profile()
-	require.NoError(t, err)
-	d, err := FromProfile(p)
-	require.NoError(t, err)
-	return d
+	return tablesOf(t, reporttest.NativeProfile(t, parseIndex, parseInstr))
 }
 
 func functionNamed(d *Tables, kind, name string) *FunctionStats {
@@ -65,7 +31,7 @@ func functionNamed(d *Tables, kind, name string) *FunctionStats {
 // self and total instructions; their instructions are in no opcode and no
 // line; opcodes, natives and buckets add up to the total.
 func TestReportNatives(t *testing.T) {
-	d := nativeProfile(t, 412, 1000)
+	d := nativeTables(t, 412, 1000)
 	type row struct {
 		kind, name         string
 		calls, self, total uint64
@@ -110,7 +76,7 @@ func TestReportNatives(t *testing.T) {
 // view lists them, the opcode view has their instructions in a row of
 // their own, JSON says "kind".
 func TestReportNativesViews(t *testing.T) {
-	d := nativeProfile(t, 412, 1000)
+	d := nativeTables(t, 412, 1000)
 	tests := []struct {
 		by   string
 		want []string
@@ -153,31 +119,6 @@ func TestReportNativesViews(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(2), only.Data().NativeCalls)
 	assert.Equal(t, uint64(1000), only.Data().NativeWasmInstructions)
-}
-
-// TestDiffAlignsNatives: natives are aligned by name across engines, whose
-// table indices differ; their change is in the summary.
-func TestDiffAlignsNatives(t *testing.T) {
-	base, next := nativeProfile(t, 412, 1000), nativeProfile(t, 397, 1200)
-	df := NewDiff(base, next, "base.pb.gz", "new.pb.gz")
-	var parse *FunctionDiff
-	for i := range df.Functions {
-		f := &df.Functions[i]
-		assert.Empty(t, f.Only, f.Name)
-		if f.Name == "JSON.parse" {
-			parse = f
-		}
-	}
-	require.NotNil(t, parse)
-	assert.Equal(t, FunctionNative, parse.Kind)
-	assert.Equal(t, int64(200), parse.DeltaWasmInstructions)
-	assert.Equal(t, int64(200), df.DeltaNativeWasmInstructions)
-	assert.Len(t, df.Functions, 5)
-	assert.Contains(t, df.Summary, "in native functions it rose by 200")
-	assert.Contains(t, df.Summary, "By function: JSON.parse (native) +200")
-	var text bytes.Buffer
-	require.NoError(t, df.WriteText(&text, 0))
-	assert.Contains(t, text.String(), "JSON.parse (native)")
 }
 
 // TestReportUnnamedWasm: a sampled profile says how much of its weight is

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -96,6 +97,11 @@ const (
 	FunctionNative = "native" // a native (C) builtin: JSON.parse
 )
 
+// NativeSuffix ends the name of a JS frame that is a native ("JSON.stringify
+// (native)", for profiles that name natives as JS functions), and the
+// label of a native function (FunctionStats.Label, WasmCaller.Label).
+const NativeSuffix = " (native)"
+
 // OpcodeStats is one opcode's cost, in the whole profile or in one function.
 type OpcodeStats struct {
 	Name string `json:"name"` // without the op: prefix
@@ -151,7 +157,7 @@ func (f *FunctionStats) Key() string {
 func (f *FunctionStats) Label() string {
 	switch {
 	case f.Kind == FunctionNative:
-		return f.Name + " (native)"
+		return f.Name + NativeSuffix
 	case f.File != "" && f.Line > 0:
 		return fmt.Sprintf("%s (%s:%d)", f.Name, f.File, f.Line)
 	case f.File != "":
@@ -169,6 +175,19 @@ type LineStats struct {
 	Executions       uint64  `json:"executions"`
 	WasmInstructions uint64  `json:"wasm_instructions"`
 	Share            float64 `json:"share"`
+}
+
+// Label is how reports print the line: index.js:12, index.js:? when the
+// line is unknown.
+func (l *LineStats) Label() string {
+	file := l.File
+	if file == "" {
+		file = "?"
+	}
+	if l.Line == 0 {
+		return file + ":?"
+	}
+	return fmt.Sprintf("%s:%d", file, l.Line)
 }
 
 // BucketCost is a bucket of instructions outside JS opcodes (jsprofile's
@@ -218,19 +237,19 @@ func New(p *jsprofile.Profile) *Tables {
 	// the profile (stackReader), each function's accumulators resolved
 	// once: by system name for JS and native functions, by name for
 	// opcodes and phases.
-	r := newStackReader(p)
+	r := NewStackReader(p)
 	type fnAcc struct {
 		stats   FunctionStats
 		opcodes []*OpcodeStats // by opcode key; nil until the first
 		stamp   int            // the last sample that counted its total
 	}
 	functions := map[string]*fnAcc{} // by system_name
-	accOf := make([]*fnAcc, len(r.funcs))
+	accOf := make([]*fnAcc, len(r.Funcs))
 	function := func(i int32) *fnAcc {
 		if a := accOf[i]; a != nil {
 			return a
 		}
-		f := r.funcs[i]
+		f := r.Funcs[i]
 		a := functions[f.Function.SystemName]
 		if a == nil {
 			a = &fnAcc{stats: FunctionStats{Name: f.Function.Name, Kind: FunctionJS, File: f.Function.Filename, Line: int(f.Function.StartLine),
@@ -246,16 +265,16 @@ func New(p *jsprofile.Profile) *Tables {
 	// Opcodes are keyed by name (an engine may have two functions of one
 	// opcode name): opKey[i] is function i's key, names[key] the name.
 	opKeys := map[string]int32{}
-	opKey := make([]int32, len(r.funcs))
+	opKey := make([]int32, len(r.Funcs))
 	type opName struct {
 		name string
 		op   int
 	}
 	opNames := []opName{{NoOpcodeName, -1}}
 	opKeys[NoOpcodeName] = 0
-	phaseOf := make([]string, len(r.funcs))
-	unnamed := make([]bool, len(r.funcs))
-	for i, f := range r.funcs {
+	phaseOf := make([]string, len(r.Funcs))
+	unnamed := make([]bool, len(r.Funcs))
+	for i, f := range r.Funcs {
 		switch f.Kind {
 		case jsprofile.KindOpcode:
 			name := strings.TrimPrefix(f.Function.Name, jsprofile.OpcodePrefix)
@@ -269,7 +288,7 @@ func New(p *jsprofile.Profile) *Tables {
 		case jsprofile.KindPhase:
 			phaseOf[i] = strings.TrimPrefix(f.Function.Name, jsprofile.PhasePrefix)
 		case jsprofile.KindWasm:
-			unnamed[i] = isUnnamedWasm(f.Function.Name)
+			unnamed[i] = IsUnnamedWasm(f.Function.Name)
 		}
 	}
 	type lineKey struct {
@@ -293,31 +312,31 @@ func New(p *jsprofile.Profile) *Tables {
 		return s
 	}
 	wv := newWasmView(r, uncertain)
-	var stack []stackFrame
+	var stack []Frame
 	for si, s := range p.Sample {
 		instr, execs, calls := uint64(s.Value[jsprofile.ValueInstructions]), uint64(s.Value[jsprofile.ValueExecutions]), uint64(s.Value[jsprofile.ValueCalls])
 		d.SampledWasmInstructions += instr
 		d.Executions += execs
-		stack = r.stack(s, stack) // leaf first
+		stack = r.Stack(s, stack) // leaf first
 		wv.add(stack, instr)
-		if n := len(stack); n > 0 && r.funcs[stack[n-1].fn].Kind == jsprofile.KindPhase {
-			phases[phaseOf[stack[n-1].fn]] += instr
+		if n := len(stack); n > 0 && r.Funcs[stack[n-1].Func].Kind == jsprofile.KindPhase {
+			phases[phaseOf[stack[n-1].Func]] += instr
 		}
-		if len(stack) > 0 && unnamed[stack[0].fn] {
+		if len(stack) > 0 && unnamed[stack[0].Func] {
 			d.UnnamedWasmInstructions += instr
 		}
 		// The sample's owner: its innermost JS function, native function
 		// or bucket — a native's callees and a bucket's are Wasm frames.
 		own := -1
 		for k := range stack {
-			if kind := r.funcs[stack[k].fn].Kind; kind == jsprofile.KindJS || kind == jsprofile.KindNative || kind == jsprofile.KindBucket {
+			if kind := r.Funcs[stack[k].Func].Kind; kind == jsprofile.KindJS || kind == jsprofile.KindNative || kind == jsprofile.KindBucket {
 				own = k
 				break
 			}
 		}
 		var owner *jsprofile.StackFrame
 		if own >= 0 {
-			owner = &r.funcs[stack[own].fn]
+			owner = &r.Funcs[stack[own].Func]
 		}
 		switch {
 		case own < 0:
@@ -329,7 +348,7 @@ func New(p *jsprofile.Profile) *Tables {
 			// its JS callers' totals hold it.
 			buckets[owner.Function.Name] += instr
 		case owner.Kind == jsprofile.KindNative:
-			acc := function(stack[own].fn)
+			acc := function(stack[own].Func)
 			acc.stats.Calls += calls
 			acc.stats.SelfWasmInstructions += instr
 			d.NativeCalls += calls
@@ -337,7 +356,7 @@ func New(p *jsprofile.Profile) *Tables {
 		default:
 			op := int32(0) // an opcode frame under the JS frame, or none
 			for k := 0; k < own; k++ {
-				if fn := stack[k].fn; r.funcs[fn].Kind == jsprofile.KindOpcode {
+				if fn := stack[k].Func; r.Funcs[fn].Kind == jsprofile.KindOpcode {
 					op = opKey[fn]
 					break
 				}
@@ -348,7 +367,7 @@ func New(p *jsprofile.Profile) *Tables {
 				o.WasmInstructions += instr
 			}
 			d.Calls += calls
-			acc := function(stack[own].fn)
+			acc := function(stack[own].Func)
 			acc.stats.Calls += calls
 			acc.stats.Executions += execs
 			acc.stats.SelfWasmInstructions += instr
@@ -357,10 +376,10 @@ func New(p *jsprofile.Profile) *Tables {
 				o.Executions += execs
 				o.WasmInstructions += instr
 
-				lk := lineKey{acc, stack[own].line}
+				lk := lineKey{acc, stack[own].Line}
 				l := lines[lk]
 				if l == nil {
-					l = &LineStats{Function: owner.Function.Name, FunctionLine: int(owner.Function.StartLine), File: owner.Function.Filename, Line: int(stack[own].line)}
+					l = &LineStats{Function: owner.Function.Name, FunctionLine: int(owner.Function.StartLine), File: owner.Function.Filename, Line: int(stack[own].Line)}
 					lines[lk] = l
 				}
 				l.Executions += execs
@@ -369,8 +388,8 @@ func New(p *jsprofile.Profile) *Tables {
 		}
 		// Total: every JS and native function on the stack, once.
 		for k := own; k < len(stack); k++ {
-			fn := stack[k].fn
-			if kind := r.funcs[fn].Kind; kind != jsprofile.KindJS && kind != jsprofile.KindNative {
+			fn := stack[k].Func
+			if kind := r.Funcs[fn].Kind; kind != jsprofile.KindJS && kind != jsprofile.KindNative {
 				continue
 			}
 			if a := function(fn); a.stamp != si {
@@ -390,7 +409,7 @@ func New(p *jsprofile.Profile) *Tables {
 			if o.Executions > 0 {
 				o.PerExecution = float64(o.WasmInstructions) / float64(o.Executions)
 			}
-			o.Share = shareOf(o.WasmInstructions, total)
+			o.Share = costfmt.Share(o.WasmInstructions, total)
 			out = append(out, *o)
 		}
 		sortOpcodeStats(out)
@@ -400,7 +419,7 @@ func New(p *jsprofile.Profile) *Tables {
 	d.Functions = make([]FunctionStats, 0, len(functions))
 	for _, a := range functions {
 		a.stats.Opcodes = finish(a.opcodes)
-		a.stats.Share = shareOf(a.stats.SelfWasmInstructions, total)
+		a.stats.Share = costfmt.Share(a.stats.SelfWasmInstructions, total)
 		d.Functions = append(d.Functions, a.stats)
 	}
 	sort.Slice(d.Functions, func(i, j int) bool {
@@ -418,7 +437,7 @@ func New(p *jsprofile.Profile) *Tables {
 	})
 	d.Lines = make([]LineStats, 0, len(lines))
 	for _, l := range lines {
-		l.Share = shareOf(l.WasmInstructions, total)
+		l.Share = costfmt.Share(l.WasmInstructions, total)
 		d.Lines = append(d.Lines, *l)
 	}
 	sortLineStats(d.Lines)
@@ -437,21 +456,17 @@ func New(p *jsprofile.Profile) *Tables {
 	return d
 }
 
+// Human scales a count for reading, as every report does: 999, 12.3k,
+// 4.56M, 7.89G.
+func Human(n uint64) string { return costfmt.Human(n) }
+
 // phaseOrder is the order phases are shown in: the run's.
 var phaseOrder = [...]string{jsprofile.PhaseStartup, jsprofile.PhaseInput, jsprofile.PhaseJS, jsprofile.PhaseOutput, jsprofile.PhaseGC, jsprofile.PhaseEngine}
 
-// isUnnamedWasm tells the name wasmcore.Symbolizer gives a Wasm function
-// it has no name for.
-func isUnnamedWasm(name string) bool {
+// IsUnnamedWasm tells the name wasmcore.Symbolizer gives a Wasm function
+// it has no name for (wasm-function[N]: a stripped build's).
+func IsUnnamedWasm(name string) bool {
 	return strings.HasPrefix(name, "wasm-function[") && strings.HasSuffix(name, "]")
-}
-
-// shareOf is n's fraction of total, 0 when total is.
-func shareOf(n uint64, total float64) float64 {
-	if total == 0 {
-		return 0
-	}
-	return float64(n) / total
 }
 
 func sortOpcodeStats(ops []OpcodeStats) {

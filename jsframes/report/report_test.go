@@ -12,29 +12,35 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/jsprof/jsprof/jsframes/internal/reporttest"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// golden compares got with testdata/golden/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./jsframes/report -run %s -update to create it", t.Name())
-	assert.Equal(t, string(want), string(got), "%s differs (go test -update rewrites it)", path)
-}
-
 // readFixture reads a fixture profile from its file, as jsprof report does.
 func readFixture(t *testing.T, name string) *Tables {
 	t.Helper()
-	d, err := ReadFile(fixtureProfilePath(t, name))
+	return readTables(t, reporttest.ProfilePath(t, name))
+}
+
+// readReal reads one of the real profiles (reporttest.RealPath).
+func readReal(t *testing.T, name string) *Tables {
+	t.Helper()
+	return readTables(t, reporttest.RealPath(name))
+}
+
+func readTables(t *testing.T, path string) *Tables {
+	t.Helper()
+	d, err := ReadFile(path)
+	require.NoError(t, err)
+	return d
+}
+
+// tablesOf computes the tables of a built profile.
+func tablesOf(t *testing.T, p *profile.Profile) *Tables {
+	t.Helper()
+	d, err := FromProfile(p)
 	require.NoError(t, err)
 	return d
 }
@@ -43,11 +49,11 @@ func TestReportReadProfile(t *testing.T) {
 	d := readFixture(t, "fib-base.pb.gz")
 	// The file matches its description.
 	var sum uint64
-	for _, s := range baseFixture.samples {
-		sum += uint64(s.instr)
+	for _, s := range reporttest.BaseFixture.Samples {
+		sum += uint64(s.Instr)
 	}
-	for _, b := range baseFixture.buckets {
-		sum += uint64(b.instr)
+	for _, b := range reporttest.BaseFixture.Buckets {
+		sum += uint64(b.Instr)
 	}
 	assert.Equal(t, sum, d.TotalWasmInstructions)
 	assert.Equal(t, d.TotalWasmInstructions, d.SampledWasmInstructions)
@@ -58,8 +64,8 @@ func TestReportReadProfile(t *testing.T) {
 	require.NotNil(t, d.ExitCode)
 	assert.Equal(t, 0, *d.ExitCode)
 	var calls uint64
-	for _, f := range baseFixture.functions {
-		calls += uint64(f.calls)
+	for _, f := range reporttest.BaseFixture.Functions {
+		calls += uint64(f.Calls)
 	}
 	assert.Equal(t, calls, d.Calls)
 
@@ -99,10 +105,10 @@ func TestReportReadProfile(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var execs, instr uint64
-			for _, s := range baseFixture.samples {
-				if s.op == tt.name {
-					execs += uint64(s.execs)
-					instr += uint64(s.instr)
+			for _, s := range reporttest.BaseFixture.Samples {
+				if s.Op == tt.name {
+					execs += uint64(s.Execs)
+					instr += uint64(s.Instr)
 				}
 			}
 			require.NotZero(t, execs, "the fixture has %s", tt.name)
@@ -132,10 +138,10 @@ func TestReportReadProfile(t *testing.T) {
 	// The heaviest line is fib's line 3: what the fixture's samples there
 	// add up to.
 	line3 := LineStats{Function: "fib", FunctionLine: 1, File: "function.mjs", Line: 3}
-	for _, s := range baseFixture.samples {
-		if s.fn == "fib" && s.line == 3 {
-			line3.Executions += uint64(s.execs)
-			line3.WasmInstructions += uint64(s.instr)
+	for _, s := range reporttest.BaseFixture.Samples {
+		if s.Fn == "fib" && s.Line == 3 {
+			line3.Executions += uint64(s.Execs)
+			line3.WasmInstructions += uint64(s.Instr)
 		}
 	}
 	line3.Share = float64(line3.WasmInstructions) / float64(d.TotalWasmInstructions)
@@ -158,13 +164,13 @@ func TestReportSampleMode(t *testing.T) {
 	// The instructions of each sample, and the run's total (the profile's
 	// comment: more than the samples hold).
 	const outer, inner, bucketed, wasmOnlyStack, total = 1000, 300, 50, 25, 1400
-	p := fixtureProfile{mode: "sample", family: "quickjs-ng", functions: []jsFn{
-		{name: "outer", file: "a.js", line: 1, addr: 0x100, calls: 1},
-		{name: "inner", file: "a.js", line: 9, addr: 0x200, calls: 3},
-	}, samples: []opSample{
-		{"outer", 2, "call1", 36, outer, 1, []string{"JS_CallInternal"}},
-		{"inner", 10, "add", 150, inner, 3, []string{"JS_CallInternal", "js_add_slow"}},
-	}, buckets: []bucket{{"(outside JS)", bucketed}}}.build(t)
+	p := reporttest.Fixture{Mode: "sample", Family: "quickjs-ng", Functions: []reporttest.JSFn{
+		{Name: "outer", File: "a.js", Line: 1, Addr: 0x100, Calls: 1},
+		{Name: "inner", File: "a.js", Line: 9, Addr: 0x200, Calls: 3},
+	}, Samples: []reporttest.OpSample{
+		{Fn: "outer", Line: 2, Op: "call1", Value: 36, Instr: outer, Execs: 1, Handle: []string{"JS_CallInternal"}},
+		{Fn: "inner", Line: 10, Op: "add", Value: 150, Instr: inner, Execs: 3, Handle: []string{"JS_CallInternal", "js_add_slow"}},
+	}, Buckets: []reporttest.Bucket{{Name: "(outside JS)", Instr: bucketed}}}.Build(t)
 	// Nest inner under outer's call1, as a sampled stack would be.
 	var innerSample *profile.Sample
 	var outerStack []*profile.Location
@@ -207,13 +213,13 @@ func TestReportSampleMode(t *testing.T) {
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, r.WriteText(&out))
-	golden(t, "sample-by-function.txt", out.Bytes())
+	reporttest.Golden(t, "sample-by-function.txt", out.Bytes())
 }
 
 func TestReportReadProfileErrors(t *testing.T) {
-	good := func() fixtureProfile {
-		return fixtureProfile{family: "quickjs", functions: []jsFn{{name: "f", file: "a.js", line: 1, addr: 0x10, calls: 1}},
-			samples: []opSample{{"f", 1, "add", 3, 10, 1, nil}}}
+	good := func() reporttest.Fixture {
+		return reporttest.Fixture{Family: "quickjs", Functions: []reporttest.JSFn{{Name: "f", File: "a.js", Line: 1, Addr: 0x10, Calls: 1}},
+			Samples: []reporttest.OpSample{{Fn: "f", Line: 1, Op: "add", Value: 3, Instr: 10, Execs: 1}}}
 	}
 	tests := []struct {
 		name   string
@@ -238,7 +244,7 @@ func TestReportReadProfileErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := good().build(t)
+			p := good().Build(t)
 			tt.mutate(p)
 			_, err := FromProfile(p)
 			require.Error(t, err)
@@ -257,7 +263,7 @@ func TestReportReadProfileErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "missing.pb.gz")
 
 	cpu := filepath.Join(dir, "cpu.pb.gz")
-	p := good().build(t)
+	p := good().Build(t)
 	p.Comments = nil
 	f, err := os.Create(cpu)
 	require.NoError(t, err)
@@ -298,7 +304,7 @@ func TestReportGolden(t *testing.T) {
 			} {
 				var out bytes.Buffer
 				require.NoError(t, format.write(&out))
-				golden(t, "report-"+tt.name+"."+format.ext, out.Bytes())
+				reporttest.Golden(t, "report-"+tt.name+"."+format.ext, out.Bytes())
 			}
 		})
 	}
@@ -374,6 +380,27 @@ func TestReportOptionsErrors(t *testing.T) {
 			_, err := NewReport(d, tt.opts)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// TestDiffFunctionKey: functions align by name, file and first line; an
+// address in a name does not stop them aligning where file and line say
+// which function it is.
+func TestDiffFunctionKey(t *testing.T) {
+	tests := []struct {
+		a, b  FunctionStats
+		align bool
+	}{
+		{FunctionStats{Name: "fib", File: "index.js", Line: 1, Address: 0x100}, FunctionStats{Name: "fib", File: "index.js", Line: 1, Address: 0x900}, true},
+		{FunctionStats{Name: "fib", File: "index.js", Line: 1}, FunctionStats{Name: "fib", File: "index.js", Line: 7}, false},
+		{FunctionStats{Name: "fib", File: "a.js", Line: 1}, FunctionStats{Name: "fib", File: "b.js", Line: 1}, false},
+		{FunctionStats{Name: "anonymous@0x148ac4", File: "index.js", Line: 9}, FunctionStats{Name: "anonymous@0x1321bc", File: "index.js", Line: 9}, true},
+		{FunctionStats{Name: "bytecode@0x148ac4"}, FunctionStats{Name: "bytecode@0x1321bc"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.a.Name+"/"+tt.b.Name, func(t *testing.T) {
+			assert.Equal(t, tt.align, tt.a.Key() == tt.b.Key())
 		})
 	}
 }

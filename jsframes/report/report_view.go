@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
 )
 
 // Views of a report (jsprof report --by).
@@ -20,9 +20,9 @@ const (
 	ByWasm = "wasm"
 )
 
-// wasmCallersTop is how many callers the Wasm view shows under each Wasm
+// WasmCallersTop is how many callers the Wasm view shows under each Wasm
 // function (fewer with a smaller --top, all with --top 0).
-const wasmCallersTop = 5
+const WasmCallersTop = 5
 
 // ReportOptions choose what a report shows.
 type ReportOptions struct {
@@ -32,8 +32,8 @@ type ReportOptions struct {
 	Source   string // the profile's file name, for headings
 }
 
-// Report is one view of a profile, ready to write as text, CSV, JSON or
-// HTML (report_write.go, html.go).
+// Report is one view of a profile, ready to write as text, CSV or JSON
+// (report_write.go), or as an HTML page (package htmlview).
 type Report struct {
 	opts ReportOptions
 	// data is the profile, restricted to opts.Function: Opcodes, Lines and
@@ -73,6 +73,10 @@ func NewReport(d *Tables, opts ReportOptions) (*Report, error) {
 
 // Data is the profile the report shows (restricted to --function).
 func (r *Report) Data() *Tables { return r.data }
+
+// Options are what the report shows, its view set (ByOpcode when none
+// was given).
+func (r *Report) Options() ReportOptions { return r.opts }
 
 // functionNames lists up to n function names, heaviest first.
 func functionNames(d *Tables, n int) string {
@@ -137,7 +141,7 @@ func (d *Tables) onlyFunction(name string) (*Tables, int) {
 		if o.Executions > 0 {
 			o.PerExecution = float64(o.WasmInstructions) / float64(o.Executions)
 		}
-		o.Share = shareOf(o.WasmInstructions, total)
+		o.Share = costfmt.Share(o.WasmInstructions, total)
 		out.Opcodes = append(out.Opcodes, *o)
 	}
 	sortOpcodeStats(out.Opcodes)
@@ -178,15 +182,18 @@ func (r *Report) callersTop() int {
 	if r.opts.Top == 0 {
 		return 0
 	}
-	return min(r.opts.Top, wasmCallersTop)
+	return min(r.opts.Top, WasmCallersTop)
 }
 
-// firstN cuts n rows off a list; 0 keeps all. It returns how many it cut.
-func firstN[T any](rows []T, n int) ([]T, int) {
-	if n <= 0 || len(rows) <= n {
-		return rows, 0
+// CutCallers copies Wasm functions with their callers cut to the first n
+// (0: all), OmittedCallers counting those cut.
+func CutCallers(fs []WasmFunctionStats, n int) []WasmFunctionStats {
+	out := make([]WasmFunctionStats, len(fs))
+	for i, f := range fs {
+		out[i] = f
+		out[i].Callers, out[i].OmittedCallers = costfmt.FirstN(f.Callers, n)
 	}
-	return rows[:n], len(rows) - n
+	return out
 }
 
 // opcodeSum adds up the opcodes cut from a table, for its "… N more" row.
@@ -196,16 +203,4 @@ func opcodeSum(ops []OpcodeStats) (execs, instr uint64) {
 		instr += o.WasmInstructions
 	}
 	return execs, instr
-}
-
-// engineLabel reads like "quickjs-ng v0.10.0, v0.10.1".
-func engineLabel(e jsprofile.EngineInfo) string {
-	family := e.Family
-	if family == "" {
-		family = "unknown"
-	}
-	if len(e.Releases) == 0 {
-		return family
-	}
-	return family + " " + strings.Join(e.Releases, ", ")
 }

@@ -8,11 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
-
-// uncertainMark follows an opcode name that is a guess, in text reports.
-const uncertainMark = "?"
 
 // WriteText writes the report for a terminal: a heading, then the table of
 // the view, aligned, with human-scaled counts.
@@ -25,26 +23,26 @@ func (r *Report) WriteText(w io.Writer) error {
 	opName := func(o OpcodeStats) string {
 		if o.UncertainName {
 			uncertain = true
-			return o.Name + uncertainMark
+			return o.Name + costfmt.UncertainMark
 		}
 		return o.Name
 	}
 	opcodeRows := func() [][]string {
 		rows := [][]string{{"opcode", "executions", "wasm instr", "instr/exec", "share"}}
-		shown, cut := firstN(d.Opcodes, r.opts.Top)
+		shown, cut := costfmt.FirstN(d.Opcodes, r.opts.Top)
 		for _, o := range shown {
-			rows = append(rows, []string{opName(o), Human(o.Executions), Human(o.WasmInstructions), perExec(o), percent(float64(o.WasmInstructions), total)})
+			rows = append(rows, []string{opName(o), costfmt.Human(o.Executions), costfmt.Human(o.WasmInstructions), costfmt.PerExecution(o.Executions, o.PerExecution), costfmt.Percent(float64(o.WasmInstructions), total)})
 		}
 		if cut > 0 {
 			e, n := opcodeSum(d.Opcodes[len(shown):])
-			rows = append(rows, []string{fmt.Sprintf("… %d more", cut), Human(e), Human(n), "", percent(float64(n), total)})
+			rows = append(rows, []string{fmt.Sprintf("… %d more", cut), costfmt.Human(e), costfmt.Human(n), "", costfmt.Percent(float64(n), total)})
 		}
 		return rows
 	}
 	// The native functions' own instructions, between the opcodes and the
 	// buckets: with them the rows add up to the total.
 	nativeRow := func() []string {
-		return []string{"native functions (--by function)", "", Human(d.NativeWasmInstructions), "", percent(float64(d.NativeWasmInstructions), total)}
+		return []string{"native functions (--by function)", "", costfmt.Human(d.NativeWasmInstructions), "", costfmt.Percent(float64(d.NativeWasmInstructions), total)}
 	}
 	switch r.opts.By {
 	case ByOpcode:
@@ -53,40 +51,40 @@ func (r *Report) WriteText(w io.Writer) error {
 			rows = append(rows, nativeRow())
 		}
 		for _, bk := range d.Buckets {
-			rows = append(rows, []string{bk.Name, "", Human(bk.WasmInstructions), "", percent(float64(bk.WasmInstructions), total)})
+			rows = append(rows, []string{bk.Name, "", costfmt.Human(bk.WasmInstructions), "", costfmt.Percent(float64(bk.WasmInstructions), total)})
 		}
-		writeTable(&b, rows)
+		costfmt.WriteTable(&b, rows)
 	case BySummary:
 		if len(d.Phases) > 0 {
 			rows := [][]string{{"phase", "wasm instr", "share"}}
 			for _, ph := range d.Phases {
-				rows = append(rows, []string{ph.Name, Human(ph.WasmInstructions), percent(float64(ph.WasmInstructions), total)})
+				rows = append(rows, []string{ph.Name, costfmt.Human(ph.WasmInstructions), costfmt.Percent(float64(ph.WasmInstructions), total)})
 			}
-			writeTable(&b, rows)
+			costfmt.WriteTable(&b, rows)
 			b.WriteString("\n")
 		}
 		ops := opcodeRows()
 		if d.NativeWasmInstructions > 0 {
 			ops = append(ops, nativeRow())
 		}
-		writeTable(&b, ops)
+		costfmt.WriteTable(&b, ops)
 		b.WriteString("\n")
 		rows := [][]string{{"function", "calls", "self instr", "total instr", "self share"}}
-		shown, cut := firstN(d.Functions, r.opts.Top)
+		shown, cut := costfmt.FirstN(d.Functions, r.opts.Top)
 		for _, f := range shown {
-			rows = append(rows, []string{f.Label(), Human(f.Calls), Human(f.SelfWasmInstructions), Human(f.TotalWasmInstructions), percent(float64(f.SelfWasmInstructions), total)})
+			rows = append(rows, []string{f.Label(), costfmt.Human(f.Calls), costfmt.Human(f.SelfWasmInstructions), costfmt.Human(f.TotalWasmInstructions), costfmt.Percent(float64(f.SelfWasmInstructions), total)})
 		}
 		if cut > 0 {
 			var calls, n uint64
 			for _, f := range d.Functions[len(shown):] {
 				calls, n = calls+f.Calls, n+f.SelfWasmInstructions
 			}
-			rows = append(rows, []string{fmt.Sprintf("… %d more functions", cut), Human(calls), Human(n), "", percent(float64(n), total)})
+			rows = append(rows, []string{fmt.Sprintf("… %d more functions", cut), costfmt.Human(calls), costfmt.Human(n), "", costfmt.Percent(float64(n), total)})
 		}
 		for _, bk := range d.Buckets {
-			rows = append(rows, []string{bk.Name, "", Human(bk.WasmInstructions), "", percent(float64(bk.WasmInstructions), total)})
+			rows = append(rows, []string{bk.Name, "", costfmt.Human(bk.WasmInstructions), "", costfmt.Percent(float64(bk.WasmInstructions), total)})
 		}
-		writeTable(&b, rows)
+		costfmt.WriteTable(&b, rows)
 	case ByFunction:
 		cum := d.Mode == "sample"
 		head := []string{"function / opcode", "calls", "executions", "wasm instr", "instr/exec", "share"}
@@ -94,16 +92,16 @@ func (r *Report) WriteText(w io.Writer) error {
 			head = append(head, "cum instr", "cum share")
 		}
 		rows := [][]string{head}
-		shown, cut := firstN(d.Functions, r.opts.Top)
+		shown, cut := costfmt.FirstN(d.Functions, r.opts.Top)
 		for _, f := range shown {
-			row := []string{f.Label(), Human(f.Calls), Human(f.Executions), Human(f.SelfWasmInstructions), "", percent(float64(f.SelfWasmInstructions), total)}
+			row := []string{f.Label(), costfmt.Human(f.Calls), costfmt.Human(f.Executions), costfmt.Human(f.SelfWasmInstructions), "", costfmt.Percent(float64(f.SelfWasmInstructions), total)}
 			if cum {
-				row = append(row, Human(f.TotalWasmInstructions), percent(float64(f.TotalWasmInstructions), total))
+				row = append(row, costfmt.Human(f.TotalWasmInstructions), costfmt.Percent(float64(f.TotalWasmInstructions), total))
 			}
 			rows = append(rows, row)
-			ops, opsCut := firstN(f.Opcodes, r.opts.Top)
+			ops, opsCut := costfmt.FirstN(f.Opcodes, r.opts.Top)
 			for _, o := range ops {
-				row := []string{"  " + opName(o), "", Human(o.Executions), Human(o.WasmInstructions), perExec(o), percent(float64(o.WasmInstructions), total)}
+				row := []string{"  " + opName(o), "", costfmt.Human(o.Executions), costfmt.Human(o.WasmInstructions), costfmt.PerExecution(o.Executions, o.PerExecution), costfmt.Percent(float64(o.WasmInstructions), total)}
 				if cum {
 					row = append(row, "", "")
 				}
@@ -111,7 +109,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			if opsCut > 0 {
 				e, n := opcodeSum(f.Opcodes[len(ops):])
-				row := []string{fmt.Sprintf("  … %d more", opsCut), "", Human(e), Human(n), "", percent(float64(n), total)}
+				row := []string{fmt.Sprintf("  … %d more", opsCut), "", costfmt.Human(e), costfmt.Human(n), "", costfmt.Percent(float64(n), total)}
 				if cum {
 					row = append(row, "", "")
 				}
@@ -123,62 +121,62 @@ func (r *Report) WriteText(w io.Writer) error {
 			for _, f := range d.Functions[len(shown):] {
 				calls, e, n = calls+f.Calls, e+f.Executions, n+f.SelfWasmInstructions
 			}
-			row := []string{fmt.Sprintf("… %d more functions", cut), Human(calls), Human(e), Human(n), "", percent(float64(n), total)}
+			row := []string{fmt.Sprintf("… %d more functions", cut), costfmt.Human(calls), costfmt.Human(e), costfmt.Human(n), "", costfmt.Percent(float64(n), total)}
 			if cum {
 				row = append(row, "", "")
 			}
 			rows = append(rows, row)
 		}
 		for _, bk := range d.Buckets {
-			row := []string{bk.Name, "", "", Human(bk.WasmInstructions), "", percent(float64(bk.WasmInstructions), total)}
+			row := []string{bk.Name, "", "", costfmt.Human(bk.WasmInstructions), "", costfmt.Percent(float64(bk.WasmInstructions), total)}
 			if cum {
 				row = append(row, "", "")
 			}
 			rows = append(rows, row)
 		}
-		writeTable(&b, rows)
+		costfmt.WriteTable(&b, rows)
 	case ByLine:
 		rows := [][]string{{"line", "function", "executions", "wasm instr", "share"}}
-		shown, cut := firstN(d.Lines, r.opts.Top)
+		shown, cut := costfmt.FirstN(d.Lines, r.opts.Top)
 		for _, l := range shown {
-			rows = append(rows, []string{lineLabel(l), l.Function, Human(l.Executions), Human(l.WasmInstructions), percent(float64(l.WasmInstructions), total)})
+			rows = append(rows, []string{l.Label(), l.Function, costfmt.Human(l.Executions), costfmt.Human(l.WasmInstructions), costfmt.Percent(float64(l.WasmInstructions), total)})
 		}
 		if cut > 0 {
 			var e, n uint64
 			for _, l := range d.Lines[len(shown):] {
 				e, n = e+l.Executions, n+l.WasmInstructions
 			}
-			rows = append(rows, []string{fmt.Sprintf("… %d more", cut), "", Human(e), Human(n), percent(float64(n), total)})
+			rows = append(rows, []string{fmt.Sprintf("… %d more", cut), "", costfmt.Human(e), costfmt.Human(n), costfmt.Percent(float64(n), total)})
 		}
 		for _, bk := range d.Buckets {
-			rows = append(rows, []string{bk.Name, "", "", Human(bk.WasmInstructions), percent(float64(bk.WasmInstructions), total)})
+			rows = append(rows, []string{bk.Name, "", "", costfmt.Human(bk.WasmInstructions), costfmt.Percent(float64(bk.WasmInstructions), total)})
 		}
-		writeAligned(&b, rows, func(col int) bool { return col < 2 }, true)
+		costfmt.WriteAligned(&b, rows, func(col int) bool { return col < 2 }, true)
 	case ByWasm:
 		if len(d.WasmFunctions) == 0 {
 			break
 		}
 		rows := [][]string{{"wasm function / reached from", "self instr", "self share", "total instr", "total share"}}
 		fnRows := func(f WasmFunctionStats) {
-			rows = append(rows, []string{f.Name, Human(f.SelfWasmInstructions), percent(float64(f.SelfWasmInstructions), total),
-				Human(f.TotalWasmInstructions), percent(float64(f.TotalWasmInstructions), total)})
-			cs, csCut := firstN(f.Callers, r.callersTop())
+			rows = append(rows, []string{f.Name, costfmt.Human(f.SelfWasmInstructions), costfmt.Percent(float64(f.SelfWasmInstructions), total),
+				costfmt.Human(f.TotalWasmInstructions), costfmt.Percent(float64(f.TotalWasmInstructions), total)})
+			cs, csCut := costfmt.FirstN(f.Callers, r.callersTop())
 			for _, c := range cs {
 				label := c.Label()
 				if c.UncertainName {
-					label += uncertainMark
+					label += costfmt.UncertainMark
 					uncertain = true
 				}
-				rows = append(rows, []string{"  " + label, Human(c.SelfWasmInstructions), percent(float64(c.SelfWasmInstructions), total),
-					Human(c.TotalWasmInstructions), percent(float64(c.TotalWasmInstructions), total)})
+				rows = append(rows, []string{"  " + label, costfmt.Human(c.SelfWasmInstructions), costfmt.Percent(float64(c.SelfWasmInstructions), total),
+					costfmt.Human(c.TotalWasmInstructions), costfmt.Percent(float64(c.TotalWasmInstructions), total)})
 			}
 			if csCut > 0 {
 				self, tot := wasmCallerSum(f.Callers[len(cs):])
-				rows = append(rows, []string{fmt.Sprintf("  … %d more", csCut), Human(self), percent(float64(self), total),
-					Human(tot), percent(float64(tot), total)})
+				rows = append(rows, []string{fmt.Sprintf("  … %d more", csCut), costfmt.Human(self), costfmt.Percent(float64(self), total),
+					costfmt.Human(tot), costfmt.Percent(float64(tot), total)})
 			}
 		}
-		shown, cut := firstN(d.WasmFunctions, r.opts.Top)
+		shown, cut := costfmt.FirstN(d.WasmFunctions, r.opts.Top)
 		for _, f := range shown {
 			fnRows(f)
 		}
@@ -187,15 +185,15 @@ func (r *Report) WriteText(w io.Writer) error {
 			for _, f := range d.WasmFunctions[len(shown):] {
 				n += f.SelfWasmInstructions
 			}
-			rows = append(rows, []string{fmt.Sprintf("… %d more Wasm functions", cut), Human(n), percent(float64(n), total), "", ""})
+			rows = append(rows, []string{fmt.Sprintf("… %d more Wasm functions", cut), costfmt.Human(n), costfmt.Percent(float64(n), total), "", ""})
 		}
 		for _, f := range d.WasmBuckets {
 			fnRows(f)
 		}
-		writeTable(&b, rows)
+		costfmt.WriteTable(&b, rows)
 	}
 	if uncertain {
-		fmt.Fprintf(&b, "\n%s: name uncertain (%s)\n", uncertainMark, uncertainWhy(d.Engine))
+		fmt.Fprintf(&b, "\n%s: name uncertain (%s)\n", costfmt.UncertainMark, costfmt.UncertainWhy(d.Engine))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -217,7 +215,7 @@ func (r *Report) writeHeading(b *strings.Builder) {
 	if d.Run.Export != "" {
 		counted += " in " + d.Run.Export
 	}
-	fmt.Fprintf(b, "%s%s %s, %s mode (engine: %s", what, Human(d.TotalWasmInstructions), counted, d.Mode, engineLabel(d.Engine))
+	fmt.Fprintf(b, "%s%s %s, %s mode (engine: %s", what, costfmt.Human(d.TotalWasmInstructions), counted, d.Mode, costfmt.EngineLabel(d.Engine))
 	if d.Engine.OpcodeNamesSource != "" {
 		fmt.Fprintf(b, "; opcode names: %s", d.Engine.OpcodeNamesSource)
 	}
@@ -229,13 +227,13 @@ func (r *Report) writeHeading(b *strings.Builder) {
 		}
 		self := d.selfInstructions()
 		fmt.Fprintf(b, "%s %s: %s, %s opcode executions, %s Wasm instructions (%s)\n", noun, r.opts.Function,
-			countNoun(d.Calls+d.NativeCalls, "call", "calls"), Human(d.Executions), Human(self), percent(float64(self), float64(d.TotalWasmInstructions)))
+			costfmt.CountNoun(d.Calls+d.NativeCalls, "call", "calls"), costfmt.Human(d.Executions), costfmt.Human(self), costfmt.Percent(float64(self), float64(d.TotalWasmInstructions)))
 	} else {
 		js, natives := d.functionsByKind()
-		fmt.Fprintf(b, "%s JS opcode executions, %s, %s", Human(d.Executions),
-			countNoun(d.Calls, "JS call", "JS calls"), countNoun(uint64(js), "JS function", "JS functions"))
+		fmt.Fprintf(b, "%s JS opcode executions, %s, %s", costfmt.Human(d.Executions),
+			costfmt.CountNoun(d.Calls, "JS call", "JS calls"), costfmt.CountNoun(uint64(js), "JS function", "JS functions"))
 		if natives > 0 {
-			fmt.Fprintf(b, "; %s of %s", countNoun(d.NativeCalls, "native call", "native calls"), countNoun(uint64(natives), "native function", "native functions"))
+			fmt.Fprintf(b, "; %s of %s", costfmt.CountNoun(d.NativeCalls, "native call", "native calls"), costfmt.CountNoun(uint64(natives), "native function", "native functions"))
 		}
 		b.WriteString("\n")
 	}
@@ -243,7 +241,7 @@ func (r *Report) writeHeading(b *strings.Builder) {
 		b.WriteString("sample mode counts no opcode executions or calls (--mode exact does)\n")
 	}
 	if d.Mode == "sample" && d.SampledWasmInstructions != d.TotalWasmInstructions {
-		fmt.Fprintf(b, "samples: %s Wasm instructions\n", Human(d.SampledWasmInstructions))
+		fmt.Fprintf(b, "samples: %s Wasm instructions\n", costfmt.Human(d.SampledWasmInstructions))
 	}
 	if d.UnnamedWasmInstructions > 0 {
 		of := "of the samples"
@@ -251,7 +249,7 @@ func (r *Report) writeHeading(b *strings.Builder) {
 			of = "of the instructions (apportioned)"
 		}
 		fmt.Fprintf(b, "in Wasm functions without a name (wasm-function[N]): %s %s\n",
-			percent(float64(d.UnnamedWasmInstructions), float64(d.SampledWasmInstructions)), of)
+			costfmt.Percent(float64(d.UnnamedWasmInstructions), float64(d.SampledWasmInstructions)), of)
 	}
 	if r.opts.By == ByWasm {
 		switch {
@@ -269,39 +267,6 @@ func (r *Report) writeHeading(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-func uncertainWhy(e jsprofile.EngineInfo) string {
-	if e.OpcodeNamesSource != "" {
-		return "opcode names source: " + e.OpcodeNamesSource + "; the engine matches no release exactly"
-	}
-	return "the engine matches no release exactly"
-}
-
-func perExec(o OpcodeStats) string {
-	if o.Executions == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", o.PerExecution)
-}
-
-func lineLabel(l LineStats) string {
-	file := l.File
-	if file == "" {
-		file = "?"
-	}
-	if l.Line == 0 {
-		return file + ":?"
-	}
-	return fmt.Sprintf("%s:%d", file, l.Line)
-}
-
-// exactFloat formats a ratio with every digit it has, for CSV.
-func exactFloat(f float64) string {
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
-// formatU64 writes n exactly, for CSV.
-func formatU64(n uint64) string { return strconv.FormatUint(n, 10) }
-
 // WriteCSV writes the view's rows with exact integers, one header row:
 //
 //	opcode:   opcode,opcode_value,uncertain_name,executions,wasm_instructions,instructions_per_execution,share
@@ -317,7 +282,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	d := r.data
 	opCols := func(o OpcodeStats) []string {
-		return []string{o.Name, strconv.Itoa(o.Opcode), strconv.FormatBool(o.UncertainName), formatU64(o.Executions), formatU64(o.WasmInstructions), exactFloat(o.PerExecution), exactFloat(o.Share)}
+		return []string{o.Name, strconv.Itoa(o.Opcode), strconv.FormatBool(o.UncertainName), costfmt.Uint(o.Executions), costfmt.Uint(o.WasmInstructions), costfmt.ExactFloat(o.PerExecution), costfmt.ExactFloat(o.Share)}
 	}
 	var rows [][]string
 	switch r.opts.By {
@@ -325,17 +290,17 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		return fmt.Errorf("--by %s has no CSV: CSV has one table, choose --by %s, %s, %s or %s", BySummary, ByOpcode, ByFunction, ByLine, ByWasm)
 	case ByOpcode:
 		rows = append(rows, []string{"opcode", "opcode_value", "uncertain_name", "executions", "wasm_instructions", "instructions_per_execution", "share"})
-		shown, _ := firstN(d.Opcodes, r.opts.Top)
+		shown, _ := costfmt.FirstN(d.Opcodes, r.opts.Top)
 		for _, o := range shown {
 			rows = append(rows, opCols(o))
 		}
 	case ByFunction:
 		rows = append(rows, []string{"function", "file", "line", "bytecode_address", "calls", "self_wasm_instructions", "total_wasm_instructions",
 			"opcode", "opcode_value", "uncertain_name", "executions", "wasm_instructions", "instructions_per_execution", "share"})
-		shown, _ := firstN(d.Functions, r.opts.Top)
+		shown, _ := costfmt.FirstN(d.Functions, r.opts.Top)
 		for _, f := range shown {
-			fn := []string{f.Name, f.File, strconv.Itoa(f.Line), fmt.Sprintf("%#x", f.Address), formatU64(f.Calls), formatU64(f.SelfWasmInstructions), formatU64(f.TotalWasmInstructions)}
-			ops, _ := firstN(f.Opcodes, r.opts.Top)
+			fn := []string{f.Name, f.File, strconv.Itoa(f.Line), fmt.Sprintf("%#x", f.Address), costfmt.Uint(f.Calls), costfmt.Uint(f.SelfWasmInstructions), costfmt.Uint(f.TotalWasmInstructions)}
+			ops, _ := costfmt.FirstN(f.Opcodes, r.opts.Top)
 			if len(ops) == 0 { // called, never dispatched an opcode
 				rows = append(rows, append(fn, "", "", "", "0", "0", "0", "0"))
 			}
@@ -345,25 +310,25 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		}
 	case ByLine:
 		rows = append(rows, []string{"file", "line", "function", "function_line", "executions", "wasm_instructions", "share"})
-		shown, _ := firstN(d.Lines, r.opts.Top)
+		shown, _ := costfmt.FirstN(d.Lines, r.opts.Top)
 		for _, l := range shown {
-			rows = append(rows, []string{l.File, strconv.Itoa(l.Line), l.Function, strconv.Itoa(l.FunctionLine), formatU64(l.Executions), formatU64(l.WasmInstructions), exactFloat(l.Share)})
+			rows = append(rows, []string{l.File, strconv.Itoa(l.Line), l.Function, strconv.Itoa(l.FunctionLine), costfmt.Uint(l.Executions), costfmt.Uint(l.WasmInstructions), costfmt.ExactFloat(l.Share)})
 		}
 	case ByWasm:
 		rows = append(rows, []string{"wasm_function", "kind", "index", "self_wasm_instructions", "total_wasm_instructions", "share", "total_share",
 			"caller", "caller_kind", "caller_uncertain_name", "caller_self_wasm_instructions", "caller_total_wasm_instructions"})
 		fnRows := func(f WasmFunctionStats) {
-			fn := []string{f.Name, f.Kind, strconv.Itoa(f.Index), formatU64(f.SelfWasmInstructions), formatU64(f.TotalWasmInstructions), exactFloat(f.Share), exactFloat(f.TotalShare)}
-			cs, _ := firstN(f.Callers, r.callersTop())
+			fn := []string{f.Name, f.Kind, strconv.Itoa(f.Index), costfmt.Uint(f.SelfWasmInstructions), costfmt.Uint(f.TotalWasmInstructions), costfmt.ExactFloat(f.Share), costfmt.ExactFloat(f.TotalShare)}
+			cs, _ := costfmt.FirstN(f.Callers, r.callersTop())
 			if len(cs) == 0 {
 				rows = append(rows, append(fn, "", "", "", "0", "0"))
 			}
 			for _, c := range cs {
 				rows = append(rows, append(append([]string(nil), fn...), c.Name, c.Kind, strconv.FormatBool(c.UncertainName),
-					formatU64(c.SelfWasmInstructions), formatU64(c.TotalWasmInstructions)))
+					costfmt.Uint(c.SelfWasmInstructions), costfmt.Uint(c.TotalWasmInstructions)))
 			}
 		}
-		shown, _ := firstN(d.WasmFunctions, r.opts.Top)
+		shown, _ := costfmt.FirstN(d.WasmFunctions, r.opts.Top)
 		for _, f := range shown {
 			fnRows(f)
 		}
@@ -432,36 +397,28 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	switch r.opts.By {
 	case ByOpcode:
-		ops, cut := firstN(d.Opcodes, r.opts.Top)
+		ops, cut := costfmt.FirstN(d.Opcodes, r.opts.Top)
 		doc.Opcodes, doc.OmittedRows = &ops, cut
 	case BySummary:
-		ops, _ := firstN(d.Opcodes, r.opts.Top)
+		ops, _ := costfmt.FirstN(d.Opcodes, r.opts.Top)
 		doc.Opcodes, doc.Phases = &ops, d.Phases
 		fallthrough
 	case ByFunction:
-		fns, cut := firstN(d.Functions, r.opts.Top)
+		fns, cut := costfmt.FirstN(d.Functions, r.opts.Top)
 		out := make([]FunctionStats, len(fns))
 		for i, f := range fns {
 			out[i] = f
-			out[i].Opcodes, _ = firstN(f.Opcodes, r.opts.Top)
+			out[i].Opcodes, _ = costfmt.FirstN(f.Opcodes, r.opts.Top)
 		}
 		doc.Functions, doc.OmittedRows = &out, cut
 	case ByLine:
-		lines, cut := firstN(d.Lines, r.opts.Top)
+		lines, cut := costfmt.FirstN(d.Lines, r.opts.Top)
 		doc.Lines, doc.OmittedRows = &lines, cut
 	case ByWasm:
-		cutCallers := func(fs []WasmFunctionStats) []WasmFunctionStats {
-			out := make([]WasmFunctionStats, len(fs))
-			for i, f := range fs {
-				out[i] = f
-				out[i].Callers, out[i].OmittedCallers = firstN(f.Callers, r.callersTop())
-			}
-			return out
-		}
-		fns, cut := firstN(d.WasmFunctions, r.opts.Top)
-		out := cutCallers(fns)
+		fns, cut := costfmt.FirstN(d.WasmFunctions, r.opts.Top)
+		out := CutCallers(fns, r.callersTop())
 		doc.WasmFunctions, doc.OmittedRows = &out, cut
-		doc.WasmBuckets = cutCallers(d.WasmBuckets)
+		doc.WasmBuckets = CutCallers(d.WasmBuckets, r.callersTop())
 		doc.WasmApportioned = d.WasmApportioned
 	}
 	enc := json.NewEncoder(w)

@@ -6,7 +6,7 @@ import (
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
-// stackReader reads the samples' stacks of a profile as the tables and the
+// StackReader reads the samples' stacks of a profile as the tables and the
 // flame graph walk them, leaf first as jsprofile.Profile.Stack does, but
 // through a dense table of the profile's functions, each classified once:
 // a profile of millions of stacks has tens of millions of frames, and a
@@ -14,21 +14,24 @@ import (
 // of the report together. Each frame also says its function's index in the
 // table, so that what is summed per function is found by index, not by
 // name.
-type stackReader struct {
-	funcs []jsprofile.StackFrame // the profile's functions, Line unset
-	byID  []int32                // function ID → index in funcs, -1: none (nil: byFn)
+type StackReader struct {
+	// Funcs are the profile's functions, each as jsprofile reads it
+	// (Line unset): what a Frame's Func indexes.
+	Funcs []jsprofile.StackFrame
+	byID  []int32 // function ID → index in Funcs, -1: none (nil: byFn)
 	byFn  map[uint64]int32
 }
 
-// stackFrame is a frame of a sample: its function's index in
-// stackReader.funcs, and the line.
-type stackFrame struct {
-	fn   int32
-	line int64
+// Frame is a frame of a sample: its function's index in
+// StackReader.Funcs, and the line.
+type Frame struct {
+	Func int32
+	Line int64
 }
 
-func newStackReader(p *jsprofile.Profile) *stackReader {
-	r := &stackReader{funcs: make([]jsprofile.StackFrame, 0, len(p.Function)), byFn: map[uint64]int32{}}
+// NewStackReader classifies p's functions, once each.
+func NewStackReader(p *jsprofile.Profile) *StackReader {
+	r := &StackReader{Funcs: make([]jsprofile.StackFrame, 0, len(p.Function)), byFn: map[uint64]int32{}}
 	var maxID uint64
 	for _, fn := range p.Function {
 		maxID = max(maxID, fn.ID)
@@ -44,8 +47,8 @@ func newStackReader(p *jsprofile.Profile) *stackReader {
 		// The function's kind as jsprofile reads it: the stack of a sample
 		// of that one function.
 		buf = p.Stack(&profile.Sample{Location: []*profile.Location{{Line: []profile.Line{{Function: fn}}}}}, buf)
-		i := int32(len(r.funcs))
-		r.funcs = append(r.funcs, buf[0])
+		i := int32(len(r.Funcs))
+		r.Funcs = append(r.Funcs, buf[0])
 		if r.byID != nil {
 			r.byID[fn.ID] = i
 		} else {
@@ -55,22 +58,22 @@ func newStackReader(p *jsprofile.Profile) *stackReader {
 	return r
 }
 
-// index is the index of a function in funcs.
-func (r *stackReader) index(fn *profile.Function) int32 {
+// index is the index of a function in Funcs.
+func (r *StackReader) index(fn *profile.Function) int32 {
 	if r.byID != nil {
 		return r.byID[fn.ID]
 	}
 	return r.byFn[fn.ID]
 }
 
-// stack appends s's frames to buf[:0], leaf first: locations leaf first,
+// Stack appends s's frames to buf[:0], leaf first: locations leaf first,
 // and within a location its lines innermost (inlined) first.
-func (r *stackReader) stack(s *profile.Sample, buf []stackFrame) []stackFrame {
+func (r *StackReader) Stack(s *profile.Sample, buf []Frame) []Frame {
 	buf = buf[:0]
 	for _, loc := range s.Location {
 		for _, ln := range loc.Line {
 			if ln.Function != nil {
-				buf = append(buf, stackFrame{fn: r.index(ln.Function), line: ln.Line})
+				buf = append(buf, Frame{Func: r.index(ln.Function), Line: ln.Line})
 			}
 		}
 	}

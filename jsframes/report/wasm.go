@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -119,7 +120,7 @@ func (a *wasmAcc) caller(c *WasmCaller) *WasmCaller {
 // without any Wasm frame has neither. What it needs of each function of
 // the profile is resolved once, by the function's index (stackReader).
 type wasmView struct {
-	r *stackReader
+	r *StackReader
 	// rowOf is the row of each Wasm function (by system name), callerOf
 	// what each function is as a caller: an opcode, a native, a bucket
 	// (canonical by kind and name), or nil when it is none.
@@ -137,15 +138,15 @@ type wasmView struct {
 	outer       []*WasmCaller // outer[k]: the innermost caller outside frame k
 }
 
-func newWasmView(r *stackReader, uncertain map[int]bool) *wasmView {
-	v := &wasmView{r: r, rowOf: make([]*wasmAcc, len(r.funcs)), callerOf: make([]*WasmCaller, len(r.funcs)),
-		interpreter: make([]bool, len(r.funcs)), rows: map[string]*wasmAcc{},
+func newWasmView(r *StackReader, uncertain map[int]bool) *wasmView {
+	v := &wasmView{r: r, rowOf: make([]*wasmAcc, len(r.Funcs)), callerOf: make([]*WasmCaller, len(r.Funcs)),
+		interpreter: make([]bool, len(r.Funcs)), rows: map[string]*wasmAcc{},
 		interp:  newWasmAcc(WasmFunctionStats{Name: WasmInterpreterName, Kind: WasmKindInterpreter, Index: -1}),
 		none:    newWasmAcc(WasmFunctionStats{Name: WasmNoFrameName, Kind: WasmKindNone, Index: -1}),
 		outside: &WasmCaller{Name: jsprofile.BucketOutside, Kind: CallerBucket}}
 	callers := map[[2]string]*WasmCaller{{CallerBucket, jsprofile.BucketOutside}: v.outside} // by kind and name
-	for i := range r.funcs {
-		f := &r.funcs[i]
+	for i := range r.Funcs {
+		f := &r.Funcs[i]
 		var c WasmCaller
 		switch f.Kind {
 		case jsprofile.KindWasm:
@@ -178,7 +179,7 @@ func newWasmView(r *stackReader, uncertain map[int]bool) *wasmView {
 }
 
 // add counts a sample: its stack, leaf first, and its instructions.
-func (v *wasmView) add(stack []stackFrame, instr uint64) {
+func (v *wasmView) add(stack []Frame, instr uint64) {
 	sample := v.samples
 	v.samples++
 	if instr == 0 || len(stack) == 0 {
@@ -191,7 +192,7 @@ func (v *wasmView) add(stack []stackFrame, instr uint64) {
 	var c *WasmCaller
 	for k := len(stack) - 1; k >= 0; k-- {
 		v.outer[k] = c
-		if fc := v.callerOf[stack[k].fn]; fc != nil {
+		if fc := v.callerOf[stack[k].Func]; fc != nil {
 			c = fc
 		}
 	}
@@ -199,7 +200,7 @@ func (v *wasmView) add(stack []stackFrame, instr uint64) {
 
 	interpTotal := false
 	for k := range stack {
-		fn := stack[k].fn
+		fn := stack[k].Func
 		interpTotal = interpTotal || v.interpreter[fn]
 		a := v.rowOf[fn]
 		if a == nil || a.stamp == sample {
@@ -219,8 +220,8 @@ func (v *wasmView) add(stack []stackFrame, instr uint64) {
 			ac.SelfWasmInstructions += instr
 		}
 	}
-	leaf := stack[0].fn
-	leafKind := v.r.funcs[leaf].Kind
+	leaf := stack[0].Func
+	leafKind := v.r.Funcs[leaf].Kind
 	if interpTotal {
 		from := innermost
 		if from == nil {
@@ -257,8 +258,8 @@ func (v *wasmView) finish(total float64) (functions, buckets []WasmFunctionStats
 	}
 	finish := func(a *wasmAcc) WasmFunctionStats {
 		st := a.stats
-		st.Share = shareOf(st.SelfWasmInstructions, total)
-		st.TotalShare = shareOf(st.TotalWasmInstructions, total)
+		st.Share = costfmt.Share(st.SelfWasmInstructions, total)
+		st.TotalShare = costfmt.Share(st.TotalWasmInstructions, total)
 		st.Callers = make([]WasmCaller, 0, len(a.callers))
 		for _, c := range a.callers {
 			st.Callers = append(st.Callers, *c)
@@ -336,99 +337,4 @@ func wasmCallerSum(cs []WasmCaller) (self, total uint64) {
 		total += c.TotalWasmInstructions
 	}
 	return self, total
-}
-
-// WasmSide is a Wasm function's cost in one profile of a diff.
-type WasmSide struct {
-	// Index is the function's index in that module; -1 when several
-	// functions of the module have the name, or for another module's.
-	Index                 int    `json:"index"`
-	SelfWasmInstructions  uint64 `json:"self_wasm_instructions"`
-	TotalWasmInstructions uint64 `json:"total_wasm_instructions"`
-}
-
-// WasmDiff is one Wasm function, by name, in both profiles of a diff (or
-// one of the Wasm view's buckets). Functions of stripped modules
-// (wasm-function[N]) align by that name too, which says nothing across
-// different builds.
-type WasmDiff struct {
-	Name string    `json:"name"`
-	Kind string    `json:"kind"` // WasmKind*
-	Base *WasmSide `json:"base"` // null when only in new
-	New  *WasmSide `json:"new"`  // null when only in base
-	Only string    `json:"only,omitempty"`
-	// DeltaSelfWasmInstructions is new − base self instructions.
-	DeltaSelfWasmInstructions int64 `json:"delta_self_wasm_instructions"`
-	// Ratio is new self ÷ base self; absent when the base ran none.
-	Ratio *float64 `json:"ratio,omitempty"`
-}
-
-// diffWasm aligns the Wasm rows of base and new by name: the functions by
-// the size of their change, as opcodes are.
-func diffWasm(base, new []WasmFunctionStats, order func(a, b *WasmDiff) bool) []WasmDiff {
-	rows := map[string]*WasmDiff{}
-	var names []string
-	add := func(fs []WasmFunctionStats, isBase bool) {
-		for _, f := range fs {
-			wd := rows[f.Name]
-			if wd == nil {
-				wd = &WasmDiff{Name: f.Name, Kind: f.Kind}
-				rows[f.Name] = wd
-				names = append(names, f.Name)
-			}
-			into := &wd.New
-			if isBase {
-				into = &wd.Base
-			}
-			if *into == nil {
-				*into = &WasmSide{Index: f.Index}
-			} else if (*into).Index != f.Index {
-				(*into).Index = -1
-			}
-			(*into).SelfWasmInstructions += f.SelfWasmInstructions
-			(*into).TotalWasmInstructions += f.TotalWasmInstructions
-		}
-	}
-	add(base, true)
-	add(new, false)
-	out := make([]WasmDiff, 0, len(names))
-	for _, n := range names {
-		wd := rows[n]
-		var b, nw WasmSide
-		switch {
-		case wd.Base == nil:
-			wd.Only, nw = OnlyNew, *wd.New
-		case wd.New == nil:
-			wd.Only, b = OnlyBase, *wd.Base
-		default:
-			b, nw = *wd.Base, *wd.New
-		}
-		wd.DeltaSelfWasmInstructions = deltaOf(b.SelfWasmInstructions, nw.SelfWasmInstructions)
-		if wd.Base != nil && wd.New != nil && b.SelfWasmInstructions > 0 {
-			r := float64(nw.SelfWasmInstructions) / float64(b.SelfWasmInstructions)
-			wd.Ratio = &r
-		}
-		out = append(out, *wd)
-	}
-	if order != nil {
-		sort.SliceStable(out, func(i, j int) bool { return order(&out[i], &out[j]) })
-	}
-	return out
-}
-
-// wasmDiffWeight is what a Wasm function ran, self, in both profiles.
-func wasmDiffWeight(w *WasmDiff) uint64 {
-	return bothSides(w.Base, w.New, func(s *WasmSide) uint64 { return s.SelfWasmInstructions })
-}
-
-// byWasmChange orders Wasm functions by the size of their change in self
-// instructions, then by their weight, then by name.
-func byWasmChange(a, b *WasmDiff) bool {
-	return byChange(a.DeltaSelfWasmInstructions, b.DeltaSelfWasmInstructions, wasmDiffWeight(a), wasmDiffWeight(b), a.Name, b.Name)
-}
-
-// byWasmKind keeps the Wasm view's buckets in their order: the
-// interpreter loop, then no Wasm frame.
-func byWasmKind(a, b *WasmDiff) bool {
-	return a.Kind == WasmKindInterpreter && b.Kind != WasmKindInterpreter
 }

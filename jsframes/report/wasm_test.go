@@ -5,92 +5,19 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/jsframes/internal/reporttest"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
-// wasmStack is one sampled stack of a hand-made profile, root first.
-type wasmStack struct {
-	frames []jsprofile.Frame
-	instr  int64
-}
-
-// wasmProfile builds a sample-mode profile of stacks, its total their sum
-// plus extra (instructions the samples missed).
-func wasmProfile(t *testing.T, meta jsprofile.Meta, stacks []wasmStack, extra uint64) *Tables {
+// wasmTables are the tables of reporttest.WasmProfile.
+func wasmTables(t *testing.T, meta jsprofile.Meta, stacks []reporttest.WasmStack, extra uint64) *Tables {
 	t.Helper()
-	var total uint64
-	for _, s := range stacks {
-		total += uint64(s.instr)
-	}
-	meta.TotalInstructions = total + extra
-	b := jsprofile.NewBuilder(meta)
-	for _, s := range stacks {
-		b.Add(s.frames, s.instr, 0, 0)
-	}
-	p, err := b.Profile()
-	require.NoError(t, err)
-	d, err := FromProfile(p)
-	require.NoError(t, err)
-	return d
-}
-
-// The frames of the hand-made profiles: an engine whose get_field handler
-// calls GetProp (which calls FindShape), whose add handler calls AddSlow,
-// and whose JSON.parse runs parse_json, which calls GetProp too.
-var (
-	wStart     = jsprofile.WasmFrame(1, "_start", "", 0, 0x10)
-	wMain      = jsprofile.WasmFrame(2, "main", "", 0, 0x20)
-	wGetProp   = jsprofile.WasmFrame(10, "GetProp", "", 0, 0x100)
-	wFindShape = jsprofile.WasmFrame(11, "FindShape", "", 0, 0x110)
-	wAddSlow   = jsprofile.WasmFrame(12, "AddSlow", "", 0, 0x120)
-	wParseJSON = jsprofile.WasmFrame(13, "parse_json", "", 0, 0x130)
-	wRec       = jsprofile.WasmFrame(14, "rec", "", 0, 0x140)
-	wGC        = jsprofile.WasmFrame(15, "gc", "", 0, 0x150)
-	wFree      = jsprofile.WasmFrame(16, "free", "", 0, 0x160)
-	jF         = jsprofile.JSFrame("f", "app.js", 1, 2, 0x1000, 4)
-	jG         = jsprofile.JSFrame("g", "app.js", 9, 10, 0x2000, 8)
-	oGetField  = jsprofile.OpcodeFrame("get_field", 65)
-	oAdd       = jsprofile.OpcodeFrame("add", 157)
-	oCall      = jsprofile.OpcodeFrame("call_method", 36)
-	nParse     = jsprofile.NativeFrame("JSON.parse", 412, 0)
-	bOutside   = jsprofile.BucketFrame(jsprofile.BucketOutside)
-)
-
-// The samples' weights, named so that expected values read as sums.
-const (
-	sShape     = 100 // get_field → GetProp → FindShape
-	sProp      = 40  // get_field → GetProp
-	sAddSlow   = 30  // add → AddSlow
-	sParse     = 20  // call_method → JSON.parse → parse_json → GetProp → FindShape
-	sAddInline = 50  // add, in the interpreter's own code
-	sFree      = 25  // outside JS: gc → free
-	sRec       = 10  // call_method → rec → rec → rec
-	sGetter    = 15  // get_field → GetProp → g (a getter) → add → AddSlow
-	sBucket    = 5   // (outside JS) alone
-	sMissed    = 7   // in the total, in no sample
-)
-
-func wasmStacks() []wasmStack {
-	js := func(fs ...jsprofile.Frame) []jsprofile.Frame {
-		return append([]jsprofile.Frame{wStart, wMain, jF}, fs...)
-	}
-	return []wasmStack{
-		{js(oGetField, wGetProp, wFindShape), sShape},
-		{js(oGetField, wGetProp), sProp},
-		{js(oAdd, wAddSlow), sAddSlow},
-		{js(oCall, nParse, wParseJSON, wGetProp, wFindShape), sParse},
-		{js(oAdd), sAddInline},
-		{[]jsprofile.Frame{wStart, wGC, wFree}, sFree},
-		{js(oCall, wRec, wRec, wRec), sRec},
-		{js(oGetField, wGetProp, jG, oAdd, wAddSlow), sGetter},
-		{[]jsprofile.Frame{bOutside}, sBucket},
-	}
+	return tablesOf(t, reporttest.WasmProfile(t, meta, stacks, extra))
 }
 
 func wasmNamed(fs []WasmFunctionStats, name string) *WasmFunctionStats {
@@ -115,7 +42,7 @@ func callerNamed(cs []WasmCaller, name string) *WasmCaller {
 // total those with it anywhere on the stack, once; the callers are the
 // innermost opcode or native outside its innermost frame.
 func TestReportWasm(t *testing.T) {
-	d := wasmProfile(t, jsprofile.Meta{Mode: jsprofile.ModeSample, SampleEvery: 10}, wasmStacks(), sMissed)
+	d := wasmTables(t, jsprofile.Meta{Mode: jsprofile.ModeSample, SampleEvery: 10}, reporttest.WasmStacks(), reporttest.SMissed)
 	type caller struct {
 		name        string
 		self, total uint64
@@ -126,16 +53,16 @@ func TestReportWasm(t *testing.T) {
 		self, total uint64
 		callers     []caller // all of them, in order
 	}{
-		{"FindShape", 11, sShape + sParse, sShape + sParse, []caller{{"op:get_field", sShape, sShape}, {"JSON.parse (native)", sParse, sParse}}},
-		{"GetProp", 10, sProp, sShape + sProp + sParse + sGetter,
-			[]caller{{"op:get_field", sProp, sShape + sProp + sGetter}, {"JSON.parse (native)", 0, sParse}}},
-		{"AddSlow", 12, sAddSlow + sGetter, sAddSlow + sGetter, []caller{{"op:add", sAddSlow + sGetter, sAddSlow + sGetter}}},
-		{"free", 16, sFree, sFree, []caller{{"(outside JS)", sFree, sFree}}},
-		{"rec", 14, sRec, sRec, []caller{{"op:call_method", sRec, sRec}}},
-		{"parse_json", 13, 0, sParse, []caller{{"JSON.parse (native)", 0, sParse}}},
-		{"_start", 1, 0, sShape + sProp + sAddSlow + sParse + sAddInline + sFree + sRec + sGetter,
-			[]caller{{"(outside JS)", 0, sShape + sProp + sAddSlow + sParse + sAddInline + sFree + sRec + sGetter}}},
-		{"gc", 15, 0, sFree, []caller{{"(outside JS)", 0, sFree}}},
+		{"FindShape", 11, reporttest.SShape + reporttest.SParse, reporttest.SShape + reporttest.SParse, []caller{{"op:get_field", reporttest.SShape, reporttest.SShape}, {"JSON.parse (native)", reporttest.SParse, reporttest.SParse}}},
+		{"GetProp", 10, reporttest.SProp, reporttest.SShape + reporttest.SProp + reporttest.SParse + reporttest.SGetter,
+			[]caller{{"op:get_field", reporttest.SProp, reporttest.SShape + reporttest.SProp + reporttest.SGetter}, {"JSON.parse (native)", 0, reporttest.SParse}}},
+		{"AddSlow", 12, reporttest.SAddSlow + reporttest.SGetter, reporttest.SAddSlow + reporttest.SGetter, []caller{{"op:add", reporttest.SAddSlow + reporttest.SGetter, reporttest.SAddSlow + reporttest.SGetter}}},
+		{"free", 16, reporttest.SFree, reporttest.SFree, []caller{{"(outside JS)", reporttest.SFree, reporttest.SFree}}},
+		{"rec", 14, reporttest.SRec, reporttest.SRec, []caller{{"op:call_method", reporttest.SRec, reporttest.SRec}}},
+		{"parse_json", 13, 0, reporttest.SParse, []caller{{"JSON.parse (native)", 0, reporttest.SParse}}},
+		{"_start", 1, 0, reporttest.SShape + reporttest.SProp + reporttest.SAddSlow + reporttest.SParse + reporttest.SAddInline + reporttest.SFree + reporttest.SRec + reporttest.SGetter,
+			[]caller{{"(outside JS)", 0, reporttest.SShape + reporttest.SProp + reporttest.SAddSlow + reporttest.SParse + reporttest.SAddInline + reporttest.SFree + reporttest.SRec + reporttest.SGetter}}},
+		{"gc", 15, 0, reporttest.SFree, []caller{{"(outside JS)", 0, reporttest.SFree}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,16 +95,16 @@ func TestReportWasm(t *testing.T) {
 	interp := d.WasmBuckets[0]
 	assert.Equal(t, WasmInterpreterName, interp.Name)
 	assert.Equal(t, WasmKindInterpreter, interp.Kind)
-	assert.Equal(t, uint64(sAddInline), interp.SelfWasmInstructions)
-	assert.Equal(t, uint64(sShape+sProp+sAddSlow+sParse+sAddInline+sRec+sGetter), interp.TotalWasmInstructions)
+	assert.Equal(t, uint64(reporttest.SAddInline), interp.SelfWasmInstructions)
+	assert.Equal(t, uint64(reporttest.SShape+reporttest.SProp+reporttest.SAddSlow+reporttest.SParse+reporttest.SAddInline+reporttest.SRec+reporttest.SGetter), interp.TotalWasmInstructions)
 	add := callerNamed(interp.Callers, "op:add")
 	require.NotNil(t, add)
-	assert.Equal(t, uint64(sAddInline), add.SelfWasmInstructions)
-	assert.Equal(t, uint64(sAddSlow+sAddInline+sGetter), add.TotalWasmInstructions, "the innermost opcode of each stack")
+	assert.Equal(t, uint64(reporttest.SAddInline), add.SelfWasmInstructions)
+	assert.Equal(t, uint64(reporttest.SAddSlow+reporttest.SAddInline+reporttest.SGetter), add.TotalWasmInstructions, "the innermost opcode of each stack")
 	none := d.WasmBuckets[1]
 	assert.Equal(t, WasmNoFrameName, none.Name)
-	assert.Equal(t, uint64(sBucket), none.SelfWasmInstructions)
-	assert.Equal(t, []WasmCaller{{Name: jsprofile.BucketOutside, Kind: CallerBucket, SelfWasmInstructions: sBucket, TotalWasmInstructions: sBucket}}, none.Callers)
+	assert.Equal(t, uint64(reporttest.SBucket), none.SelfWasmInstructions)
+	assert.Equal(t, []WasmCaller{{Name: jsprofile.BucketOutside, Kind: CallerBucket, SelfWasmInstructions: reporttest.SBucket, TotalWasmInstructions: reporttest.SBucket}}, none.Callers)
 
 	// Every sample is some row's self, once.
 	var self uint64
@@ -195,8 +122,8 @@ func TestReportWasm(t *testing.T) {
 
 // TestReportWasmGolden: the Wasm view in every format, cut by --top.
 func TestReportWasmGolden(t *testing.T) {
-	d := wasmProfile(t, jsprofile.Meta{Mode: jsprofile.ModeSample, SampleEvery: 10, Module: "app.wasm",
-		Engine: jsprofile.EngineInfo{Family: "quickjs", Releases: []string{"2024-01-13"}, OpcodeNamesSource: "table"}}, wasmStacks(), sMissed)
+	d := wasmTables(t, jsprofile.Meta{Mode: jsprofile.ModeSample, SampleEvery: 10, Module: "app.wasm",
+		Engine: jsprofile.EngineInfo{Family: "quickjs", Releases: []string{"2024-01-13"}, OpcodeNamesSource: "table"}}, reporttest.WasmStacks(), reporttest.SMissed)
 	for _, tt := range []struct {
 		name string
 		top  int
@@ -214,7 +141,7 @@ func TestReportWasmGolden(t *testing.T) {
 			} {
 				var out bytes.Buffer
 				require.NoError(t, f.write(&out))
-				golden(t, "wasm-"+tt.name+"."+f.ext, out.Bytes())
+				reporttest.Golden(t, "wasm-"+tt.name+"."+f.ext, out.Bytes())
 			}
 		})
 	}
@@ -222,7 +149,7 @@ func TestReportWasmGolden(t *testing.T) {
 
 // TestReportWasmFormatsAgree: CSV and JSON carry the tables' exact counts.
 func TestReportWasmFormatsAgree(t *testing.T) {
-	d := wasmProfile(t, jsprofile.Meta{Mode: jsprofile.ModeSample, SampleEvery: 10}, wasmStacks(), sMissed)
+	d := wasmTables(t, jsprofile.Meta{Mode: jsprofile.ModeSample, SampleEvery: 10}, reporttest.WasmStacks(), reporttest.SMissed)
 	r, err := NewReport(d, ReportOptions{By: ByWasm})
 	require.NoError(t, err)
 	var csvOut, jsonOut bytes.Buffer
@@ -278,7 +205,7 @@ func TestReportWasmNoFrames(t *testing.T) {
 // TestReportWasmApportioned: a profile whose Wasm frames are apportioned
 // says so in the heading.
 func TestReportWasmApportioned(t *testing.T) {
-	d := wasmProfile(t, jsprofile.Meta{Mode: jsprofile.ModeSample, SampleEvery: 10}, wasmStacks(), 0)
+	d := wasmTables(t, jsprofile.Meta{Mode: jsprofile.ModeSample, SampleEvery: 10}, reporttest.WasmStacks(), 0)
 	for _, tt := range []struct {
 		apportioned bool
 		want        bool
@@ -290,117 +217,4 @@ func TestReportWasmApportioned(t *testing.T) {
 		require.NoError(t, r.WriteText(&out))
 		assert.Equal(t, tt.want, bytes.Contains(out.Bytes(), []byte("Wasm functions' instructions (apportioned)")), "apportioned %v", tt.apportioned)
 	}
-}
-
-// TestDiffWasm: Wasm functions aligned by name, with their self
-// instructions in each, the change and the ratio.
-func TestDiffWasm(t *testing.T) {
-	base := wasmProfile(t, jsprofile.Meta{Mode: jsprofile.ModeSample, SampleEvery: 10}, wasmStacks(), 0)
-	// The new engine: FindShape cheaper, AddSlow dearer, free gone, a new
-	// helper under add; GetProp at another index.
-	wGetProp2 := jsprofile.WasmFrame(20, "GetProp", "", 0, 0x200)
-	wAddFast := jsprofile.WasmFrame(21, "AddFast", "", 0, 0x210)
-	js := func(fs ...jsprofile.Frame) []jsprofile.Frame {
-		return append([]jsprofile.Frame{wStart, wMain, jF}, fs...)
-	}
-	const nShape, nProp, nAddSlow, nAddFast, nInline = 60, 40, 90, 12, 45
-	new := wasmProfile(t, jsprofile.Meta{Mode: jsprofile.ModeSample, SampleEvery: 10}, []wasmStack{
-		{js(oGetField, wGetProp2, wFindShape), nShape},
-		{js(oGetField, wGetProp2), nProp},
-		{js(oAdd, wAddSlow), nAddSlow},
-		{js(oAdd, wAddFast), nAddFast},
-		{js(oAdd), nInline},
-	}, 0)
-	df := NewDiff(base, new, "base.pb.gz", "new.pb.gz")
-
-	byName := map[string]WasmDiff{}
-	for _, w := range df.Wasm {
-		byName[w.Name] = w
-	}
-	ratio := func(n, b float64) *float64 { r := n / b; return &r }
-	tests := []struct {
-		name      string
-		only      string
-		base, new *WasmSide
-		delta     int64
-		ratio     *float64
-	}{
-		{"FindShape", "", &WasmSide{11, sShape + sParse, sShape + sParse}, &WasmSide{11, nShape, nShape}, nShape - (sShape + sParse), ratio(nShape, sShape+sParse)},
-		{"GetProp", "", &WasmSide{10, sProp, sShape + sProp + sParse + sGetter}, &WasmSide{20, nProp, nShape + nProp}, nProp - sProp, ratio(nProp, sProp)},
-		{"AddSlow", "", &WasmSide{12, sAddSlow + sGetter, sAddSlow + sGetter}, &WasmSide{12, nAddSlow, nAddSlow}, nAddSlow - (sAddSlow + sGetter), ratio(nAddSlow, sAddSlow+sGetter)},
-		{"free", OnlyBase, &WasmSide{16, sFree, sFree}, nil, -sFree, nil},
-		{"AddFast", OnlyNew, nil, &WasmSide{21, nAddFast, nAddFast}, nAddFast, nil},
-		{"_start", "", &WasmSide{1, 0, sShape + sProp + sAddSlow + sParse + sAddInline + sFree + sRec + sGetter},
-			&WasmSide{1, 0, nShape + nProp + nAddSlow + nAddFast + nInline}, 0, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w, ok := byName[tt.name]
-			require.True(t, ok)
-			assert.Equal(t, tt.only, w.Only)
-			assert.Equal(t, tt.base, w.Base)
-			assert.Equal(t, tt.new, w.New)
-			assert.Equal(t, tt.delta, w.DeltaSelfWasmInstructions)
-			if tt.ratio == nil {
-				assert.Nil(t, w.Ratio)
-			} else {
-				require.NotNil(t, w.Ratio)
-				assert.InDelta(t, *tt.ratio, *w.Ratio, 1e-12)
-			}
-		})
-	}
-	// By the size of the change.
-	for i := 1; i < len(df.Wasm); i++ {
-		assert.GreaterOrEqual(t, abs64(df.Wasm[i-1].DeltaSelfWasmInstructions), abs64(df.Wasm[i].DeltaSelfWasmInstructions))
-	}
-	require.Len(t, df.WasmBuckets, 2)
-	assert.Equal(t, WasmInterpreterName, df.WasmBuckets[0].Name)
-	assert.Equal(t, int64(nInline-sAddInline), df.WasmBuckets[0].DeltaSelfWasmInstructions)
-	assert.Equal(t, WasmNoFrameName, df.WasmBuckets[1].Name)
-	assert.Equal(t, OnlyBase, df.WasmBuckets[1].Only)
-	assert.Empty(t, df.WasmWarnings)
-
-	for _, f := range []struct {
-		ext   string
-		write func(*bytes.Buffer) error
-	}{
-		{"txt", func(b *bytes.Buffer) error { return df.WriteWasmText(b, 4) }},
-		{"csv", func(b *bytes.Buffer) error { return df.WriteWasmCSV(b) }},
-		{"json", func(b *bytes.Buffer) error { return df.WriteWasmJSON(b) }},
-	} {
-		var out bytes.Buffer
-		require.NoError(t, f.write(&out))
-		golden(t, "diff-wasm."+f.ext, out.Bytes())
-	}
-
-	// Profiles without Wasm frames: said, and nothing aligned.
-	none := NewDiff(readFixture(t, "fib-base.pb.gz"), readFixture(t, "fib-new.pb.gz"), "fib-base.pb.gz", "fib-new.pb.gz")
-	assert.Empty(t, none.Wasm)
-	assert.Equal(t, []string{
-		"the base profile has no Wasm frames (jsprof run --mode sample records them)",
-		"the new profile has no Wasm frames (jsprof run --mode sample records them)",
-	}, none.WasmWarnings)
-}
-
-// TestReportWasmHTML: the report page lists the Wasm functions, then the
-// view's buckets, each with what reached it; a profile without Wasm
-// frames has no such table.
-func TestReportWasmHTML(t *testing.T) {
-	d := wasmProfile(t, jsprofile.Meta{Mode: jsprofile.ModeSample, SampleEvery: 10}, wasmStacks(), 0)
-	r, err := NewReport(d, ReportOptions{Top: 3})
-	require.NoError(t, err)
-	var page bytes.Buffer
-	require.NoError(t, r.WriteHTML(&page))
-	html := page.String()
-	assert.Equal(t, 3+len(d.WasmBuckets), strings.Count(html, `<tr class="wasm-function" `))
-	assert.Contains(t, html, `<tr class="wasm-function" data-name="FindShape" data-kind="wasm"><td class="name">FindShape</td><td title="120">120</td>`)
-	assert.Contains(t, html, `<span title="100 Wasm instructions">op:get_field</span>, <span title="20 Wasm instructions">JSON.parse (native)</span></td>`)
-	assert.Contains(t, html, `… 6 more Wasm functions`)
-	assert.Contains(t, html, `data-name="(interpreter loop)" data-kind="interpreter"`)
-
-	r, err = NewReport(readFixture(t, "fib-base.pb.gz"), ReportOptions{})
-	require.NoError(t, err)
-	page.Reset()
-	require.NoError(t, r.WriteHTML(&page))
-	assert.NotContains(t, page.String(), `id="wasm"`)
 }

@@ -8,5 +8,5 @@
 //
 // It owns the shape of the stacks, not the format they are written in
 // (package jsprofile), nor the names (package naming), nor what reports
-// compute from them (package report).
+// compute from them (packages report, diff and htmlview).
 package stacks

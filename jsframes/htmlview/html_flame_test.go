@@ -1,4 +1,4 @@
-package report
+package htmlview
 
 import (
 	"bytes"
@@ -16,18 +16,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/jsframes/diff"
+	"github.com/jsprof/jsprof/jsframes/internal/reporttest"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // flameReady is true once the page's script has drawn the flame graph.
 const flameReady = "document.getElementById('flame') && document.getElementById('flame').dataset.ready"
-
-// DocsImage is where the screenshots of the documentation go, written
-// when the tests run with -update.
-func DocsImage(name string) string { return filepath.Join("..", "..", "docs", "img", name) }
-
-// Update reports whether the tests run with -update (for cart_test.go).
-func Update() bool { return *update }
 
 // writePage writes a page into the test's directory and returns its path.
 func writePage(t testing.TB, write func(*bytes.Buffer) error) (string, int) {
@@ -53,7 +49,7 @@ func appStacks() []stackSpec {
 	return []stackSpec{
 		st(40_000, render(21, opf("add", 5), wasmf(4, "js_add_slow"))...),
 		st(20_000, render(22, opf("get_field", 65), wasmf(5, "JS_GetPropertyInternal"))...),
-		st(15_000, render(23, opf("call_method", 34), wasmf(6, "js_call_c_function"), jsf("JSON.stringify"+NativeSuffix, 0), wasmf(7, "js_json_to_str"))...),
+		st(15_000, render(23, opf("call_method", 34), wasmf(6, "js_call_c_function"), jsf("JSON.stringify"+report.NativeSuffix, 0), wasmf(7, "js_json_to_str"))...),
 		st(8_000, eval(13, opf("call_method", 34), wasmf(6, "js_call_c_function"), bucketf(jsprofile.BucketNative))...),
 		st(10_000, start, wasmf(9, "JS_Parse")),
 		st(2_000, bucketf(jsprofile.BucketTruncated), jsf("render", 21), opf("add", 5)),
@@ -75,7 +71,7 @@ type flameState struct {
 	Info   string
 }
 
-func readFlame(t *testing.T, b *Browser) flameState {
+func readFlame(t *testing.T, b *reporttest.Browser) flameState {
 	t.Helper()
 	var s flameState
 	b.Eval(`(function () {
@@ -95,7 +91,7 @@ func readFlame(t *testing.T, b *Browser) flameState {
 }
 
 // nodeIndex is the preorder index of the drawn node of that name.
-func nodeIndex(t *testing.T, b *Browser, name string) int {
+func nodeIndex(t *testing.T, b *reporttest.Browser, name string) int {
 	t.Helper()
 	var i string
 	b.Eval(fmt.Sprintf(`document.querySelector('#flame .f[data-name=%q]').dataset.i`, name), &i)
@@ -105,7 +101,7 @@ func nodeIndex(t *testing.T, b *Browser, name string) int {
 }
 
 // clickNode clicks the middle of the drawn node of that name.
-func clickNode(t *testing.T, b *Browser, name string) {
+func clickNode(t *testing.T, b *reporttest.Browser, name string) {
 	t.Helper()
 	b.Eval(fmt.Sprintf(`document.querySelector('#flame .f[data-name=%q]').scrollIntoView({block: 'center'})`, name), nil)
 	r := b.Rect(fmt.Sprintf(`#flame .f[data-name=%q]`, name))
@@ -114,16 +110,16 @@ func clickNode(t *testing.T, b *Browser, name string) {
 
 func TestHTMLFlameGraph(t *testing.T) {
 	p := buildProfile(t, jsprofile.ModeSample, appStacks())
-	r, err := NewReport(New(p), ReportOptions{Source: "app.pb.gz"})
+	r, err := report.NewReport(report.New(p), report.ReportOptions{Source: "app.pb.gz"})
 	require.NoError(t, err)
 	path, _ := writePage(t, func(w *bytes.Buffer) error {
-		if err := r.WriteHTMLWith(w, HTMLOptions{Flame: NewFlame(p, FlameOptions{})}); err != nil {
+		if err := WriteReport(w, r, ReportOptions{Flame: NewFlame(p, FlameOptions{})}); err != nil {
 			return err
 		}
-		selfContained(t, w.String())
+		reporttest.SelfContained(t, w.String())
 		return nil
 	})
-	b := NewBrowser(t, 1280, 800)
+	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
 
 	s := readFlame(t, b)
@@ -160,7 +156,7 @@ func TestHTMLFlameGraph(t *testing.T) {
 	assert.Contains(t, s.Info, "render app.js:20 · JS function · 75.0k Wasm instructions, 78.9% of all")
 
 	// Escape goes up one frame; the path's root link back to all.
-	b.call("Input.dispatchKeyEvent", map[string]any{"type": "keyDown", "key": "Escape", "code": "Escape", "windowsVirtualKeyCode": 27}, nil)
+	b.Call("Input.dispatchKeyEvent", map[string]any{"type": "keyDown", "key": "Escape", "code": "Escape", "windowsVirtualKeyCode": 27}, nil)
 	assert.Equal(t, "JS_CallInternal", readFlame(t, b).Root)
 	r2 := b.Rect(`#flame-crumbs a[data-i="0"]`)
 	b.Click(r2.X+r2.Width/2, r2.Y+r2.Height/2)
@@ -193,7 +189,7 @@ func TestHTMLFlameGraph(t *testing.T) {
 // wasmToggle is the "every Wasm frame" box: shown, and ticked.
 type wasmToggle struct{ Shown, Checked bool }
 
-func readWasmToggle(b *Browser) wasmToggle {
+func readWasmToggle(b *reporttest.Browser) wasmToggle {
 	var w wasmToggle
 	b.Eval(`(function () { var c = document.getElementById('flame-wasm'); return {Shown: !c.parentNode.hidden, Checked: c.checked}; })()`, &w)
 	return w
@@ -204,12 +200,12 @@ func readWasmToggle(b *Browser) wasmToggle {
 // zoomed frame in view, and the fragment says so.
 func TestHTMLFlameWasmRun(t *testing.T) {
 	p := buildProfile(t, jsprofile.ModeSample, appStacks())
-	r, err := NewReport(New(p), ReportOptions{Source: "app.pb.gz"})
+	r, err := report.NewReport(report.New(p), report.ReportOptions{Source: "app.pb.gz"})
 	require.NoError(t, err)
 	path, _ := writePage(t, func(w *bytes.Buffer) error {
-		return r.WriteHTMLWith(w, HTMLOptions{Flame: NewFlame(p, FlameOptions{})})
+		return WriteReport(w, r, ReportOptions{Flame: NewFlame(p, FlameOptions{})})
 	})
-	b := NewBrowser(t, 1280, 800)
+	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
 	const run = "Wasm: _start › invoke › JS_CallInternal (3 frames)"
 	assert.Equal(t, wasmToggle{Shown: true, Checked: false}, readWasmToggle(b))
@@ -236,10 +232,10 @@ func TestHTMLFlameWasmRun(t *testing.T) {
 
 	// A profile without Wasm frames above its JS has no run, and no box.
 	p = buildProfile(t, jsprofile.ModeExact, smallStacks())
-	r, err = NewReport(New(p), ReportOptions{Source: "app.pb.gz"})
+	r, err = report.NewReport(report.New(p), report.ReportOptions{Source: "app.pb.gz"})
 	require.NoError(t, err)
 	path, _ = writePage(t, func(w *bytes.Buffer) error {
-		return r.WriteHTMLWith(w, HTMLOptions{Flame: NewFlame(p, FlameOptions{})})
+		return WriteReport(w, r, ReportOptions{Flame: NewFlame(p, FlameOptions{})})
 	})
 	b.Open(path, "", flameReady)
 	assert.Equal(t, wasmToggle{Shown: false, Checked: false}, readWasmToggle(b))
@@ -247,12 +243,12 @@ func TestHTMLFlameWasmRun(t *testing.T) {
 
 func TestHTMLFlameExactMode(t *testing.T) {
 	p := buildProfile(t, jsprofile.ModeExact, smallStacks())
-	r, err := NewReport(New(p), ReportOptions{Source: "app.pb.gz"})
+	r, err := report.NewReport(report.New(p), report.ReportOptions{Source: "app.pb.gz"})
 	require.NoError(t, err)
 	path, _ := writePage(t, func(w *bytes.Buffer) error {
-		return r.WriteHTMLWith(w, HTMLOptions{Flame: NewFlame(p, FlameOptions{})})
+		return WriteReport(w, r, ReportOptions{Flame: NewFlame(p, FlameOptions{})})
 	})
-	b := NewBrowser(t, 1280, 800)
+	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
 	s := readFlame(t, b)
 	assert.Equal(t, []string{"all", "<eval>", "op:call1", "render", "op:add", "op:sub", "op:call_method", "JSON.stringify (native)",
@@ -273,10 +269,10 @@ func TestHTMLFlameExactMode(t *testing.T) {
 func TestHTMLReportNoProfile(t *testing.T) {
 	// Without the profile's stacks (WriteHTML), the page has no graph and
 	// no script, and its natives come from the tables.
-	r, err := NewReport(readFixture(t, "fib-base.pb.gz"), ReportOptions{})
+	r, err := report.NewReport(readFixture(t, "fib-base.pb.gz"), report.ReportOptions{})
 	require.NoError(t, err)
 	var page bytes.Buffer
-	require.NoError(t, r.WriteHTML(&page))
+	require.NoError(t, WriteReport(&page, r, ReportOptions{}))
 	assert.NotContains(t, page.String(), "<script")
 	assert.NotContains(t, page.String(), `id="flame"`)
 	assert.Contains(t, page.String(), `<tr class="native" data-name="(native functions)" data-named="false">`)
@@ -285,21 +281,21 @@ func TestHTMLReportNoProfile(t *testing.T) {
 
 func TestHTMLDiffFlame(t *testing.T) {
 	read := func(name string) *jsprofile.Profile {
-		p, err := jsprofile.ReadFile(filepath.Join("testdata", "real", name))
+		p, err := jsprofile.ReadFile(reporttest.RealPath(name))
 		require.NoError(t, err)
 		return p
 	}
 	base, new := read("sort-quickjs-2024.pb.gz"), read("sort-quickjs-ng-0.10.pb.gz")
-	df := NewDiff(New(base), New(new), "sort-quickjs-2024.pb.gz", "sort-quickjs-ng-0.10.pb.gz")
+	df := diff.New(report.New(base), report.New(new), "sort-quickjs-2024.pb.gz", "sort-quickjs-ng-0.10.pb.gz")
 	flame := NewFlameDiff(base, new, FlameOptions{})
 	path, _ := writePage(t, func(w *bytes.Buffer) error {
-		if err := df.WriteHTMLWith(w, DiffHTMLOptions{Top: 12, Flame: flame}); err != nil {
+		if err := WriteDiff(w, df, DiffOptions{Top: 12, Flame: flame}); err != nil {
 			return err
 		}
-		selfContained(t, w.String())
+		reporttest.SelfContained(t, w.String())
 		return nil
 	})
-	b := NewBrowser(t, 1280, 800)
+	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
 	var preorder []*FlameNode
 	var walk func(n *FlameNode)
@@ -470,15 +466,15 @@ func TestHTMLBigProfile(t *testing.T) {
 	require.NoError(t, err)
 	read := time.Since(start)
 	start = time.Now()
-	d := New(jp)
+	d := report.New(jp)
 	tables := time.Since(start)
 	start = time.Now()
 	flame := NewFlame(jp, FlameOptions{})
 	merge := time.Since(start)
-	r, err := NewReport(d, ReportOptions{Source: "big.pb.gz"})
+	r, err := report.NewReport(d, report.ReportOptions{Source: "big.pb.gz"})
 	require.NoError(t, err)
 	start = time.Now()
-	path, size := writePage(t, func(w *bytes.Buffer) error { return r.WriteHTMLWith(w, HTMLOptions{Flame: flame}) })
+	path, size := writePage(t, func(w *bytes.Buffer) error { return WriteReport(w, r, ReportOptions{Flame: flame}) })
 	write := time.Since(start)
 
 	assert.Equal(t, n, len(jp.Sample), "distinct stacks")
@@ -486,7 +482,7 @@ func TestHTMLBigProfile(t *testing.T) {
 	assert.Less(t, size, 1_500_000, "the page's size is bounded, whatever the profile's")
 	assert.Less(t, len(flame.flameJSON()), 1_000_000)
 
-	b := NewBrowser(t, 1280, 800)
+	b := reporttest.NewBrowser(t, 1280, 800)
 	start = time.Now()
 	b.Open(path, "", flameReady)
 	load := time.Since(start)

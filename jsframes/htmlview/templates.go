@@ -1,4 +1,4 @@
-package report
+package htmlview
 
 // The templates of the HTML pages (html.go). They load nothing: the page
 // is one file, its only script inline (flame_script.go), its data in it.

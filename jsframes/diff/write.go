@@ -1,4 +1,4 @@
-package report
+package diff
 
 import (
 	"encoding/csv"
@@ -7,6 +7,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
+	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // WriteText writes the diff for a terminal: both profiles, the totals, the
@@ -15,14 +18,14 @@ import (
 func (df *Diff) WriteText(w io.Writer, top int) error {
 	var b strings.Builder
 	df.writeSides(&b, false)
-	writeTable(&b, [][]string{
+	costfmt.WriteTable(&b, [][]string{
 		{"", "base", "new", "change", ""},
-		{"Wasm instructions", Human(df.Base.TotalWasmInstructions), Human(df.New.TotalWasmInstructions), humanSigned(df.DeltaWasmInstructions),
-			signedPercent(float64(df.Base.TotalWasmInstructions), float64(df.New.TotalWasmInstructions))},
-		{"JS opcode executions", Human(df.Base.Executions), Human(df.New.Executions), humanSigned(df.DeltaExecutions),
-			signedPercent(float64(df.Base.Executions), float64(df.New.Executions))},
-		{"JS calls", Human(df.Base.Calls), Human(df.New.Calls), humanSigned(deltaOf(df.Base.Calls, df.New.Calls)),
-			signedPercent(float64(df.Base.Calls), float64(df.New.Calls))},
+		{"Wasm instructions", costfmt.Human(df.Base.TotalWasmInstructions), costfmt.Human(df.New.TotalWasmInstructions), costfmt.HumanSigned(df.DeltaWasmInstructions),
+			costfmt.SignedPercent(float64(df.Base.TotalWasmInstructions), float64(df.New.TotalWasmInstructions))},
+		{"JS opcode executions", costfmt.Human(df.Base.Executions), costfmt.Human(df.New.Executions), costfmt.HumanSigned(df.DeltaExecutions),
+			costfmt.SignedPercent(float64(df.Base.Executions), float64(df.New.Executions))},
+		{"JS calls", costfmt.Human(df.Base.Calls), costfmt.Human(df.New.Calls), costfmt.HumanSigned(deltaOf(df.Base.Calls, df.New.Calls)),
+			costfmt.SignedPercent(float64(df.Base.Calls), float64(df.New.Calls))},
 	})
 	b.WriteString("\n")
 	b.WriteString(wrapText(df.Summary, 79))
@@ -36,71 +39,69 @@ func (df *Diff) WriteText(w io.Writer, top int) error {
 		if o == nil {
 			return "-", "-", "-"
 		}
-		pe := "-"
-		if o.Executions > 0 {
-			pe = fmt.Sprintf("%.1f", o.PerExecution)
-		}
-		return Human(o.Executions), pe, Human(o.WasmInstructions)
+		return costfmt.Human(o.Executions), costfmt.PerExecution(o.Executions, o.PerExecution), costfmt.Human(o.WasmInstructions)
 	}
 	uncertain := false
 	rows := [][]string{{"opcode", "base exec", "new exec", "base i/e", "new i/e", "base instr", "new instr", "change", ""}}
-	shown, cut := firstN(df.Opcodes, top)
+	shown, cut := costfmt.FirstN(df.Opcodes, top)
 	for _, o := range shown {
 		name := o.Name
 		if o.Uncertain() {
-			name += uncertainMark
+			name += costfmt.UncertainMark
 			uncertain = true
 		}
 		be, bpe, bi := side(o.Base)
 		ne, npe, ni := side(o.New)
-		rows = append(rows, []string{name, be, ne, bpe, npe, bi, ni, humanSigned(o.DeltaWasmInstructions), onlyText(o.Only)})
+		rows = append(rows, []string{name, be, ne, bpe, npe, bi, ni, costfmt.HumanSigned(o.DeltaWasmInstructions), OnlyText(o.Only)})
 	}
 	if cut > 0 {
 		var d int64
 		for _, o := range df.Opcodes[len(shown):] {
 			d += o.DeltaWasmInstructions
 		}
-		rows = append(rows, []string{fmt.Sprintf("… %d more", cut), "", "", "", "", "", "", humanSigned(d), ""})
+		rows = append(rows, []string{fmt.Sprintf("… %d more", cut), "", "", "", "", "", "", costfmt.HumanSigned(d), ""})
 	}
-	writeTable(&b, rows)
+	costfmt.WriteTable(&b, rows)
 	b.WriteString("\n")
 
 	rows = [][]string{{"function", "base calls", "new calls", "base instr", "new instr", "change", ""}}
-	fshown, fcut := firstN(df.Functions, top)
+	fshown, fcut := costfmt.FirstN(df.Functions, top)
 	for _, f := range fshown {
 		bc, bi, nc, ni := "-", "-", "-", "-"
 		if f.Base != nil {
-			bc, bi = Human(f.Base.Calls), Human(f.Base.SelfWasmInstructions)
+			bc, bi = costfmt.Human(f.Base.Calls), costfmt.Human(f.Base.SelfWasmInstructions)
 		}
 		if f.New != nil {
-			nc, ni = Human(f.New.Calls), Human(f.New.SelfWasmInstructions)
+			nc, ni = costfmt.Human(f.New.Calls), costfmt.Human(f.New.SelfWasmInstructions)
 		}
-		note := onlyText(f.Only)
+		note := OnlyText(f.Only)
 		if f.Only == "" {
-			note = signedPercent(float64(f.Base.SelfWasmInstructions), float64(f.New.SelfWasmInstructions))
+			note = costfmt.SignedPercent(float64(f.Base.SelfWasmInstructions), float64(f.New.SelfWasmInstructions))
 		}
-		rows = append(rows, []string{f.Label(), bc, nc, bi, ni, humanSigned(f.DeltaWasmInstructions), note})
+		rows = append(rows, []string{f.Label(), bc, nc, bi, ni, costfmt.HumanSigned(f.DeltaWasmInstructions), note})
 	}
 	if fcut > 0 {
 		var d int64
 		for _, f := range df.Functions[len(fshown):] {
 			d += f.DeltaWasmInstructions
 		}
-		rows = append(rows, []string{fmt.Sprintf("… %d more functions", fcut), "", "", "", "", humanSigned(d), ""})
+		rows = append(rows, []string{fmt.Sprintf("… %d more functions", fcut), "", "", "", "", costfmt.HumanSigned(d), ""})
 	}
 	for _, bk := range df.Buckets {
-		rows = append(rows, []string{bk.Name, "", "", Human(bk.BaseWasmInstructions), Human(bk.NewWasmInstructions), humanSigned(bk.DeltaWasmInstructions),
-			signedPercent(float64(bk.BaseWasmInstructions), float64(bk.NewWasmInstructions))})
+		rows = append(rows, []string{bk.Name, "", "", costfmt.Human(bk.BaseWasmInstructions), costfmt.Human(bk.NewWasmInstructions), costfmt.HumanSigned(bk.DeltaWasmInstructions),
+			costfmt.SignedPercent(float64(bk.BaseWasmInstructions), float64(bk.NewWasmInstructions))})
 	}
-	writeTable(&b, rows)
+	costfmt.WriteTable(&b, rows)
 	if uncertain {
-		fmt.Fprintf(&b, "\n%s: name uncertain in one engine, and so its alignment\n", uncertainMark)
+		fmt.Fprintf(&b, "\n%s: name uncertain in one engine, and so its alignment\n", costfmt.UncertainMark)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func onlyText(only string) string {
+// OnlyText says that a row (an opcode, a function, a Wasm function) ran in
+// one profile only: "only in base", "only in new"; "" when in both.
+func OnlyText(only string) string {
 	switch only {
 	case OnlyBase:
 		return "only in base"
@@ -157,9 +158,9 @@ func (df *Diff) WriteCSV(w io.Writer) error {
 	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
 	rows = append(rows, row(map[string]string{
 		"kind": "total", "name": "total",
-		"base_calls": formatU64(df.Base.Calls), "new_calls": formatU64(df.New.Calls),
-		"base_executions": formatU64(df.Base.Executions), "new_executions": formatU64(df.New.Executions),
-		"base_wasm_instructions": formatU64(df.Base.TotalWasmInstructions), "new_wasm_instructions": formatU64(df.New.TotalWasmInstructions),
+		"base_calls": costfmt.Uint(df.Base.Calls), "new_calls": costfmt.Uint(df.New.Calls),
+		"base_executions": costfmt.Uint(df.Base.Executions), "new_executions": costfmt.Uint(df.New.Executions),
+		"base_wasm_instructions": costfmt.Uint(df.Base.TotalWasmInstructions), "new_wasm_instructions": costfmt.Uint(df.New.TotalWasmInstructions),
 		"delta_wasm_instructions": i64(df.DeltaWasmInstructions),
 	}))
 	for _, o := range df.Opcodes {
@@ -172,15 +173,15 @@ func (df *Diff) WriteCSV(w io.Writer) error {
 				continue
 			}
 			kv[s.p+"opcode"] = strconv.Itoa(s.o.Opcode)
-			kv[s.p+"executions"] = formatU64(s.o.Executions)
-			kv[s.p+"wasm_instructions"] = formatU64(s.o.WasmInstructions)
-			kv[s.p+"instructions_per_execution"] = exactFloat(s.o.PerExecution)
+			kv[s.p+"executions"] = costfmt.Uint(s.o.Executions)
+			kv[s.p+"wasm_instructions"] = costfmt.Uint(s.o.WasmInstructions)
+			kv[s.p+"instructions_per_execution"] = costfmt.ExactFloat(s.o.PerExecution)
 		}
 		rows = append(rows, row(kv))
 	}
 	for _, f := range df.Functions {
 		kind := "function"
-		if f.Kind == FunctionNative {
+		if f.Kind == report.FunctionNative {
 			kind = "native"
 		}
 		kv := map[string]string{"kind": kind, "name": f.Name, "file": f.File, "line": strconv.Itoa(f.Line), "only": f.Only,
@@ -192,15 +193,15 @@ func (df *Diff) WriteCSV(w io.Writer) error {
 			if s.f == nil {
 				continue
 			}
-			kv[s.p+"calls"] = formatU64(s.f.Calls)
-			kv[s.p+"executions"] = formatU64(s.f.Executions)
-			kv[s.p+"wasm_instructions"] = formatU64(s.f.SelfWasmInstructions)
+			kv[s.p+"calls"] = costfmt.Uint(s.f.Calls)
+			kv[s.p+"executions"] = costfmt.Uint(s.f.Executions)
+			kv[s.p+"wasm_instructions"] = costfmt.Uint(s.f.SelfWasmInstructions)
 		}
 		rows = append(rows, row(kv))
 	}
 	for _, bk := range df.Buckets {
 		rows = append(rows, row(map[string]string{"kind": "bucket", "name": bk.Name,
-			"base_wasm_instructions": formatU64(bk.BaseWasmInstructions), "new_wasm_instructions": formatU64(bk.NewWasmInstructions),
+			"base_wasm_instructions": costfmt.Uint(bk.BaseWasmInstructions), "new_wasm_instructions": costfmt.Uint(bk.NewWasmInstructions),
 			"delta_wasm_instructions": i64(bk.DeltaWasmInstructions)}))
 	}
 	if err := cw.WriteAll(rows); err != nil {
@@ -221,13 +222,13 @@ func (df *Diff) WriteJSON(w io.Writer) error {
 func (df *Diff) writeSides(b *strings.Builder, wasm bool) {
 	for _, s := range []struct {
 		label string
-		side  DiffSide
+		side  Side
 	}{{"base", df.Base}, {"new ", df.New}} {
 		name := s.side.Profile
 		if name == "" {
 			name = s.side.Module
 		}
-		fmt.Fprintf(b, "%s: %s: %s (%s mode", s.label, name, engineLabel(s.side.Engine), s.side.Mode)
+		fmt.Fprintf(b, "%s: %s: %s (%s mode", s.label, name, costfmt.EngineLabel(s.side.Engine), s.side.Mode)
 		if wasm && s.side.WasmApportioned {
 			b.WriteString("; Wasm functions' instructions apportioned")
 		}
@@ -240,12 +241,10 @@ func (df *Diff) writeSides(b *strings.Builder, wasm bool) {
 }
 
 // ratioText reads ×1.25, or what a ratio cannot say.
-func ratioText(w *WasmDiff) string {
+func ratioText(w *WasmFunction) string {
 	switch {
-	case w.Only == OnlyBase:
-		return "only in base"
-	case w.Only == OnlyNew:
-		return "only in new"
+	case w.Only != "":
+		return OnlyText(w.Only)
 	case w.Ratio == nil:
 		return "new"
 	}
@@ -259,10 +258,10 @@ func ratioText(w *WasmDiff) string {
 func (df *Diff) WriteWasmText(w io.Writer, top int) error {
 	var b strings.Builder
 	df.writeSides(&b, true)
-	writeTable(&b, [][]string{
+	costfmt.WriteTable(&b, [][]string{
 		{"", "base", "new", "change", ""},
-		{"Wasm instructions", Human(df.Base.TotalWasmInstructions), Human(df.New.TotalWasmInstructions), humanSigned(df.DeltaWasmInstructions),
-			signedPercent(float64(df.Base.TotalWasmInstructions), float64(df.New.TotalWasmInstructions))},
+		{"Wasm instructions", costfmt.Human(df.Base.TotalWasmInstructions), costfmt.Human(df.New.TotalWasmInstructions), costfmt.HumanSigned(df.DeltaWasmInstructions),
+			costfmt.SignedPercent(float64(df.Base.TotalWasmInstructions), float64(df.New.TotalWasmInstructions))},
 	})
 	for _, warn := range df.WasmWarnings {
 		fmt.Fprintf(&b, "warning: %s\n", warn)
@@ -276,15 +275,15 @@ func (df *Diff) WriteWasmText(w io.Writer, top int) error {
 		if s == nil {
 			return "-", "-"
 		}
-		return Human(s.SelfWasmInstructions), Human(s.TotalWasmInstructions)
+		return costfmt.Human(s.SelfWasmInstructions), costfmt.Human(s.TotalWasmInstructions)
 	}
-	row := func(wd *WasmDiff) []string {
+	row := func(wd *WasmFunction) []string {
 		bs, bt := side(wd.Base)
 		ns, nt := side(wd.New)
-		return []string{wd.Name, bs, ns, humanSigned(wd.DeltaSelfWasmInstructions), ratioText(wd), bt, nt}
+		return []string{wd.Name, bs, ns, costfmt.HumanSigned(wd.DeltaSelfWasmInstructions), ratioText(wd), bt, nt}
 	}
 	rows := [][]string{{"wasm function", "base self", "new self", "change", "ratio", "base total", "new total"}}
-	shown, cut := firstN(df.Wasm, top)
+	shown, cut := costfmt.FirstN(df.Wasm, top)
 	for i := range shown {
 		rows = append(rows, row(&shown[i]))
 	}
@@ -293,12 +292,12 @@ func (df *Diff) WriteWasmText(w io.Writer, top int) error {
 		for _, wd := range df.Wasm[len(shown):] {
 			d += wd.DeltaSelfWasmInstructions
 		}
-		rows = append(rows, []string{fmt.Sprintf("… %d more Wasm functions", cut), "", "", humanSigned(d), "", "", ""})
+		rows = append(rows, []string{fmt.Sprintf("… %d more Wasm functions", cut), "", "", costfmt.HumanSigned(d), "", "", ""})
 	}
 	for i := range df.WasmBuckets {
 		rows = append(rows, row(&df.WasmBuckets[i]))
 	}
-	writeTable(&b, rows)
+	costfmt.WriteTable(&b, rows)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -327,12 +326,12 @@ func (df *Diff) WriteWasmCSV(w io.Writer) error {
 	}
 	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
 	rows = append(rows, row(map[string]string{"kind": "total", "name": "total",
-		"base_total_wasm_instructions": formatU64(df.Base.TotalWasmInstructions), "new_total_wasm_instructions": formatU64(df.New.TotalWasmInstructions)}))
-	for _, list := range [][]WasmDiff{df.Wasm, df.WasmBuckets} {
+		"base_total_wasm_instructions": costfmt.Uint(df.Base.TotalWasmInstructions), "new_total_wasm_instructions": costfmt.Uint(df.New.TotalWasmInstructions)}))
+	for _, list := range [][]WasmFunction{df.Wasm, df.WasmBuckets} {
 		for _, wd := range list {
 			kv := map[string]string{"kind": wd.Kind, "name": wd.Name, "only": wd.Only, "delta_self_wasm_instructions": i64(wd.DeltaSelfWasmInstructions)}
 			if wd.Ratio != nil {
-				kv["ratio"] = exactFloat(*wd.Ratio)
+				kv["ratio"] = costfmt.ExactFloat(*wd.Ratio)
 			}
 			for _, s := range []struct {
 				p string
@@ -342,8 +341,8 @@ func (df *Diff) WriteWasmCSV(w io.Writer) error {
 					continue
 				}
 				kv[s.p+"index"] = strconv.Itoa(s.s.Index)
-				kv[s.p+"self_wasm_instructions"] = formatU64(s.s.SelfWasmInstructions)
-				kv[s.p+"total_wasm_instructions"] = formatU64(s.s.TotalWasmInstructions)
+				kv[s.p+"self_wasm_instructions"] = costfmt.Uint(s.s.SelfWasmInstructions)
+				kv[s.p+"total_wasm_instructions"] = costfmt.Uint(s.s.TotalWasmInstructions)
 			}
 			rows = append(rows, row(kv))
 		}
@@ -356,24 +355,24 @@ func (df *Diff) WriteWasmCSV(w io.Writer) error {
 
 // wasmDiffJSON is the document of jsprof diff --by wasm --json.
 type wasmDiffJSON struct {
-	By                    string     `json:"by"`
-	Base                  DiffSide   `json:"base"`
-	New                   DiffSide   `json:"new"`
-	DeltaWasmInstructions int64      `json:"delta_wasm_instructions"`
-	WasmFunctions         []WasmDiff `json:"wasm_functions"`
-	WasmBuckets           []WasmDiff `json:"wasm_buckets"`
-	Warnings              []string   `json:"warnings"`
+	By                    string         `json:"by"`
+	Base                  Side           `json:"base"`
+	New                   Side           `json:"new"`
+	DeltaWasmInstructions int64          `json:"delta_wasm_instructions"`
+	WasmFunctions         []WasmFunction `json:"wasm_functions"`
+	WasmBuckets           []WasmFunction `json:"wasm_buckets"`
+	Warnings              []string       `json:"warnings"`
 }
 
 // WriteWasmJSON writes the diff's Wasm view as one indented JSON document.
 func (df *Diff) WriteWasmJSON(w io.Writer) error {
-	doc := wasmDiffJSON{By: ByWasm, Base: df.Base, New: df.New, DeltaWasmInstructions: df.DeltaWasmInstructions,
+	doc := wasmDiffJSON{By: report.ByWasm, Base: df.Base, New: df.New, DeltaWasmInstructions: df.DeltaWasmInstructions,
 		WasmFunctions: df.Wasm, WasmBuckets: df.WasmBuckets, Warnings: df.WasmWarnings}
 	if doc.WasmFunctions == nil {
-		doc.WasmFunctions = []WasmDiff{}
+		doc.WasmFunctions = []WasmFunction{}
 	}
 	if doc.WasmBuckets == nil {
-		doc.WasmBuckets = []WasmDiff{}
+		doc.WasmBuckets = []WasmFunction{}
 	}
 	if doc.Warnings == nil {
 		doc.Warnings = []string{}

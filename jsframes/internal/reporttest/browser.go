@@ -1,4 +1,4 @@
-package report
+package reporttest
 
 import (
 	"bufio"
@@ -11,11 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,8 +25,7 @@ import (
 // (--remote-debugging-pipe: JSON messages separated by NUL bytes on file
 // descriptors 3 and 4), enough to load a page, run JS in it, click and
 // take screenshots: the tests of the pages' script (the flame graph's
-// zoom and search) and the screenshots of docs/img. It is exported for
-// the tests of package report_test (cart_test.go).
+// zoom and search) and the screenshots of docs/img.
 type Browser struct {
 	t       testing.TB
 	cmd     *exec.Cmd
@@ -54,7 +55,7 @@ type cdpMessage struct {
 // CSS pixels, or skips (fails in CI) when there is none.
 func NewBrowser(t testing.TB, width, height int) *Browser {
 	t.Helper()
-	bin := chromium(t)
+	bin := Chromium(t)
 	dir := t.TempDir()
 	cmdR, cmdW, err := os.Pipe() // Chromium reads commands on fd 3
 	require.NoError(t, err)
@@ -80,14 +81,14 @@ func NewBrowser(t testing.TB, width, height int) *Browser {
 	var target struct {
 		TargetID string `json:"targetId"`
 	}
-	b.call("Target.createTarget", map[string]any{"url": "about:blank"}, &target)
+	b.Call("Target.createTarget", map[string]any{"url": "about:blank"}, &target)
 	var attached struct {
 		SessionID string `json:"sessionId"`
 	}
-	b.call("Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached)
+	b.Call("Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached)
 	b.session = attached.SessionID
-	b.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil)
-	b.call("Page.enable", nil, nil)
+	b.Call("Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil)
+	b.Call("Page.enable", nil, nil)
 	return b
 }
 
@@ -113,8 +114,9 @@ func (b *Browser) read(r *os.File) {
 	}
 }
 
-// call sends a command and decodes its result into out (unless nil).
-func (b *Browser) call(method string, params any, out any) {
+// Call sends a DevTools command and decodes its result into out (unless
+// nil).
+func (b *Browser) Call(method string, params any, out any) {
 	b.t.Helper()
 	b.mu.Lock()
 	b.nextID++
@@ -155,8 +157,8 @@ func (b *Browser) Open(path, fragment, ready string) {
 	if fragment != "" {
 		url += "#" + fragment
 	}
-	b.call("Page.navigate", map[string]any{"url": "about:blank"}, nil) // a new document, even for another fragment
-	b.call("Page.navigate", map[string]any{"url": url}, nil)
+	b.Call("Page.navigate", map[string]any{"url": "about:blank"}, nil) // a new document, even for another fragment
+	b.Call("Page.navigate", map[string]any{"url": url}, nil)
 	cond := fmt.Sprintf("location.href === %q && document.readyState === 'complete'", url)
 	if ready != "" {
 		cond += " && !!(" + ready + ")"
@@ -190,7 +192,7 @@ func (b *Browser) Eval(expr string, out any) {
 			} `json:"exception"`
 		} `json:"exceptionDetails"`
 	}
-	b.call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &res)
+	b.Call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &res)
 	if res.ExceptionDetails != nil {
 		b.t.Fatalf("chromium: %s: %s %s", expr, res.ExceptionDetails.Text, res.ExceptionDetails.Exception.Description)
 	}
@@ -216,7 +218,7 @@ func (b *Browser) Rect(selector string) Rect {
 func (b *Browser) Click(x, y float64) {
 	b.t.Helper()
 	for _, typ := range []string{"mouseMoved", "mousePressed", "mouseReleased"} {
-		b.call("Input.dispatchMouseEvent", map[string]any{"type": typ, "x": x, "y": y, "button": "left", "clickCount": 1}, nil)
+		b.Call("Input.dispatchMouseEvent", map[string]any{"type": typ, "x": x, "y": y, "button": "left", "clickCount": 1}, nil)
 	}
 }
 
@@ -233,7 +235,7 @@ func (b *Browser) Screenshot(full bool) image.Image {
 	var res struct {
 		Data string `json:"data"`
 	}
-	b.call("Page.captureScreenshot", params, &res)
+	b.Call("Page.captureScreenshot", params, &res)
 	raw, err := base64.StdEncoding.DecodeString(res.Data)
 	require.NoError(b.t, err)
 	img, err := png.Decode(bytes.NewReader(raw))
@@ -247,4 +249,39 @@ func SavePNG(t testing.TB, path string, img image.Image) {
 	var buf bytes.Buffer
 	require.NoError(t, png.Encode(&buf, img))
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+}
+
+// DocsImage is where the screenshots of the documentation go (docs/img),
+// written when the tests run with -update.
+func DocsImage(name string) string {
+	return filepath.Join(dir(), "..", "..", "..", "docs", "img", name)
+}
+
+// Chromium finds headless Chromium (Debian's package chromium) or skips;
+// in CI, where scripts/setup.sh installs it, its absence is a failure.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	const why = "headless Chromium not found (Debian: apt-get install chromium): the HTML is not rendered"
+	if os.Getenv("CI") != "" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+	return ""
+}
+
+// SelfContained checks that a page loads nothing: no script, stylesheet,
+// image, font or frame from anywhere, and no script but its own, inline.
+func SelfContained(t testing.TB, page string) {
+	t.Helper()
+	for _, bad := range []string{"<link", "<img", "<iframe", "src=", "@import", "url(", "http://", "https://", "fetch(", "XMLHttpRequest", "import("} {
+		assert.NotContains(t, page, bad)
+	}
+	for _, tag := range regexp.MustCompile(`<script[^>]*>`).FindAllString(page, -1) {
+		assert.Contains(t, []string{"<script>", `<script type="application/json" id="flame-data">`}, tag, "inline scripts and data only")
+	}
 }

@@ -1,4 +1,4 @@
-package report
+package htmlview
 
 import (
 	"fmt"
@@ -8,18 +8,21 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jsprof/jsprof/jsframes/diff"
+	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // The HTML pages are self-contained: inline CSS and JS, bars drawn with
 // CSS, the flame graph drawn by the page's own script from data in the
 // page; no font, image, link or script that would reach the network.
 
-// htmlFuncs are the helpers of the templates (html_tmpl.go).
+// htmlFuncs are the helpers of the templates (templates.go).
 func htmlFuncs() template.FuncMap {
 	return template.FuncMap{
-		"human":  Human,
-		"signed": humanSigned,
+		"human":  costfmt.Human,
+		"signed": costfmt.HumanSigned,
 		"exact":  func(n uint64) string { return groupDigits(strconv.FormatUint(n, 10)) },
 		"exactSigned": func(n int64) string {
 			if n < 0 {
@@ -28,53 +31,53 @@ func htmlFuncs() template.FuncMap {
 			return "+" + groupDigits(strconv.FormatInt(n, 10))
 		},
 		"pct":        func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
-		"perExec":    perExec,
-		"lineLabel":  lineLabel,
-		"engine":     engineLabel,
-		"changePct":  func(base, new uint64) string { return signedPercent(float64(base), float64(new)) },
-		"onlyText":   onlyText,
+		"perExec":    func(o report.OpcodeStats) string { return costfmt.PerExecution(o.Executions, o.PerExecution) },
+		"lineLabel":  func(l report.LineStats) string { return l.Label() },
+		"engine":     costfmt.EngineLabel,
+		"changePct":  func(base, new uint64) string { return costfmt.SignedPercent(float64(base), float64(new)) },
+		"onlyText":   diff.OnlyText,
 		"barWidth":   barWidth,
-		"calls":      func(n uint64) string { return countNoun(n, "call", "calls") },
+		"calls":      func(n uint64) string { return costfmt.CountNoun(n, "call", "calls") },
 		"failed":     func(code *int) bool { return code != nil && *code != 0 },
-		"share":      func(n, total uint64) float64 { return shareOf(n, float64(total)) },
+		"share":      func(n, total uint64) float64 { return costfmt.Share(n, float64(total)) },
 		"deltaClass": deltaClass,
-		"sideExec": func(o *OpcodeSide) string {
+		"sideExec": func(o *diff.OpcodeSide) string {
 			if o == nil {
 				return "-"
 			}
-			return Human(o.Executions)
+			return costfmt.Human(o.Executions)
 		},
-		"sidePerExec": func(o *OpcodeSide) string {
-			if o == nil || o.Executions == 0 {
-				return "-"
-			}
-			return fmt.Sprintf("%.1f", o.PerExecution)
-		},
-		"sideInstr": func(o *OpcodeSide) string {
+		"sidePerExec": func(o *diff.OpcodeSide) string {
 			if o == nil {
 				return "-"
 			}
-			return Human(o.WasmInstructions)
+			return costfmt.PerExecution(o.Executions, o.PerExecution)
 		},
-		"fnCalls": func(f *FunctionSide) string {
+		"sideInstr": func(o *diff.OpcodeSide) string {
+			if o == nil {
+				return "-"
+			}
+			return costfmt.Human(o.WasmInstructions)
+		},
+		"fnCalls": func(f *diff.FunctionSide) string {
 			if f == nil {
 				return "-"
 			}
-			return Human(f.Calls)
+			return costfmt.Human(f.Calls)
 		},
-		"fnInstr": func(f *FunctionSide) string {
+		"fnInstr": func(f *diff.FunctionSide) string {
 			if f == nil {
 				return "-"
 			}
-			return Human(f.SelfWasmInstructions)
+			return costfmt.Human(f.SelfWasmInstructions)
 		},
 		"flameScript": func() template.JS { return template.JS(flameScript) },
 		"foldedWasm":  func() string { return FoldedWasmName },
 		"flameData":   func(f *Flame) template.JS { return template.JS(f.flameJSON()) },
 		"clip":        clip,
 		// wasmRows lists the Wasm functions, then the Wasm view's buckets.
-		"wasmRows": func(fns, buckets []WasmFunctionStats) []WasmFunctionStats {
-			return append(append([]WasmFunctionStats(nil), fns...), buckets...)
+		"wasmRows": func(fns, buckets []report.WasmFunctionStats) []report.WasmFunctionStats {
+			return append(append([]report.WasmFunctionStats(nil), fns...), buckets...)
 		},
 	}
 }
@@ -153,15 +156,15 @@ type htmlReport struct {
 	Title      string
 	Source     string
 	Function   string
-	Data       *Tables
-	Opcodes    []OpcodeStats
+	Data       *report.Tables
+	Opcodes    []report.OpcodeStats
 	MoreOps    int
 	MaxOpcode  float64
 	MaxPhase   float64
-	Functions  []FunctionStats
+	Functions  []report.FunctionStats
 	MoreFns    int
 	MaxFn      float64
-	Lines      []LineStats
+	Lines      []report.LineStats
 	MoreLines  int
 	MaxLine    float64
 	MaxBucket  float64
@@ -169,9 +172,9 @@ type htmlReport struct {
 	UncertainW string
 	// Wasm are the Wasm functions (rows of --by wasm, each with its
 	// callers cut to the view's few), WasmBuckets the view's buckets.
-	Wasm        []WasmFunctionStats
+	Wasm        []report.WasmFunctionStats
 	MoreWasm    int
-	WasmBuckets []WasmFunctionStats
+	WasmBuckets []report.WasmFunctionStats
 	MaxWasm     float64
 
 	Flame        *Flame
@@ -207,48 +210,45 @@ const (
 
 // htmlDetail is a function whose opcodes the page lists.
 type htmlDetail struct {
-	FunctionStats
+	report.FunctionStats
 	MoreOps int
 }
 
 // hotSpots are what the page's first screen names: the costliest line,
 // JS function, opcode and native.
 type hotSpots struct {
-	Line     *LineStats
+	Line     *report.LineStats
 	LineText string // the line's source, when given
 	LineID   string // the line's id in the source view
-	Function *FunctionStats
-	Opcode   *OpcodeStats
+	Function *report.FunctionStats
+	Opcode   *report.OpcodeStats
 	Native   *NativeCost
 }
 
-// HTMLOptions add to the HTML report what its tables do not hold.
-type HTMLOptions struct {
+// ReportOptions add to a report's page what its tables do not hold. The
+// zero value makes the page of the tables alone.
+type ReportOptions struct {
 	// Flame is the profile's flame graph (NewFlame); nil: the page has
-	// none, and its natives come from the tables.
+	// none (nor script), and its natives come from the tables.
 	Flame *Flame
 	// Sources are the JS files to annotate line by line (MatchSources
 	// places them); the page names the profile's files without one.
 	Sources []SourceFile
 }
 
-// WriteHTML writes the report as one self-contained HTML page: the
-// per-opcode cost bars, the JS functions (each with its opcodes) and the
-// source lines — every view, cut to ReportOptions.Top rows (0: all, up
-// to htmlMaxRows).
-func (r *Report) WriteHTML(w io.Writer) error { return r.WriteHTMLWith(w, HTMLOptions{}) }
-
-// WriteHTMLWith writes the HTML report with a flame graph and annotated
-// source: first the hot spots (the costliest line, native, function and
-// opcode) and the flame graph, then the source, the natives, and the
-// tables of WriteHTML.
-func (r *Report) WriteHTMLWith(w io.Writer, o HTMLOptions) error {
+// WriteReport writes r as one self-contained HTML page: first the hot
+// spots (the costliest line, native, function and opcode) and, with
+// o.Flame, the flame graph, then the annotated source (o.Sources), the
+// natives, and the tables of every view of r (the per-opcode cost bars,
+// the JS functions each with its opcodes, the lines, the Wasm
+// functions), cut to r's Top rows (0: all, up to htmlMaxRows).
+func WriteReport(w io.Writer, r *report.Report, o ReportOptions) error {
 	t, err := parseTemplate("report", reportPage)
 	if err != nil {
 		return err
 	}
-	d := r.data
-	v := htmlReport{Source: r.opts.Source, Function: r.opts.Function, Data: d, UncertainW: uncertainWhy(d.Engine), Flame: o.Flame,
+	d, opts := r.Data(), r.Options()
+	v := htmlReport{Source: opts.Source, Function: opts.Function, Data: d, UncertainW: costfmt.UncertainWhy(d.Engine), Flame: o.Flame,
 		FlameView: flameView{F: o.Flame}}
 	matched, unplaced := MatchSources(d, o.Sources)
 	v.Sources, v.NoSource = sourceViews(d, matched)
@@ -266,15 +266,15 @@ func (r *Report) WriteHTMLWith(w io.Writer, o HTMLOptions) error {
 		v.NoSourceMore = len(v.NoSource) - maxNoSource
 		v.NoSource = v.NoSource[:maxNoSource]
 	}
-	top := r.opts.Top
+	top := opts.Top
 	if top == 0 {
 		top = htmlMaxRows
 	}
-	v.Opcodes, v.MoreOps = firstN(d.Opcodes, top)
-	v.Functions, v.MoreFns = firstN(d.Functions, top)
-	v.Functions = append([]FunctionStats(nil), v.Functions...) // cut below, not d's
+	v.Opcodes, v.MoreOps = costfmt.FirstN(d.Opcodes, top)
+	v.Functions, v.MoreFns = costfmt.FirstN(d.Functions, top)
+	v.Functions = append([]report.FunctionStats(nil), v.Functions...) // cut below, not d's
 	for i := range v.Functions {
-		v.Functions[i].Opcodes, _ = firstN(v.Functions[i].Opcodes, top)
+		v.Functions[i].Opcodes, _ = costfmt.FirstN(v.Functions[i].Opcodes, top)
 	}
 	for _, f := range v.Functions {
 		if len(v.Details) == htmlMaxDetails {
@@ -284,26 +284,19 @@ func (r *Report) WriteHTMLWith(w io.Writer, o HTMLOptions) error {
 		if isNativeFunction(f) {
 			continue // no opcodes
 		}
-		opTop := r.opts.Top
+		opTop := opts.Top
 		if opTop == 0 {
 			opTop = htmlMaxDetailOps
 		}
 		var more int
-		f.Opcodes, more = firstN(f.Opcodes, opTop)
+		f.Opcodes, more = costfmt.FirstN(f.Opcodes, opTop)
 		v.Details = append(v.Details, htmlDetail{FunctionStats: f, MoreOps: more})
 	}
-	v.Lines, v.MoreLines = firstN(d.Lines, top)
-	cutCallers := func(fs []WasmFunctionStats) []WasmFunctionStats {
-		out := make([]WasmFunctionStats, len(fs))
-		for i, f := range fs {
-			out[i] = f
-			out[i].Callers, out[i].OmittedCallers = firstN(f.Callers, wasmCallersTop)
-		}
-		return out
-	}
-	wasm, moreWasm := firstN(d.WasmFunctions, top)
-	v.Wasm, v.MoreWasm, v.WasmBuckets = cutCallers(wasm), moreWasm, cutCallers(d.WasmBuckets)
-	for _, f := range append(append([]WasmFunctionStats(nil), d.WasmFunctions...), d.WasmBuckets...) {
+	v.Lines, v.MoreLines = costfmt.FirstN(d.Lines, top)
+	wasm, moreWasm := costfmt.FirstN(d.WasmFunctions, top)
+	v.Wasm, v.MoreWasm = report.CutCallers(wasm, report.WasmCallersTop), moreWasm
+	v.WasmBuckets = report.CutCallers(d.WasmBuckets, report.WasmCallersTop)
+	for _, f := range append(append([]report.WasmFunctionStats(nil), d.WasmFunctions...), d.WasmBuckets...) {
 		v.MaxWasm = math.Max(v.MaxWasm, float64(f.SelfWasmInstructions))
 	}
 	for _, o := range d.Opcodes {
@@ -331,11 +324,11 @@ func (r *Report) WriteHTMLWith(w io.Writer, o HTMLOptions) error {
 // htmlDiff is what diffPage reads.
 type htmlDiff struct {
 	Title     string
-	Diff      *Diff
-	Opcodes   []OpcodeDiff
+	Diff      *diff.Diff
+	Opcodes   []diff.Opcode
 	MoreOps   int
 	MoreOpsD  int64
-	Functions []FunctionDiff
+	Functions []diff.Function
 	MoreFns   int
 	MoreFnsD  int64
 	MaxDelta  float64
@@ -346,8 +339,8 @@ type htmlDiff struct {
 	FlameView flameView
 }
 
-// DiffHTMLOptions add to the diff's page what its tables do not hold.
-type DiffHTMLOptions struct {
+// DiffOptions add to a diff's page what its tables do not hold.
+type DiffOptions struct {
 	Top int // rows of each table (0: all)
 	// Flame is both profiles' flame graph (NewFlameDiff), drawn as the
 	// base's graph beside new's, coloured by change; nil: none.
@@ -356,26 +349,20 @@ type DiffHTMLOptions struct {
 
 // sideLabel names one run of a diff above its flame graph: its engine and
 // its profile.
-func sideLabel(s DiffSide) string {
-	l := engineLabel(s.Engine)
+func sideLabel(s diff.Side) string {
+	l := costfmt.EngineLabel(s.Engine)
 	if s.Profile != "" {
 		l += " (" + s.Profile + ")"
 	}
 	return l
 }
 
-// WriteHTML writes the diff as one self-contained HTML page: the totals,
-// the summary, the change per opcode as bars either side of zero, the
-// opcodes side by side, and the change per JS function: top rows of each
-// table (0: all).
-func (df *Diff) WriteHTML(w io.Writer, top int) error {
-	return df.WriteHTMLWith(w, DiffHTMLOptions{Top: top})
-}
-
-// WriteHTMLWith writes the diff's page with, when o.Flame is given, the
-// two runs' flame graphs side by side, coloured by change, under the
-// summary.
-func (df *Diff) WriteHTMLWith(w io.Writer, o DiffHTMLOptions) error {
+// WriteDiff writes df as one self-contained HTML page: the totals, the
+// summary, with o.Flame the two runs' flame graphs side by side, coloured
+// by change, then the change per opcode as bars either side of zero, the
+// opcodes side by side, and the change per JS function: o.Top rows of
+// each table (0: all).
+func WriteDiff(w io.Writer, df *diff.Diff, o DiffOptions) error {
 	t, err := parseTemplate("diff", diffPage)
 	if err != nil {
 		return err
@@ -383,11 +370,11 @@ func (df *Diff) WriteHTMLWith(w io.Writer, o DiffHTMLOptions) error {
 	top := o.Top
 	v := htmlDiff{Diff: df, Title: "jsprof diff", Flame: o.Flame,
 		FlameView: flameView{F: o.Flame, Base: sideLabel(df.Base), New: sideLabel(df.New)}}
-	v.Opcodes, v.MoreOps = firstN(df.Opcodes, top)
+	v.Opcodes, v.MoreOps = costfmt.FirstN(df.Opcodes, top)
 	for _, o := range df.Opcodes[len(v.Opcodes):] {
 		v.MoreOpsD += o.DeltaWasmInstructions
 	}
-	v.Functions, v.MoreFns = firstN(df.Functions, top)
+	v.Functions, v.MoreFns = costfmt.FirstN(df.Functions, top)
 	for _, f := range df.Functions[len(v.Functions):] {
 		v.MoreFnsD += f.DeltaWasmInstructions
 	}
@@ -419,7 +406,7 @@ func (df *Diff) WriteHTMLWith(w io.Writer, o DiffHTMLOptions) error {
 // nativesOf lists the natives, from the flame graph's stacks when there is
 // one, else from the tables (the native functions, and the (native
 // functions) bucket).
-func nativesOf(d *Tables, f *Flame) []NativeCost {
+func nativesOf(d *report.Tables, f *Flame) []NativeCost {
 	if f != nil {
 		return f.Natives
 	}
@@ -428,7 +415,7 @@ func nativesOf(d *Tables, f *Flame) []NativeCost {
 		if !isNativeFunction(fn) {
 			continue
 		}
-		name := strings.TrimSuffix(fn.Name, NativeSuffix)
+		name := strings.TrimSuffix(fn.Name, report.NativeSuffix)
 		n := m[name]
 		if n == nil {
 			n = &NativeCost{Name: name, Named: true}
@@ -447,12 +434,12 @@ func nativesOf(d *Tables, f *Flame) []NativeCost {
 }
 
 // isNativeFunction tells a native function of the tables.
-func isNativeFunction(f FunctionStats) bool {
-	return f.Kind == FunctionNative || strings.HasSuffix(f.Name, NativeSuffix)
+func isNativeFunction(f report.FunctionStats) bool {
+	return f.Kind == report.FunctionNative || strings.HasSuffix(f.Name, report.NativeSuffix)
 }
 
 // hottest finds the hot spots of the first screen.
-func hottest(d *Tables, natives []NativeCost, sources []sourceView) hotSpots {
+func hottest(d *report.Tables, natives []NativeCost, sources []sourceView) hotSpots {
 	var h hotSpots
 	for i := range d.Lines {
 		if d.Lines[i].WasmInstructions > 0 {

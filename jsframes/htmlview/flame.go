@@ -1,4 +1,4 @@
-package report
+package htmlview
 
 import (
 	"container/heap"
@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // The flame graph of the HTML report: a profile's stacks merged into one
@@ -25,12 +27,6 @@ const (
 	FlameBucket = "b" // (outside JS), (truncated Wasm stack)
 	FlameOther  = "x" // frames too small to draw, summed
 )
-
-// NativeSuffix ends the name of a JS frame that is a native ("JSON.stringify
-// (native)", for profiles that name natives as JS functions). Such frames
-// are shown as natives, as are frames of jsprofile's native kind and the
-// (native functions) bucket, which holds the natives no frame names.
-const NativeSuffix = " (native)"
 
 // FoldedWasmName names the node that stands for a run of Wasm frames a
 // diff's flame graph cannot match between its two profiles (unnamed
@@ -110,9 +106,11 @@ type NativeCost struct {
 	Share                 float64 // total, of the profile's total
 }
 
-// IsNative says whether a frame is a native builtin's (see NativeSuffix),
-// or the (native functions) bucket.
-func IsNative(f jsprofile.StackFrame) bool {
+// isNative says whether a frame is a native builtin's: of jsprofile's
+// native kind, or a JS frame named with report.NativeSuffix (profiles
+// that name natives as JS functions), or the (native functions) bucket,
+// which holds the natives no frame names.
+func isNative(f jsprofile.StackFrame) bool {
 	fn := f.Function
 	switch {
 	case fn == nil:
@@ -120,7 +118,7 @@ func IsNative(f jsprofile.StackFrame) bool {
 	case f.Kind == jsprofile.KindNative:
 		return true
 	case f.Kind == jsprofile.KindJS:
-		return strings.HasSuffix(fn.Name, NativeSuffix)
+		return strings.HasSuffix(fn.Name, report.NativeSuffix)
 	case f.Kind == jsprofile.KindBucket:
 		return fn.Name == jsprofile.BucketNative
 	}
@@ -132,18 +130,17 @@ func flameFrameOf(f jsprofile.StackFrame) FlameFrame {
 	fn := f.Function
 	out := FlameFrame{Name: fn.Name}
 	switch {
-	case IsNative(f):
+	case isNative(f):
 		out.Kind = FlameNative
 	case f.Kind == jsprofile.KindJS:
 		out.Kind = FlameJS
-		fs := FunctionStats{Name: fn.Name, File: fn.Filename, Line: int(fn.StartLine)}
 		if i := strings.LastIndex(fn.Name, "@0x"); i > 0 && fn.Filename != "" && fn.StartLine > 0 {
 			out.Name = fn.Name[:i] // the address differs between engines
 		}
-		if fs.File != "" {
-			out.Where = fs.File
-			if fs.Line > 0 {
-				out.Where += ":" + strconv.Itoa(fs.Line)
+		if fn.Filename != "" {
+			out.Where = fn.Filename
+			if fn.StartLine > 0 {
+				out.Where += ":" + strconv.FormatInt(fn.StartLine, 10)
 			}
 		}
 	case f.Kind == jsprofile.KindOpcode:
@@ -207,11 +204,11 @@ func (b *flameBuilder) frame(sf jsprofile.StackFrame) int32 { return b.intern(fl
 // is matched by name only when both profiles have it and it has a name
 // (wasm-function[N] numbers a function by its index, which differs
 // between engines and builds).
-func (b *flameBuilder) matchWasm(base, new *stackReader) {
-	names := func(r *stackReader) map[string]bool {
+func (b *flameBuilder) matchWasm(base, new *report.StackReader) {
+	names := func(r *report.StackReader) map[string]bool {
 		out := map[string]bool{}
-		for _, f := range r.funcs {
-			if f.Kind == jsprofile.KindWasm && !isUnnamedWasm(f.Function.Name) {
+		for _, f := range r.Funcs {
+			if f.Kind == jsprofile.KindWasm && !report.IsUnnamedWasm(f.Function.Name) {
 				out[f.Function.Name] = true
 			}
 		}
@@ -238,14 +235,14 @@ type funcFrame struct {
 // of that name when only is not "". In a diff (matchWasm), each run of
 // consecutive Wasm frames with a frame to fold becomes one FoldedWasmName
 // frame.
-func (b *flameBuilder) stacks(p *jsprofile.Profile, r *stackReader, only string) *stackSet {
+func (b *flameBuilder) stacks(p *jsprofile.Profile, r *report.StackReader, only string) *stackSet {
 	n := 0
 	for _, smp := range p.Sample {
 		n += len(smp.Location) // a line each, in jsprof's profiles
 	}
 	s := &stackSet{frames: make([]int32, 0, n), off: make([]int, 1, len(p.Sample)+1), val: make([][jsprofile.NumValues]uint64, 0, len(p.Sample))}
-	funcs := make([]funcFrame, len(r.funcs))
-	for i, sf := range r.funcs {
+	funcs := make([]funcFrame, len(r.Funcs))
+	for i, sf := range r.Funcs {
 		ff := funcFrame{frame: b.frame(sf), wasm: sf.Kind == jsprofile.KindWasm,
 			only: only != "" && sf.Kind == jsprofile.KindJS && sf.Function.Name == only}
 		ff.foldable = ff.wasm && b.matched != nil && !b.matched[sf.Function.Name]
@@ -255,7 +252,7 @@ func (b *flameBuilder) stacks(p *jsprofile.Profile, r *stackReader, only string)
 	if b.matched != nil {
 		folded = b.intern(FlameFrame{Kind: FlameWasm, Name: FoldedWasmName})
 	}
-	var buf []stackFrame
+	var buf []report.Frame
 	var run []*funcFrame // the Wasm frames since the last other frame
 	flush := func() {
 		fold := false
@@ -274,9 +271,9 @@ func (b *flameBuilder) stacks(p *jsprofile.Profile, r *stackReader, only string)
 	for _, smp := range p.Sample {
 		start := len(s.frames)
 		keep := only == ""
-		buf = r.stack(smp, buf)
+		buf = r.Stack(smp, buf)
 		for k := len(buf) - 1; k >= 0; k-- { // root first
-			ff := &funcs[buf[k].fn]
+			ff := &funcs[buf[k].Func]
 			keep = keep || ff.only
 			if ff.wasm {
 				run = append(run, ff)
@@ -318,7 +315,7 @@ func (b *flameBuilder) natives(s *stackSet, total uint64) []NativeCost {
 				}
 				continue
 			}
-			name := strings.TrimSuffix(b.frames[fr].Name, NativeSuffix)
+			name := strings.TrimSuffix(b.frames[fr].Name, report.NativeSuffix)
 			n := m[name]
 			if n == nil {
 				n = &NativeCost{Name: name, Named: name != jsprofile.BucketNative}
@@ -341,7 +338,7 @@ func (b *flameBuilder) natives(s *stackSet, total uint64) []NativeCost {
 // NewFlame merges p's stacks into its flame graph, pruned as opts say.
 func NewFlame(p *jsprofile.Profile, opts FlameOptions) *Flame {
 	b := &flameBuilder{byKey: map[FlameFrame]int32{}}
-	s := b.stacks(p, newStackReader(p), opts.Function)
+	s := b.stacks(p, report.NewStackReader(p), opts.Function)
 	f := &Flame{Mode: p.Meta.Mode, Stacks: s.len()}
 	f.Root, f.Nodes = merge(s, nil, opts)
 	f.Frames = b.frames
@@ -365,7 +362,7 @@ func NewFlame(p *jsprofile.Profile, opts FlameOptions) *Flame {
 // native and phase frames under them line up.
 func NewFlameDiff(base, new *jsprofile.Profile, opts FlameOptions) *Flame {
 	b := &flameBuilder{byKey: map[FlameFrame]int32{}}
-	br, nr := newStackReader(base), newStackReader(new)
+	br, nr := report.NewStackReader(base), report.NewStackReader(new)
 	b.matchWasm(br, nr)
 	bs := b.stacks(base, br, opts.Function)
 	ns := b.stacks(new, nr, opts.Function)
@@ -386,7 +383,7 @@ func NewFlameDiff(base, new *jsprofile.Profile, opts FlameOptions) *Flame {
 func sortNatives(m map[string]*NativeCost, total uint64) []NativeCost {
 	out := make([]NativeCost, 0, len(m))
 	for _, n := range m {
-		n.Share = shareOf(n.TotalWasmInstructions, float64(total))
+		n.Share = costfmt.Share(n.TotalWasmInstructions, float64(total))
 		out = append(out, *n)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -478,7 +475,7 @@ func merge(s, base *stackSet, opts FlameOptions) (*FlameNode, int) {
 	if base != nil {
 		minWeight = max(minShare, 0)
 		weigh = func(c *candidate) {
-			c.weight = max(shareOf(c.val[0], float64(root.Instructions)), shareOf(c.base, float64(root.Base)))
+			c.weight = max(costfmt.Share(c.val[0], float64(root.Instructions)), costfmt.Share(c.base, float64(root.Base)))
 		}
 	}
 

@@ -1,4 +1,4 @@
-package report
+package htmlview
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -69,7 +70,7 @@ func TestModuleSource(t *testing.T) {
 }
 
 // linesProfile: JS functions in files, a cost per line.
-func linesTables(t *testing.T, costs map[string]map[int]int64) *Tables {
+func linesTables(t *testing.T, costs map[string]map[int]int64) *report.Tables {
 	t.Helper()
 	var stacks []stackSpec
 	addr := uint32(0x100)
@@ -79,7 +80,7 @@ func linesTables(t *testing.T, costs map[string]map[int]int64) *Tables {
 			stacks = append(stacks, st(instr, jsprofile.JSFrame("f", file, 1, line, addr, uint32(line)), opf("add", 5)))
 		}
 	}
-	return New(buildProfile(t, jsprofile.ModeExact, stacks))
+	return report.New(buildProfile(t, jsprofile.ModeExact, stacks))
 }
 
 func TestMatchSources(t *testing.T) {

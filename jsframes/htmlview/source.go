@@ -1,4 +1,4 @@
-package report
+package htmlview
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 
 	"github.com/andybalholm/brotli"
 
+	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
+	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -100,7 +102,7 @@ func decodeJavySource(data []byte) ([]byte, error) {
 }
 
 // profileFiles lists the JS files of the profile's lines, heaviest first.
-func profileFiles(d *Tables) []string {
+func profileFiles(d *report.Tables) []string {
 	cost := map[string]uint64{}
 	for _, l := range d.Lines {
 		if l.File != "" {
@@ -130,7 +132,7 @@ func profileFiles(d *Tables) []string {
 // (Javy compiles every program as function.mjs, whatever the file's
 // name). It returns the sources by profile file, and those it could not
 // place.
-func MatchSources(d *Tables, sources []SourceFile) (map[string]SourceFile, []SourceFile) {
+func MatchSources(d *report.Tables, sources []SourceFile) (map[string]SourceFile, []SourceFile) {
 	files := profileFiles(d)
 	matched := map[string]SourceFile{}
 	var left []SourceFile
@@ -204,7 +206,7 @@ type lineCost struct {
 
 // sourceViews annotates the profile's files that have a source, and
 // lists those that do not (their lines are in the page's line table).
-func sourceViews(d *Tables, sources map[string]SourceFile) (views []sourceView, missing []string) {
+func sourceViews(d *report.Tables, sources map[string]SourceFile) (views []sourceView, missing []string) {
 	costs := map[string]map[int]*lineCost{}
 	var maxLine uint64
 	for _, l := range d.Lines {
@@ -253,7 +255,7 @@ func sourceViews(d *Tables, sources map[string]SourceFile) (views []sourceView, 
 				continue
 			}
 			l.Instructions, l.Executions = c.instr, c.execs
-			l.Share = shareOf(c.instr, total)
+			l.Share = costfmt.Share(c.instr, total)
 			l.Functions = strings.Join(dedupe(c.functions), ", ")
 			l.Heat = heat(c.instr, maxLine)
 		}
@@ -269,7 +271,7 @@ func sourceViews(d *Tables, sources map[string]SourceFile) (views []sourceView, 
 		for _, n := range extra {
 			c := m[n]
 			lines = append(lines, sourceLine{N: n, Text: "(past the end of the source given)", Instructions: c.instr, Executions: c.execs,
-				Share: shareOf(c.instr, total), Functions: strings.Join(dedupe(c.functions), ", "), Heat: heat(c.instr, maxLine)})
+				Share: costfmt.Share(c.instr, total), Functions: strings.Join(dedupe(c.functions), ", "), Heat: heat(c.instr, maxLine)})
 		}
 		var hot uint64
 		for _, l := range lines {
@@ -278,7 +280,7 @@ func sourceViews(d *Tables, sources map[string]SourceFile) (views []sourceView, 
 				hot, v.Hottest = l.Instructions, l.N
 			}
 		}
-		v.Share = shareOf(v.Instructions, total)
+		v.Share = costfmt.Share(v.Instructions, total)
 		v.LineCount = len(lines)
 		v.Blocks = foldCold(lines)
 		views = append(views, v)

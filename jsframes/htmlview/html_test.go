@@ -1,4 +1,4 @@
-package report
+package htmlview
 
 import (
 	"bytes"
@@ -17,31 +17,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/jsframes/diff"
+	"github.com/jsprof/jsprof/jsframes/internal/reporttest"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/report"
 )
-
-// chromium finds headless Chromium (Debian's package chromium) or skips;
-// in CI, where scripts/setup.sh installs it, its absence is a failure.
-func chromium(t testing.TB) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	const why = "headless Chromium not found (Debian: apt-get install chromium): the HTML is not rendered"
-	if os.Getenv("CI") != "" {
-		t.Fatal(why)
-	}
-	t.Skip(why)
-	return ""
-}
 
 // render loads page in headless Chromium, with no network, and returns
 // the DOM it built and a screenshot.
 func render(t *testing.T, page []byte) (dom string, shot image.Image) {
 	t.Helper()
-	bin := chromium(t)
+	bin := reporttest.Chromium(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "page.html")
 	require.NoError(t, os.WriteFile(path, page, 0o644))
@@ -110,28 +96,27 @@ func has(t *testing.T, dom, s string, msgAndArgs ...any) {
 	}
 }
 
-// selfContained checks that a page loads nothing: no script, stylesheet,
-// image, font or frame from anywhere, and no script but its own, inline.
-func selfContained(t *testing.T, page string) {
+// readFixture reads a fixture profile's tables (reporttest.ProfilePath).
+func readFixture(t *testing.T, name string) *report.Tables {
 	t.Helper()
-	for _, bad := range []string{"<link", "<img", "<iframe", "src=", "@import", "url(", "http://", "https://", "fetch(", "XMLHttpRequest", "import("} {
-		assert.NotContains(t, page, bad)
-	}
-	for _, tag := range regexp.MustCompile(`<script[^>]*>`).FindAllString(page, -1) {
-		assert.Contains(t, []string{"<script>", `<script type="application/json" id="flame-data">`}, tag, "inline scripts and data only")
-	}
+	d, err := report.ReadFile(reporttest.ProfilePath(t, name))
+	require.NoError(t, err)
+	return d
 }
 
-// SelfContained checks a page as selfContained does (for cart_test.go).
-func SelfContained(t *testing.T, page string) { t.Helper(); selfContained(t, page) }
+// fixtureDiff compares the fixture profiles, fib.js on two engines.
+func fixtureDiff(t *testing.T) *diff.Diff {
+	t.Helper()
+	return diff.New(readFixture(t, "fib-base.pb.gz"), readFixture(t, "fib-new.pb.gz"), "fib-base.pb.gz", "fib-new.pb.gz")
+}
 
 func TestHTMLReport(t *testing.T) {
 	d := readFixture(t, "fib-base.pb.gz")
-	r, err := NewReport(d, ReportOptions{Source: "fib-base.pb.gz"})
+	r, err := report.NewReport(d, report.ReportOptions{Source: "fib-base.pb.gz"})
 	require.NoError(t, err)
 	var page bytes.Buffer
-	require.NoError(t, r.WriteHTML(&page))
-	selfContained(t, page.String())
+	require.NoError(t, WriteReport(&page, r, ReportOptions{}))
+	reporttest.SelfContained(t, page.String())
 
 	dom, shot := render(t, page.Bytes())
 	has(t, dom, "<title>jsprof report: fib-base.pb.gz</title>")
@@ -147,7 +132,7 @@ func TestHTMLReport(t *testing.T) {
 	assert.Equal(t, fns, rows(dom, "function"))
 	assert.Equal(t, []string{"fib", "<eval>", "fibLoop"}, fns)
 	for _, l := range d.Lines {
-		lines = append(lines, lineLabel(l))
+		lines = append(lines, l.Label())
 	}
 	assert.Len(t, regexp.MustCompile(`<tr class="line" `).FindAllString(dom, -1), len(lines))
 	// The first opcode row: call1, its name uncertain, 5.91M of 16.25M.
@@ -160,10 +145,10 @@ func TestHTMLReport(t *testing.T) {
 }
 
 func TestHTMLReportOneFunction(t *testing.T) {
-	r, err := NewReport(readFixture(t, "fib-base.pb.gz"), ReportOptions{Function: "fibLoop", Top: 3})
+	r, err := report.NewReport(readFixture(t, "fib-base.pb.gz"), report.ReportOptions{Function: "fibLoop", Top: 3})
 	require.NoError(t, err)
 	var page bytes.Buffer
-	require.NoError(t, r.WriteHTML(&page))
+	require.NoError(t, WriteReport(&page, r, ReportOptions{}))
 	dom, _ := render(t, page.Bytes())
 	assert.Equal(t, []string{"get_loc", "add", "inc_loc"}, rows(dom, "opcode"))
 	has(t, dom, "… 2 more opcodes")
@@ -175,8 +160,8 @@ func TestHTMLReportOneFunction(t *testing.T) {
 func TestHTMLDiff(t *testing.T) {
 	df := fixtureDiff(t)
 	var page bytes.Buffer
-	require.NoError(t, df.WriteHTML(&page, 0))
-	selfContained(t, page.String())
+	require.NoError(t, WriteDiff(&page, df, DiffOptions{}))
+	reporttest.SelfContained(t, page.String())
 
 	dom, shot := render(t, page.Bytes())
 	has(t, dom, "<title>jsprof diff: fib-base.pb.gz → fib-new.pb.gz</title>")
@@ -202,7 +187,7 @@ func TestHTMLDiff(t *testing.T) {
 
 func TestHTMLDiffTop(t *testing.T) {
 	var page bytes.Buffer
-	require.NoError(t, fixtureDiff(t).WriteHTML(&page, 2))
+	require.NoError(t, WriteDiff(&page, fixtureDiff(t), DiffOptions{Top: 2}))
 	dom, _ := render(t, page.Bytes())
 	assert.Equal(t, []string{"call1", "(call setup)"}, rows(dom, "opcode-change"))
 	has(t, dom, `… 17 more opcodes</td><td class="up" title="+239,889">+239.9k</td>`)
@@ -231,10 +216,10 @@ func TestHTMLCountsByMode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			p := buildProfile(t, tt.mode, tt.stacks)
-			r, err := NewReport(New(p), ReportOptions{Source: "app.pb.gz"})
+			r, err := report.NewReport(report.New(p), report.ReportOptions{Source: "app.pb.gz"})
 			require.NoError(t, err)
 			var page bytes.Buffer
-			require.NoError(t, r.WriteHTMLWith(&page, HTMLOptions{Flame: NewFlame(p, FlameOptions{}),
+			require.NoError(t, WriteReport(&page, r, ReportOptions{Flame: NewFlame(p, FlameOptions{}),
 				Sources: []SourceFile{{Name: "app.js", Text: []byte(src.String()), From: "--source app.js"}}}))
 			html := page.String()
 			assert.Equal(t, tt.counted, r.Data().Counted())

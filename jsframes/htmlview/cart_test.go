@@ -1,4 +1,4 @@
-package report_test
+package htmlview_test
 
 import (
 	"bytes"
@@ -17,6 +17,9 @@ import (
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/jsframes/diff"
+	"github.com/jsprof/jsprof/jsframes/htmlview"
+	"github.com/jsprof/jsprof/jsframes/internal/reporttest"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -49,7 +52,7 @@ func cartModuleWith(t *testing.T, engine string) (module, src []byte) {
 	_, err = w.Write(src)
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
-	module = wasmcore.AppendCustomSection(static, report.JavySourceSection, compressed.Bytes())
+	module = wasmcore.AppendCustomSection(static, htmlview.JavySourceSection, compressed.Bytes())
 	return javy.NameSource(module, "cart.js"), src
 }
 
@@ -69,23 +72,23 @@ func TestHTMLCart(t *testing.T) {
 		t.Skip("builds and profiles cart.js")
 	}
 	module, src := cartModule(t)
-	source, err := report.ModuleSource(module, "cart.wasm")
+	source, err := htmlview.ModuleSource(module, "cart.wasm")
 	require.NoError(t, err, "the javy_source section reads back")
 	assert.Equal(t, "cart.js", source.Name, "named by jsprof.source")
 	assert.Equal(t, string(src), string(source.Text))
 	srcLines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
-	b := report.NewBrowser(t, 1280, 800)
+	b := reporttest.NewBrowser(t, 1280, 800)
 
 	for _, mode := range []profiler.Mode{profiler.Exact, profiler.Sample} {
 		t.Run(string(mode), func(t *testing.T) {
 			jp := profileCart(t, module, mode)
 			tables := report.New(jp)
-			flame := report.NewFlame(jp, report.FlameOptions{})
+			flame := htmlview.NewFlame(jp, htmlview.FlameOptions{})
 			r, err := report.NewReport(tables, report.ReportOptions{Source: "cart-" + string(mode) + ".pb.gz"})
 			require.NoError(t, err)
 			var page bytes.Buffer
-			require.NoError(t, r.WriteHTMLWith(&page, report.HTMLOptions{Flame: flame, Sources: []report.SourceFile{source}}))
-			report.SelfContained(t, page.String())
+			require.NoError(t, htmlview.WriteReport(&page, r, htmlview.ReportOptions{Flame: flame, Sources: []htmlview.SourceFile{source}}))
+			reporttest.SelfContained(t, page.String())
 			path := filepath.Join(t.TempDir(), "cart.html")
 			require.NoError(t, os.WriteFile(path, page.Bytes(), 0o644))
 			b.Open(path, "", "document.getElementById('flame').dataset.ready")
@@ -150,7 +153,7 @@ func TestHTMLCart(t *testing.T) {
 			}
 			assert.Equal(t, fmt.Sprint(lineInstr), view.Instr)
 
-			if report.Update() {
+			if reporttest.Update() {
 				shots(t, b, mode, path)
 			}
 		})
@@ -160,17 +163,17 @@ func TestHTMLCart(t *testing.T) {
 // shots takes the documentation's screenshots: the first screen of the
 // exact-mode report and its source view; the sampling-mode flame graph,
 // zoomed into the cart function.
-func shots(t *testing.T, b *report.Browser, mode profiler.Mode, path string) {
+func shots(t *testing.T, b *reporttest.Browser, mode profiler.Mode, path string) {
 	if mode == profiler.Exact {
-		report.SavePNG(t, report.DocsImage("report-html.png"), b.Screenshot(false))
+		reporttest.SavePNG(t, reporttest.DocsImage("report-html.png"), b.Screenshot(false))
 		b.Eval(`(function () { var h = document.querySelector('.source .sl.hottest'); window.scrollTo(0, h.getBoundingClientRect().top + window.scrollY - 380); })()`, nil)
-		report.SavePNG(t, report.DocsImage("report-source.png"), b.Screenshot(false))
+		reporttest.SavePNG(t, reporttest.DocsImage("report-source.png"), b.Screenshot(false))
 		return
 	}
 	r := b.Rect(`#flame .f[data-name="run"]`)
 	b.Click(r.X+r.Width/2, r.Y+r.Height/2)
 	b.Eval(`window.scrollTo(0, document.getElementById('flame-graph').getBoundingClientRect().top + window.scrollY - 10)`, nil)
-	report.SavePNG(t, report.DocsImage("report-flame.png"), b.Screenshot(false))
+	reporttest.SavePNG(t, reporttest.DocsImage("report-flame.png"), b.Screenshot(false))
 }
 
 // profileCart profiles a cart module in a mode, deterministically, and
@@ -207,10 +210,10 @@ func TestHTMLCartDiff(t *testing.T) {
 	require.Positive(t, base.Meta.WasmStacks, "exact profiles with Wasm frames")
 	require.Positive(t, nw.Meta.WasmStacks)
 
-	flame := report.NewFlameDiff(base, nw, report.FlameOptions{})
+	flame := htmlview.NewFlameDiff(base, nw, htmlview.FlameOptions{})
 	var inNew, found, inBase, kept int
-	var walk func(n *report.FlameNode)
-	walk = func(n *report.FlameNode) {
+	var walk func(n *htmlview.FlameNode)
+	walk = func(n *htmlview.FlameNode) {
 		if n.InNew {
 			inNew++
 			if n.InBase {
@@ -232,25 +235,25 @@ func TestHTMLCartDiff(t *testing.T) {
 	assert.GreaterOrEqual(t, float64(found), 0.9*float64(inNew), "new's stacks are found in the base")
 	assert.GreaterOrEqual(t, float64(kept), 0.9*float64(inBase), "and the base's in new")
 
-	df := report.NewDiff(report.New(base), report.New(nw), "cart-"+oldPlugin+".pb.gz", "cart-"+newPlugin+".pb.gz")
+	df := diff.New(report.New(base), report.New(nw), "cart-"+oldPlugin+".pb.gz", "cart-"+newPlugin+".pb.gz")
 	var page bytes.Buffer
-	require.NoError(t, df.WriteHTMLWith(&page, report.DiffHTMLOptions{Top: 12, Flame: flame}))
-	report.SelfContained(t, page.String())
+	require.NoError(t, htmlview.WriteDiff(&page, df, htmlview.DiffOptions{Top: 12, Flame: flame}))
+	reporttest.SelfContained(t, page.String())
 	path := filepath.Join(t.TempDir(), "diff.html")
 	require.NoError(t, os.WriteFile(path, page.Bytes(), 0o644))
-	b := report.NewBrowser(t, 1280, 800)
+	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", "document.getElementById('flame').dataset.ready")
 	// Under each phase, the folded Wasm frames, then <eval> in both.
 	var firstRows [2][]string
 	b.Eval(`['#flame-base', '#flame'].map(function (g) { return Array.from(document.querySelectorAll(g + ' .f')).filter(function (f) { return parseFloat(f.style.top) <= 3 * 18; })
 		.map(function (f) { return f.dataset.name; }).filter(function (n, i, a) { return a.indexOf(n) === i; }); })`, &firstRows)
 	for i, side := range []string{"base", "new"} {
-		assert.Contains(t, firstRows[i], report.FoldedWasmName, side)
+		assert.Contains(t, firstRows[i], htmlview.FoldedWasmName, side)
 		assert.Contains(t, firstRows[i], "<eval>", side)
 		assert.Contains(t, firstRows[i], "phase: JS program", side)
 	}
-	if report.Update() {
+	if reporttest.Update() {
 		b.Eval(`window.scrollTo(0, document.getElementById('flame-graph').getBoundingClientRect().top + window.scrollY - 10)`, nil)
-		report.SavePNG(t, report.DocsImage("diff-html.png"), b.Screenshot(false))
+		reporttest.SavePNG(t, reporttest.DocsImage("diff-html.png"), b.Screenshot(false))
 	}
 }

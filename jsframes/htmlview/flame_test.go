@@ -1,4 +1,4 @@
-package report
+package htmlview
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // A stack of a built profile, root first, with its values.
@@ -21,7 +22,7 @@ type stackSpec struct {
 
 // Frames of built profiles: JS functions of app.js, each at its own
 // address, declared at its line here.
-var jsFunctions = map[string]int{"<eval>": 10, "render": 20, "JSON.stringify" + NativeSuffix: 30, "main": 40, "f": 50, "</script><b>x": 60}
+var jsFunctions = map[string]int{"<eval>": 10, "render": 20, "JSON.stringify" + report.NativeSuffix: 30, "main": 40, "f": 50, "</script><b>x": 60}
 
 func jsf(name string, line int) jsprofile.Frame {
 	start, ok := jsFunctions[name]
@@ -70,7 +71,7 @@ func smallStacks() []stackSpec {
 		{frames: []jsprofile.Frame{jsf("<eval>", 12), opf("call1", 36), jsf("render", 21), opf("add", 5)}, instr: 100, execs: 10, calls: 0},
 		{frames: []jsprofile.Frame{jsf("<eval>", 12), opf("call1", 36), jsf("render", 22), opf("sub", 6)}, instr: 50, execs: 5},
 		{frames: []jsprofile.Frame{jsf("<eval>", 12), opf("call1", 36), jsf("render", 20)}, calls: 3},
-		{frames: []jsprofile.Frame{jsf("<eval>", 12), opf("call1", 36), jsf("render", 23), opf("call_method", 7), jsf("JSON.stringify"+NativeSuffix, 0)}, instr: 30},
+		{frames: []jsprofile.Frame{jsf("<eval>", 12), opf("call1", 36), jsf("render", 23), opf("call_method", 7), jsf("JSON.stringify"+report.NativeSuffix, 0)}, instr: 30},
 		{frames: []jsprofile.Frame{jsf("<eval>", 13), opf("get_var", 8)}, instr: 10, execs: 2},
 		{frames: []jsprofile.Frame{bucketf(jsprofile.BucketNative)}, instr: 20},
 		{frames: []jsprofile.Frame{bucketf(jsprofile.BucketOutside)}, instr: 5},
@@ -210,7 +211,7 @@ func TestIsNative(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := jsprofile.StackFrame{Kind: tt.kind, Function: &profile.Function{Name: tt.name, SystemName: tt.sys}}
-			assert.Equal(t, tt.native, IsNative(f))
+			assert.Equal(t, tt.native, isNative(f))
 			assert.Equal(t, tt.displayKind, flameFrameOf(f).Kind)
 		})
 	}

@@ -1,4 +1,4 @@
-package report
+package diff
 
 import (
 	"fmt"
@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // Diff compares two profiles of the same JS, typically on two engines
@@ -15,19 +17,19 @@ import (
 // bytecode addresses differ —, native functions by name. Every delta is
 // new − base.
 type Diff struct {
-	Base DiffSide `json:"base"`
-	New  DiffSide `json:"new"`
+	Base Side `json:"base"`
+	New  Side `json:"new"`
 	// DeltaWasmInstructions is New.TotalWasmInstructions −
 	// Base.TotalWasmInstructions; in exact mode the opcodes', the native
 	// functions' and the buckets' deltas add up to it.
 	DeltaWasmInstructions int64 `json:"delta_wasm_instructions"`
 	DeltaExecutions       int64 `json:"delta_opcode_executions"`
 	// DeltaNativeWasmInstructions is the change in what native functions
-	// ran themselves (Tables.NativeWasmInstructions).
-	DeltaNativeWasmInstructions int64          `json:"delta_native_wasm_instructions,omitempty"`
-	Opcodes                     []OpcodeDiff   `json:"opcodes"`
-	Functions                   []FunctionDiff `json:"functions"`
-	Buckets                     []BucketDiff   `json:"buckets"`
+	// ran themselves (report.Tables.NativeWasmInstructions).
+	DeltaNativeWasmInstructions int64      `json:"delta_native_wasm_instructions,omitempty"`
+	Opcodes                     []Opcode   `json:"opcodes"`
+	Functions                   []Function `json:"functions"`
+	Buckets                     []Bucket   `json:"buckets"`
 	// Summary says in one paragraph where the cost moved.
 	Summary string `json:"summary"`
 	// Warnings say where the comparison is shaky: unnamed opcodes, no
@@ -38,14 +40,14 @@ type Diff struct {
 	// view, jsprof diff --by wasm), by the size of their change; WasmBuckets
 	// the view's buckets (interpreter loop, no Wasm frame). They have a
 	// document of their own (WriteWasmJSON).
-	Wasm        []WasmDiff `json:"-"`
-	WasmBuckets []WasmDiff `json:"-"`
+	Wasm        []WasmFunction `json:"-"`
+	WasmBuckets []WasmFunction `json:"-"`
 	// WasmWarnings say where the Wasm view's comparison is shaky.
 	WasmWarnings []string `json:"-"`
 }
 
-// DiffSide describes one of the two profiles.
-type DiffSide struct {
+// Side describes one of the two profiles.
+type Side struct {
 	Profile               string               `json:"profile,omitempty"` // file name
 	Module                string               `json:"module,omitempty"`
 	Mode                  string               `json:"mode"`
@@ -56,7 +58,7 @@ type DiffSide struct {
 	Calls                 uint64               `json:"calls"`
 	// WasmFrames says whether the profile has Wasm frames, and
 	// WasmApportioned whether their costs are apportioned estimates
-	// (Tables.WasmApportioned).
+	// (report.Tables.WasmApportioned).
 	WasmFrames      bool `json:"-"`
 	WasmApportioned bool `json:"wasm_apportioned,omitempty"`
 }
@@ -70,14 +72,14 @@ type OpcodeSide struct {
 	PerExecution     float64 `json:"instructions_per_execution"`
 }
 
-// Only values of OpcodeDiff.Only and FunctionDiff.Only.
+// Only values of Opcode.Only, Function.Only and WasmFunction.Only.
 const (
 	OnlyBase = "base"
 	OnlyNew  = "new"
 )
 
-// OpcodeDiff is one opcode, by name, in both profiles.
-type OpcodeDiff struct {
+// Opcode is one opcode, by name, in both profiles.
+type Opcode struct {
 	Name string      `json:"name"`
 	Base *OpcodeSide `json:"base"` // null when the opcode is only in new
 	New  *OpcodeSide `json:"new"`  // null when only in base
@@ -92,7 +94,7 @@ type OpcodeDiff struct {
 
 // Uncertain says whether the name is a guess in either engine, and so the
 // alignment too.
-func (o *OpcodeDiff) Uncertain() bool {
+func (o *Opcode) Uncertain() bool {
 	return (o.Base != nil && o.Base.UncertainName) || (o.New != nil && o.New.UncertainName)
 }
 
@@ -104,11 +106,11 @@ type FunctionSide struct {
 	SelfWasmInstructions uint64 `json:"self_wasm_instructions"`
 }
 
-// FunctionDiff is one JS function, by name, file and first line, or one
+// Function is one JS function, by name, file and first line, or one
 // native function, by name, in both.
-type FunctionDiff struct {
+type Function struct {
 	Name                  string        `json:"name"`
-	Kind                  string        `json:"kind"` // FunctionJS or FunctionNative
+	Kind                  string        `json:"kind"` // report.FunctionJS or report.FunctionNative
 	File                  string        `json:"file"`
 	Line                  int           `json:"line"`
 	Base                  *FunctionSide `json:"base"`
@@ -118,13 +120,13 @@ type FunctionDiff struct {
 }
 
 // Label prints the function as reports do.
-func (f *FunctionDiff) Label() string {
-	s := FunctionStats{Name: f.Name, Kind: f.Kind, File: f.File, Line: f.Line}
+func (f *Function) Label() string {
+	s := report.FunctionStats{Name: f.Name, Kind: f.Kind, File: f.File, Line: f.Line}
 	return s.Label()
 }
 
-// BucketDiff is a bucket of instructions outside JS opcodes in both.
-type BucketDiff struct {
+// Bucket is a bucket of instructions outside JS opcodes in both.
+type Bucket struct {
 	Name                  string `json:"name"`
 	BaseWasmInstructions  uint64 `json:"base_wasm_instructions"`
 	NewWasmInstructions   uint64 `json:"new_wasm_instructions"`
@@ -134,9 +136,9 @@ type BucketDiff struct {
 // deltaOf is new − base, signed.
 func deltaOf(base, new uint64) int64 { return int64(new) - int64(base) }
 
-// NewDiff compares base with new; baseName and newName name their files.
-func NewDiff(base, new *Tables, baseName, newName string) *Diff {
-	side := func(d *Tables, name string) DiffSide {
+// New compares base with new; baseName and newName name their files.
+func New(base, new *report.Tables, baseName, newName string) *Diff {
+	side := func(d *report.Tables, name string) Side {
 		e := d.Engine
 		if e.Releases == nil {
 			e.Releases = []string{}
@@ -145,7 +147,7 @@ func NewDiff(base, new *Tables, baseName, newName string) *Diff {
 		if u == nil {
 			u = []int{}
 		}
-		return DiffSide{Profile: name, Module: d.Module, Mode: d.Mode, Engine: e, UncertainOpcodes: u,
+		return Side{Profile: name, Module: d.Module, Mode: d.Mode, Engine: e, UncertainOpcodes: u,
 			TotalWasmInstructions: d.TotalWasmInstructions, Executions: d.Executions, Calls: d.Calls,
 			WasmFrames: len(d.WasmFunctions) > 0, WasmApportioned: d.WasmApportioned}
 	}
@@ -155,17 +157,17 @@ func NewDiff(base, new *Tables, baseName, newName string) *Diff {
 	df.DeltaNativeWasmInstructions = deltaOf(base.NativeWasmInstructions, new.NativeWasmInstructions)
 
 	// Opcodes by name.
-	ops := map[string]*OpcodeDiff{}
-	opSide := func(o OpcodeStats) *OpcodeSide {
+	ops := map[string]*Opcode{}
+	opSide := func(o report.OpcodeStats) *OpcodeSide {
 		return &OpcodeSide{Opcode: o.Opcode, UncertainName: o.UncertainName, Executions: o.Executions, WasmInstructions: o.WasmInstructions, PerExecution: o.PerExecution}
 	}
 	for _, o := range base.Opcodes {
-		ops[o.Name] = &OpcodeDiff{Name: o.Name, Base: opSide(o)}
+		ops[o.Name] = &Opcode{Name: o.Name, Base: opSide(o)}
 	}
 	for _, o := range new.Opcodes {
 		od := ops[o.Name]
 		if od == nil {
-			od = &OpcodeDiff{Name: o.Name}
+			od = &Opcode{Name: o.Name}
 			ops[o.Name] = od
 		}
 		od.New = opSide(o)
@@ -192,21 +194,21 @@ func NewDiff(base, new *Tables, baseName, newName string) *Diff {
 			opcodeWeight(&df.Opcodes[i]), opcodeWeight(&df.Opcodes[j]), df.Opcodes[i].Name, df.Opcodes[j].Name)
 	})
 	if df.Opcodes == nil {
-		df.Opcodes = []OpcodeDiff{}
+		df.Opcodes = []Opcode{}
 	}
 
 	// Functions by name, file and first line.
-	fns := map[string]*FunctionDiff{}
+	fns := map[string]*Function{}
 	var order []string
-	fnSide := func(f FunctionStats) *FunctionSide {
+	fnSide := func(f report.FunctionStats) *FunctionSide {
 		return &FunctionSide{Address: f.Address, Calls: f.Calls, Executions: f.Executions, SelfWasmInstructions: f.SelfWasmInstructions}
 	}
-	add := func(d *Tables, isBase bool) {
+	add := func(d *report.Tables, isBase bool) {
 		for _, f := range d.Functions {
 			k := f.Key()
 			fd := fns[k]
 			if fd == nil {
-				fd = &FunctionDiff{Name: f.Name, Kind: f.Kind, File: f.File, Line: f.Line}
+				fd = &Function{Name: f.Name, Kind: f.Kind, File: f.File, Line: f.Line}
 				fns[k] = fd
 				order = append(order, k)
 			}
@@ -247,21 +249,21 @@ func NewDiff(base, new *Tables, baseName, newName string) *Diff {
 			functionWeight(&df.Functions[i]), functionWeight(&df.Functions[j]), df.Functions[i].Label(), df.Functions[j].Label())
 	})
 	if df.Functions == nil {
-		df.Functions = []FunctionDiff{}
+		df.Functions = []Function{}
 	}
 
 	// Buckets by name.
-	bk := map[string]*BucketDiff{}
+	bk := map[string]*Bucket{}
 	for _, b := range base.Buckets {
-		bk[b.Name] = &BucketDiff{Name: b.Name, BaseWasmInstructions: b.WasmInstructions}
+		bk[b.Name] = &Bucket{Name: b.Name, BaseWasmInstructions: b.WasmInstructions}
 	}
 	for _, b := range new.Buckets {
 		if bk[b.Name] == nil {
-			bk[b.Name] = &BucketDiff{Name: b.Name}
+			bk[b.Name] = &Bucket{Name: b.Name}
 		}
 		bk[b.Name].NewWasmInstructions = b.WasmInstructions
 	}
-	df.Buckets = []BucketDiff{}
+	df.Buckets = []Bucket{}
 	for _, b := range bk {
 		b.DeltaWasmInstructions = deltaOf(b.BaseWasmInstructions, b.NewWasmInstructions)
 		df.Buckets = append(df.Buckets, *b)
@@ -271,13 +273,13 @@ func NewDiff(base, new *Tables, baseName, newName string) *Diff {
 	// What makes the comparison shaky.
 	for _, s := range []struct {
 		what string
-		d    *Tables
+		d    *report.Tables
 	}{{"base", base}, {"new", new}} {
 		if s.d.Engine.OpcodeNamesSource == "" || s.d.Engine.OpcodeNamesSource == "none" {
 			df.Warnings = append(df.Warnings, fmt.Sprintf("the %s engine's opcodes have no names: they are aligned by their op_N placeholders, which differ between releases", s.what))
 		}
 		if len(s.d.UncertainOpcodes) > 0 {
-			df.Warnings = append(df.Warnings, fmt.Sprintf("the %s engine's names of %s are guesses (marked ?)", s.what, countNoun(uint64(len(s.d.UncertainOpcodes)), "opcode", "opcodes")))
+			df.Warnings = append(df.Warnings, fmt.Sprintf("the %s engine's names of %s are guesses (marked ?)", s.what, costfmt.CountNoun(uint64(len(s.d.UncertainOpcodes)), "opcode", "opcodes")))
 		}
 	}
 	if base.Mode != new.Mode {
@@ -289,12 +291,12 @@ func NewDiff(base, new *Tables, baseName, newName string) *Diff {
 	df.Summary = df.summarize()
 
 	// The Wasm view: functions by name, and what to know of it.
-	df.Wasm = diffWasm(base.WasmFunctions, new.WasmFunctions, byWasmChange)
-	df.WasmBuckets = diffWasm(base.WasmBuckets, new.WasmBuckets, byWasmKind)
+	df.Wasm = alignWasm(base.WasmFunctions, new.WasmFunctions, byWasmChange)
+	df.WasmBuckets = alignWasm(base.WasmBuckets, new.WasmBuckets, byWasmKind)
 	df.WasmWarnings = []string{}
 	for _, s := range []struct {
 		what string
-		side DiffSide
+		side Side
 	}{{"base", df.Base}, {"new", df.New}} {
 		if !s.side.WasmFrames {
 			df.WasmWarnings = append(df.WasmWarnings, fmt.Sprintf("the %s profile has no Wasm frames (jsprof run --mode sample records them)", s.what))
@@ -338,11 +340,11 @@ func bothSides[S any](base, nw *S, of func(*S) uint64) uint64 {
 	return w
 }
 
-func opcodeWeight(o *OpcodeDiff) uint64 {
+func opcodeWeight(o *Opcode) uint64 {
 	return bothSides(o.Base, o.New, func(s *OpcodeSide) uint64 { return s.WasmInstructions })
 }
 
-func functionWeight(f *FunctionDiff) uint64 {
+func functionWeight(f *Function) uint64 {
 	return bothSides(f.Base, f.New, func(s *FunctionSide) uint64 { return s.SelfWasmInstructions })
 }
 
@@ -359,21 +361,21 @@ func (df *Diff) summarize() string {
 			word = "fewer"
 		}
 		if base == 0 {
-			return fmt.Sprintf("%s %s", humanSigned(deltaOf(base, new)), word)
+			return fmt.Sprintf("%s %s", costfmt.HumanSigned(deltaOf(base, new)), word)
 		}
 		return fmt.Sprintf("%.1f%% %s", math.Abs(100*(float64(new)-float64(base))/float64(base)), word)
 	}
 	s = append(s, fmt.Sprintf("The new profile (%s) ran %s Wasm instructions, the base (%s) %s: %s (%s).",
-		engineLabel(n.Engine), Human(n.TotalWasmInstructions), engineLabel(b.Engine), Human(b.TotalWasmInstructions),
-		change(b.TotalWasmInstructions, n.TotalWasmInstructions), humanSigned(df.DeltaWasmInstructions)))
+		costfmt.EngineLabel(n.Engine), costfmt.Human(n.TotalWasmInstructions), costfmt.EngineLabel(b.Engine), costfmt.Human(b.TotalWasmInstructions),
+		change(b.TotalWasmInstructions, n.TotalWasmInstructions), costfmt.HumanSigned(df.DeltaWasmInstructions)))
 	switch {
 	case b.Executions == n.Executions:
-		s = append(s, fmt.Sprintf("Both executed the same %s JS opcodes.", Human(b.Executions)))
-	case Human(b.Executions) == Human(n.Executions):
+		s = append(s, fmt.Sprintf("Both executed the same %s JS opcodes.", costfmt.Human(b.Executions)))
+	case costfmt.Human(b.Executions) == costfmt.Human(n.Executions):
 		s = append(s, fmt.Sprintf("They executed nearly the same number of JS opcodes (base %d, new %d).", b.Executions, n.Executions))
 	default:
 		s = append(s, fmt.Sprintf("The new engine executed %s JS opcodes, the base %s (%s, %s): the engines compiled the JS to different bytecode.",
-			Human(n.Executions), Human(b.Executions), humanSigned(df.DeltaExecutions), signedPercent(float64(b.Executions), float64(n.Executions))))
+			costfmt.Human(n.Executions), costfmt.Human(b.Executions), costfmt.HumanSigned(df.DeltaExecutions), costfmt.SignedPercent(float64(b.Executions), float64(n.Executions))))
 	}
 	var inOps, outside int64
 	for _, o := range df.Opcodes {
@@ -383,15 +385,15 @@ func (df *Diff) summarize() string {
 	for _, bk := range df.Buckets {
 		outside += bk.DeltaWasmInstructions
 		if bk.DeltaWasmInstructions != 0 {
-			bparts = append(bparts, fmt.Sprintf("%s %s", bk.Name, humanSigned(bk.DeltaWasmInstructions)))
+			bparts = append(bparts, fmt.Sprintf("%s %s", bk.Name, costfmt.HumanSigned(bk.DeltaWasmInstructions)))
 		}
 	}
 	moved := func(d int64) string {
 		switch {
 		case d > 0:
-			return "rose by " + Human(uint64(d))
+			return "rose by " + costfmt.Human(uint64(d))
 		case d < 0:
-			return "fell by " + Human(uint64(-d))
+			return "fell by " + costfmt.Human(uint64(-d))
 		}
 		return "did not change"
 	}
@@ -430,7 +432,7 @@ func (df *Diff) summarize() string {
 		}
 		if len(names) > 0 {
 			sort.Strings(names)
-			s = append(s, fmt.Sprintf("Only the %s engine ran %s (%s Wasm instructions).", only, joinAnd(names), Human(instr)))
+			s = append(s, fmt.Sprintf("Only the %s engine ran %s (%s Wasm instructions).", only, joinAnd(names), costfmt.Human(instr)))
 		}
 	}
 	var fns []string
@@ -439,9 +441,9 @@ func (df *Diff) summarize() string {
 		if len(fns) == 3 || f.DeltaWasmInstructions == 0 {
 			break
 		}
-		t := fmt.Sprintf("%s %s", f.Name, humanSigned(f.DeltaWasmInstructions))
-		if f.Kind == FunctionNative {
-			t, by = fmt.Sprintf("%s (native) %s", f.Name, humanSigned(f.DeltaWasmInstructions)), "By function: "
+		t := fmt.Sprintf("%s %s", f.Name, costfmt.HumanSigned(f.DeltaWasmInstructions))
+		if f.Kind == report.FunctionNative {
+			t, by = fmt.Sprintf("%s (native) %s", f.Name, costfmt.HumanSigned(f.DeltaWasmInstructions)), "By function: "
 		}
 		switch f.Only {
 		case OnlyBase:
@@ -449,7 +451,7 @@ func (df *Diff) summarize() string {
 		case OnlyNew:
 			t += " (only in the new)"
 		default:
-			t += fmt.Sprintf(" (%s)", signedPercent(float64(f.Base.SelfWasmInstructions), float64(f.New.SelfWasmInstructions)))
+			t += fmt.Sprintf(" (%s)", costfmt.SignedPercent(float64(f.Base.SelfWasmInstructions), float64(f.New.SelfWasmInstructions)))
 		}
 		fns = append(fns, t)
 	}
@@ -461,8 +463,8 @@ func (df *Diff) summarize() string {
 
 // opcodeChangeText says what changed in an opcode: its cost per execution,
 // how often it ran, or both.
-func opcodeChangeText(o *OpcodeDiff) string {
-	d := humanSigned(o.DeltaWasmInstructions)
+func opcodeChangeText(o *Opcode) string {
+	d := costfmt.HumanSigned(o.DeltaWasmInstructions)
 	switch o.Only {
 	case OnlyBase:
 		return d + ", only in the base"
@@ -475,7 +477,7 @@ func opcodeChangeText(o *OpcodeDiff) string {
 		parts = append(parts, fmt.Sprintf("%.1f → %.1f instructions per execution", b.PerExecution, n.PerExecution))
 	}
 	if b.Executions != n.Executions {
-		parts = append(parts, fmt.Sprintf("%s → %s executions", Human(b.Executions), Human(n.Executions)))
+		parts = append(parts, fmt.Sprintf("%s → %s executions", costfmt.Human(b.Executions), costfmt.Human(n.Executions)))
 	}
 	if len(parts) == 0 {
 		return d

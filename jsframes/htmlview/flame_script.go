@@ -1,4 +1,4 @@
-package report
+package htmlview
 
 // flameScript draws the flame graph of the HTML pages (an icicle: the
 // root on top) from the JSON of Flame.flameJSON, and makes it zoomable

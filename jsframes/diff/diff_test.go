@@ -1,4 +1,4 @@
-package report
+package diff
 
 import (
 	"bytes"
@@ -7,18 +7,49 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/google/pprof/profile"
+	"github.com/jsprof/jsprof/jsframes/internal/reporttest"
+	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
+// readFixture reads a fixture profile (reporttest.ProfilePath).
+func readFixture(t *testing.T, name string) *report.Tables {
+	t.Helper()
+	return readTables(t, reporttest.ProfilePath(t, name))
+}
+
+// readReal reads one of the real profiles (reporttest.RealPath).
+func readReal(t *testing.T, name string) *report.Tables {
+	t.Helper()
+	return readTables(t, reporttest.RealPath(name))
+}
+
+func readTables(t *testing.T, path string) *report.Tables {
+	t.Helper()
+	d, err := report.ReadFile(path)
+	require.NoError(t, err)
+	return d
+}
+
+// tablesOf computes the tables of a built profile.
+func tablesOf(t *testing.T, p *profile.Profile) *report.Tables {
+	t.Helper()
+	d, err := report.FromProfile(p)
+	require.NoError(t, err)
+	return d
+}
+
+// fixtureDiff compares the fixture profiles, fib.js on two engines.
 func fixtureDiff(t *testing.T) *Diff {
 	t.Helper()
-	return NewDiff(readFixture(t, "fib-base.pb.gz"), readFixture(t, "fib-new.pb.gz"), "fib-base.pb.gz", "fib-new.pb.gz")
+	return New(readFixture(t, "fib-base.pb.gz"), readFixture(t, "fib-new.pb.gz"), "fib-base.pb.gz", "fib-new.pb.gz")
 }
 
 func TestDiffAlignsByName(t *testing.T) {
 	base, new := readFixture(t, "fib-base.pb.gz"), readFixture(t, "fib-new.pb.gz")
-	df := NewDiff(base, new, "fib-base.pb.gz", "fib-new.pb.gz")
+	df := New(base, new, "fib-base.pb.gz", "fib-new.pb.gz")
 
 	assert.Equal(t, base.TotalWasmInstructions, df.Base.TotalWasmInstructions)
 	assert.Equal(t, new.TotalWasmInstructions, df.New.TotalWasmInstructions)
@@ -45,7 +76,7 @@ func TestDiffAlignsByName(t *testing.T) {
 	assert.Equal(t, base.TotalWasmInstructions, baseSum)
 	assert.Equal(t, new.TotalWasmInstructions, newSum)
 
-	byName := map[string]OpcodeDiff{}
+	byName := map[string]Opcode{}
 	for _, o := range df.Opcodes {
 		byName[o.Name] = o
 	}
@@ -96,7 +127,7 @@ func TestDiffAlignsByName(t *testing.T) {
 	assert.Equal(t, uint64(0x10100), df.Functions[0].Base.Address)
 	assert.Equal(t, uint64(0x20100), df.Functions[0].New.Address, "aligned by name, file and line, not address")
 	assert.Empty(t, df.Functions[0].Only)
-	assert.Equal(t, []BucketDiff{
+	assert.Equal(t, []Bucket{
 		{"(native functions)", 183_004, 171_220, 171_220 - 183_004},
 		{"(outside JS)", 2_402_117, 3_114_950, 3_114_950 - 2_402_117},
 	}, df.Buckets)
@@ -104,16 +135,13 @@ func TestDiffAlignsByName(t *testing.T) {
 }
 
 func TestDiffWarnings(t *testing.T) {
-	a := fixtureProfile{functions: []jsFn{{name: "f", file: "a.js", line: 1, addr: 0x10, calls: 1}},
-		samples: []opSample{{"f", 1, "op_3", 3, 10, 1, nil}}}.build(t)
-	b := fixtureProfile{mode: "exact", names: "table", functions: []jsFn{{name: "g", file: "b.js", line: 1, addr: 0x10, calls: 1}},
-		samples: []opSample{{"g", 1, "add", 3, 10, 1, nil}}}.build(t)
-	da, err := FromProfile(a)
-	require.NoError(t, err)
-	db, err := FromProfile(b)
-	require.NoError(t, err)
+	a := reporttest.Fixture{Functions: []reporttest.JSFn{{Name: "f", File: "a.js", Line: 1, Addr: 0x10, Calls: 1}},
+		Samples: []reporttest.OpSample{{Fn: "f", Line: 1, Op: "op_3", Value: 3, Instr: 10, Execs: 1}}}.Build(t)
+	b := reporttest.Fixture{Mode: "exact", Names: "table", Functions: []reporttest.JSFn{{Name: "g", File: "b.js", Line: 1, Addr: 0x10, Calls: 1}},
+		Samples: []reporttest.OpSample{{Fn: "g", Line: 1, Op: "add", Value: 3, Instr: 10, Execs: 1}}}.Build(t)
+	da, db := tablesOf(t, a), tablesOf(t, b)
 	db.Mode = "sample"
-	df := NewDiff(da, db, "a", "b")
+	df := New(da, db, "a", "b")
 	assert.Equal(t, []string{
 		"the base engine's opcodes have no names: they are aligned by their op_N placeholders, which differ between releases",
 		"the base was measured in exact mode, the new in sample mode",
@@ -135,7 +163,7 @@ func TestDiffGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			require.NoError(t, tt.write(&out))
-			golden(t, tt.name, out.Bytes())
+			reporttest.Golden(t, tt.name, out.Bytes())
 		})
 	}
 }
@@ -174,23 +202,27 @@ func TestDiffFormatsAgree(t *testing.T) {
 	assert.Equal(t, want, back)
 }
 
-// TestDiffFunctionKey: functions align by name, file and first line; an
-// address in a name does not stop them aligning where file and line say
-// which function it is.
-func TestDiffFunctionKey(t *testing.T) {
-	tests := []struct {
-		a, b  FunctionStats
-		align bool
-	}{
-		{FunctionStats{Name: "fib", File: "index.js", Line: 1, Address: 0x100}, FunctionStats{Name: "fib", File: "index.js", Line: 1, Address: 0x900}, true},
-		{FunctionStats{Name: "fib", File: "index.js", Line: 1}, FunctionStats{Name: "fib", File: "index.js", Line: 7}, false},
-		{FunctionStats{Name: "fib", File: "a.js", Line: 1}, FunctionStats{Name: "fib", File: "b.js", Line: 1}, false},
-		{FunctionStats{Name: "anonymous@0x148ac4", File: "index.js", Line: 9}, FunctionStats{Name: "anonymous@0x1321bc", File: "index.js", Line: 9}, true},
-		{FunctionStats{Name: "bytecode@0x148ac4"}, FunctionStats{Name: "bytecode@0x1321bc"}, false},
+// TestDiffAlignsNatives: natives are aligned by name across engines, whose
+// table indices differ; their change is in the summary.
+func TestDiffAlignsNatives(t *testing.T) {
+	base, next := tablesOf(t, reporttest.NativeProfile(t, 412, 1000)), tablesOf(t, reporttest.NativeProfile(t, 397, 1200))
+	df := New(base, next, "base.pb.gz", "new.pb.gz")
+	var parse *Function
+	for i := range df.Functions {
+		f := &df.Functions[i]
+		assert.Empty(t, f.Only, f.Name)
+		if f.Name == "JSON.parse" {
+			parse = f
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.a.Name+"/"+tt.b.Name, func(t *testing.T) {
-			assert.Equal(t, tt.align, tt.a.Key() == tt.b.Key())
-		})
-	}
+	require.NotNil(t, parse)
+	assert.Equal(t, report.FunctionNative, parse.Kind)
+	assert.Equal(t, int64(200), parse.DeltaWasmInstructions)
+	assert.Equal(t, int64(200), df.DeltaNativeWasmInstructions)
+	assert.Len(t, df.Functions, 5)
+	assert.Contains(t, df.Summary, "in native functions it rose by 200")
+	assert.Contains(t, df.Summary, "By function: JSON.parse (native) +200")
+	var text bytes.Buffer
+	require.NoError(t, df.WriteText(&text, 0))
+	assert.Contains(t, text.String(), "JSON.parse (native)")
 }
