@@ -155,6 +155,9 @@ type Session struct {
 	// (countonly.go): then there is no meter, analysis or naming.
 	counting *counting
 	done     chan struct{} // closed when the guest has ended
+	// moduleCode counts a dynamic module's own code in exact mode; nil
+	// for a static module, or sampling.
+	moduleCode *moduleCode
 	// facts are the engine's, found with its analysis or read back with
 	// it from the prepared engine cache (prepared.go).
 	facts *engineFacts
@@ -200,7 +203,18 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 			return s.countInstead(&NoInterpreterError{Module: name, Reason: mainReport.Reason + "; in the plugin: " + pluginReport.Reason})
 		}
 		s.engine, s.analysis, plan = pluginMod, pluginReport, pplan
-		if s.main, err = addStops(name, main); err != nil {
+		// The dynamic module's own code runs in the measured call too, and
+		// function-runner counts it: exact mode counts it with wasmcore's
+		// counter and adds it as a bucket (moduleCode). The stops come
+		// after, uncounted: they are jsprof's, not the guest's.
+		if !mopts.Sample {
+			per := s.opts.Meter != nil && s.opts.Meter.PerInstruction
+			if s.main, err = countOnly(name, s.main, s.costModel(), per); err != nil {
+				return nil, err
+			}
+			s.moduleCode = &moduleCode{}
+		}
+		if s.main, err = addStops(name, s.main); err != nil {
 			return nil, err
 		}
 	default:
@@ -436,12 +450,14 @@ func (s *Session) Configure(o *runner.Options) {
 		if s.sampler != nil {
 			s.window = s.sampler.Window()
 		}
+		s.moduleCode.restart()
 		callErr := call(ctx)
 		if s.sampler == nil {
 			res, err := s.meter.Collect()
 			if res == nil {
 				return errors.Join(callErr, fmt.Errorf("collecting the measurements: %w", err))
 			}
+			s.moduleCode.add(res)
 			s.windowed, s.windowErr = res, err
 		} else {
 			s.windowed, s.windowErr = s.meter.Collect()
@@ -467,6 +483,11 @@ func (s *Session) Start(ctx context.Context, mod api.Module) error {
 			return err
 		}
 		s.detachedBytes += grew
+	}
+	if s.moduleCode != nil && !meter.Instrumented(mod) {
+		if g, ok := mod.ExportedGlobal(wasmcore.InstructionCounterExport).(api.MutableGlobal); ok {
+			s.moduleCode.counter = g
+		}
 	}
 	return s.meter.Start(ctx, mod)
 }
@@ -559,7 +580,7 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	} else {
 		// What ran after the call (a provider's output) is counted on top
 		// of it.
-		run.Info.FinishInstructions = s.meter.Count() - results.TotalInstructions
+		run.Info.FinishInstructions = s.meter.Count() - (results.TotalInstructions - s.moduleCode.counted())
 		run.Info.StartupInstructions = s.startup
 	}
 	run.Info.Limits = overLimits(run.Info.Limits, results.TotalInstructions)
@@ -767,4 +788,42 @@ func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Option
 	out, err := s.Finish(ctx, Run{Start: start, ExitCode: ExitCode(res), Trap: res.Trap,
 		Info: jsprofile.RunInfo{Export: res.Entry, MemoryBytes: s.GuestMemory(res.MemoryBytes)}})
 	return out, res, err
+}
+
+// moduleCode is the count of a dynamic module's own instructions in the
+// measured call: its export, around the plugin's code the meter counts.
+type moduleCode struct {
+	counter api.MutableGlobal // wasmcore's counter in the module's instance
+	count   uint64            // what the call ran, once added
+}
+
+// restart zeroes the counter before the call. A nil moduleCode (a static
+// module, or sampling) does nothing, as do its other methods.
+func (c *moduleCode) restart() {
+	if c != nil && c.counter != nil {
+		c.counter.Set(0)
+		c.count = 0
+	}
+}
+
+// add charges what the module's own code ran in the call to
+// meter.BucketModuleCode, on top of the meter's results.
+func (c *moduleCode) add(res *meter.Results) {
+	if c == nil || c.counter == nil {
+		return
+	}
+	c.count = c.counter.Get()
+	if c.count == 0 {
+		return
+	}
+	res.TotalInstructions += c.count
+	res.Buckets = append(res.Buckets, meter.BucketCost{Name: meter.BucketModuleCode, Instructions: c.count})
+}
+
+// counted is what add added.
+func (c *moduleCode) counted() uint64 {
+	if c == nil {
+		return 0
+	}
+	return c.count
 }

@@ -126,8 +126,10 @@ type Result struct {
 	Trap error
 	// Entry is the export that was run.
 	Entry string
-	// MemoryBytes is the size of the run's linear memory when it ended
-	// (the plugin's, when the main module imports it).
+	// MemoryBytes is the size of the run's largest linear memory when it
+	// ended (a memory never shrinks: the largest it grew to), as
+	// function-runner reports it; a main module importing the plugin's
+	// memory has one.
 	MemoryBytes uint64
 }
 
@@ -433,8 +435,7 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	}
 	for _, m := range []api.Module{mod, plugin} {
 		if size, ok := memorySize(m); ok {
-			res.MemoryBytes = size
-			break
+			res.MemoryBytes = max(res.MemoryBytes, size)
 		}
 	}
 	if err != nil && err != callErr && callErr == nil {

@@ -189,6 +189,10 @@ func (mt *Meter) Link(ctx context.Context, rt wazero.Runtime) ([]string, error) 
 	return []string{HostModule}, nil
 }
 
+// Instrumented says whether mod is an instance of the module the meter
+// instrumented (its other instances, a plugin's dynamic module, are not).
+func Instrumented(mod api.Module) bool { return mod.ExportedGlobal(exportBlock) != nil }
+
 // Start prepares the accounting state of mod if it is the instrumented
 // module (other instances are left alone); it fits runner.Options.Instantiated.
 func (mt *Meter) Start(ctx context.Context, mod api.Module) error {

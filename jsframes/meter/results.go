@@ -31,6 +31,12 @@ const (
 	// total, as every exact profile must, without charging a function
 	// for what it may not have run.
 	BucketTampered = "(counters overwritten by the guest)"
+	// BucketModuleCode: the code of a dynamic module itself, run in the
+	// measured call around the plugin's (its export, before and after it
+	// calls into the plugin). function-runner counts it with the
+	// provider's; the profiler counts it with wasmcore's counter and adds
+	// it here.
+	BucketModuleCode = "(module code outside the plugin)"
 )
 
 // Results is the exact cost of one run.
