@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -206,18 +207,8 @@ func parseFlags(fs *flag.FlagSet, args []string, io stdio) (code int, done bool)
 
 // fail prints err as one line prefixed with jsprof and returns code.
 func fail(io stdio, code int, err error) int {
-	fmt.Fprintf(io.err, "jsprof: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(io.err, "jsprof: %s\n", profiler.FirstLine(err.Error()))
 	return code
-}
-
-// oneLine keeps the first line of a message: wazero appends wasm stack
-// traces on the following lines.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return s
 }
 
 // given says whether the flag called name was set on the command line,

@@ -15,7 +15,6 @@ import (
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -232,14 +231,14 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 				return failInterrupted(ctx, io, exitFailure, err)
 			}
 			// A plain WASI program: run it, and say why there is no profile.
-			fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", oneLine(err.Error()))
+			fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", profiler.FirstLine(err.Error()))
 			sess = nil
 		} else {
 			if why := sess.CountOnly(); why != nil {
 				if f.maxInstr > 0 {
 					return fail(io, exitFailure, errors.New("--max-instructions needs a module with a JS interpreter to instrument"))
 				}
-				fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", oneLine(why.Error()), profiler.BucketWasm)
+				fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", profiler.FirstLine(why.Error()), profiler.BucketWasm)
 			}
 			wasm = sess.Main()
 			sess.Configure(&opts)
@@ -359,7 +358,7 @@ func failInterrupted(ctx context.Context, io stdio, code int, err error) int {
 
 // warn prints a warning as one line.
 func warn(io stdio, err error) {
-	fmt.Fprintf(io.err, "jsprof: warning: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(io.err, "jsprof: warning: %s\n", profiler.FirstLine(err.Error()))
 }
 
 // progress prints, every interval until stopped, one line on stderr with
@@ -388,31 +387,13 @@ func progress(io stdio, interval time.Duration, start time.Time, instructions fu
 	}
 }
 
-// exitStatus says how the guest ended, when it did not end by itself, and
-// returns jsprof's exit code for it.
+// exitStatus says how the guest ended, when it did not end by itself
+// (profiler.Ending), and returns code, jsprof's exit code.
 func exitStatus(res runner.Result, code int, io stdio) int {
-	if res.Trap == nil {
-		if res.ExitCode > profiler.MaxExitStatus {
-			return fail(io, code, fmt.Errorf("the guest exited with code %d, which no process can exit with (0-%d)", res.ExitCode, profiler.MaxExitStatus))
-		}
-		return code
+	if _, why := profiler.Ending(res); why != nil {
+		return fail(io, code, why)
 	}
-	var (
-		unresolved *runner.UnresolvedImportError
-		limit      *meter.LimitError
-		sig        interrupted
-	)
-	switch {
-	case errors.As(res.Trap, &unresolved):
-		return fail(io, code, unresolved)
-	case errors.As(res.Trap, &limit):
-		return fail(io, code, fmt.Errorf("stopped: %w", limit))
-	case errors.As(res.Trap, &sig):
-		return fail(io, code, sig)
-	case code == profiler.ExitLimit:
-		return fail(io, code, res.Trap)
-	}
-	return fail(io, code, fmt.Errorf("guest trapped: %w", res.Trap))
+	return code
 }
 
 // readModule reads and decodes a module: its imports say what it links,

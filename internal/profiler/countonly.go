@@ -182,7 +182,7 @@ func (s *Session) finishCount(run Run) (*Outcome, error) {
 		meta.Duration = time.Since(run.Start)
 	}
 	if run.Trap != nil {
-		meta.Trap = firstLine(run.Trap.Error())
+		meta.Trap = FirstLine(run.Trap.Error())
 	}
 	b := jsprofile.NewBuilder(meta)
 	if total > 0 {

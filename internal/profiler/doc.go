@@ -2,15 +2,21 @@
 // test and benchmark goes through:
 //
 //	Prepare   decode the module (and a dynamic module's plugin), find the
-//	          interpreter (dispatch), instrument it (meter), or read both
-//	          from the prepared-engine cache (prepared.go); read the
-//	          program's bytecode for naming (bytecode, naming)
-//	Configure hook the meter into a runner.Options
+//	          interpreter (dispatch), instrument it (meter), or read both,
+//	          with the engine's facts, from the prepared-engine cache
+//	          (prepared.go); a static module's program is detached from
+//	          what is compiled (detach.go); read the program's bytecode for
+//	          naming (bytecode, naming). A run with no interpreter can be
+//	          counted instead (countonly.go)
+//	Configure hook the session into a runner.Options (Start readies each
+//	          instance: the detached program put back, the meter's state)
 //	(the caller runs the guest with internal/runner)
 //	Finish    collect the counters, name the functions, build the profile
 //	          (stacks) and its tables (report)
 //
-// It owns the order of those steps and what passes between them, nothing
-// else: flags, messages, files and exit codes belong to cmd/jsprof; the
-// work of each step to the package named beside it.
+// It also says how a run ended (ExitCode, Ending: the exit codes jsprof
+// documents) and serves a running guest's profile (Serve). It owns the
+// order of those steps and what passes between them, nothing else: flags,
+// messages and files belong to cmd/jsprof; the work of each step to the
+// package named beside it.
 package profiler

@@ -3,6 +3,7 @@ package profiler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"syscall"
 
@@ -37,12 +38,20 @@ type Signaled interface {
 // (runner.ExitTrap, as wasmtime exits); ExitLimit for --timeout or
 // --max-instructions; 128+n for signal n.
 func ExitCode(res runner.Result) int {
+	code, _ := Ending(res)
+	return code
+}
+
+// Ending is how a run ended: jsprof's exit code (ExitCode) and, unless the
+// guest exited by itself with a code a process can have, why, in one
+// error for the command to say.
+func Ending(res runner.Result) (int, error) {
 	if res.Trap == nil {
 		if res.ExitCode > MaxExitStatus {
 			// A process cannot exit with it: 256 would read as 0.
-			return ExitOutOfRange
+			return ExitOutOfRange, fmt.Errorf("the guest exited with code %d, which no process can exit with (0-%d)", res.ExitCode, MaxExitStatus)
 		}
-		return int(res.ExitCode)
+		return int(res.ExitCode), nil
 	}
 	var (
 		unresolved *runner.UnresolvedImportError
@@ -51,15 +60,15 @@ func ExitCode(res runner.Result) int {
 	)
 	switch {
 	case errors.As(res.Trap, &unresolved):
-		return int(res.ExitCode)
+		return int(res.ExitCode), unresolved
 	case errors.As(res.Trap, &limit):
-		return ExitLimit
+		return ExitLimit, fmt.Errorf("stopped: %w", limit)
 	case errors.As(res.Trap, &sig):
-		return ExitSignalBase + int(sig.Signal())
+		return ExitSignalBase + int(sig.Signal()), sig
 	case errors.Is(res.Trap, context.DeadlineExceeded) || strings.HasPrefix(res.Trap.Error(), TimeoutPrefix):
-		return ExitLimit
+		return ExitLimit, res.Trap
 	}
-	return int(res.ExitCode)
+	return int(res.ExitCode), fmt.Errorf("guest trapped: %w", res.Trap)
 }
 
 // TimeoutPrefix starts the cause of a run stopped by its timeout.

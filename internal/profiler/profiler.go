@@ -665,14 +665,15 @@ func (s *Session) meta(run Run) jsprofile.Meta {
 		m.UncertainOpcodes = append(m.UncertainOpcodes, u.Opcode)
 	}
 	if run.Trap != nil {
-		m.Trap = strings.TrimSuffix(firstLine(run.Trap.Error()), " (recovered by wazero)")
+		m.Trap = strings.TrimSuffix(FirstLine(run.Trap.Error()), " (recovered by wazero)")
 	}
 	return m
 }
 
-// firstLine keeps the first line of a message: wazero appends Wasm stack
-// traces on the following lines.
-func firstLine(s string) string {
+// FirstLine keeps the first line of a message, trimmed: wazero appends
+// Wasm stack traces on the following lines, and jsprof says an error in
+// one line.
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i])

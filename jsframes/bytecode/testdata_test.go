@@ -14,7 +14,7 @@ import (
 
 // updateBytecode rewrites testdata/naming from the real engines:
 //
-//	go test ./jsframes -run TestBytecodeTestdata -update-bytecode
+//	go test ./jsframes/bytecode -run TestBytecodeTestdata -update-bytecode
 var updateBytecode = flag.Bool("update-bytecode", false, "rewrite testdata/naming from the real engines")
 
 // namingSpec returns the engine description kept in testdata.
@@ -54,7 +54,7 @@ func TestBytecodeTestdata(t *testing.T) {
 				}
 				got, err := os.ReadFile(bctest.Path(name))
 				require.NoError(t, err)
-				require.Equal(t, b, got, "%s is stale: run go test ./jsframes -run TestBytecodeTestdata -update-bytecode", name)
+				require.Equal(t, b, got, "%s is stale: run go test ./jsframes/bytecode -run TestBytecodeTestdata -update-bytecode", name)
 			}
 		})
 	}

@@ -52,7 +52,7 @@
 // walks the Wasm stack and names the activations' functions from their
 // function objects.
 //
-// meter names JS functions by their bytecode address only; jsframes turns
+// meter names JS functions by their bytecode address only; package naming turns
 // addresses into names and lines. It does not run modules: the caller links
 // Host and calls Start and Collect around its own run.
 package meter
