@@ -572,37 +572,47 @@ func (n *Namer) atomArray() uint32 {
 	}
 	// Every copy of the array (the engine reallocates it as it grows,
 	// and freed copies stay in memory) points at the same strings.
-	cands := map[uint32]uint32{} // array → character offset
+	cands := map[uint32]uint32{}       // array → character offset
+	type target struct{ chars uint32 } // a string's header, for one layout
+	regions := touchedRegions(all)
 	for i, k := range known {
 		if i >= maxAtomSearches || len(cands) > 0 {
 			break
 		}
 		a, s := k.atom, k.s
 		needle := append([]byte(s), 0)
-		for off := 0; len(cands) < maxAtomArrays; {
-			j := bytes.Index(all[off:], needle)
-			if j < 0 {
-				break
+		// Every place the string could start, for each layout, first; then
+		// one pass over memory for the words pointing at any of them: the
+		// memory may be gigabytes (a module's minimum), read once per
+		// known atom rather than once per copy of the string and layout.
+		targets := map[uint32][]target{}
+		for _, r := range regions {
+			for off := r[0]; ; {
+				j := bytes.Index(all[off:r[1]], needle)
+				if j < 0 {
+					break
+				}
+				at := off + j
+				off = at + 1
+				n.stringTargets(all, at, uint32(len(s)), func(p, chars uint32) { targets[p] = append(targets[p], target{chars}) })
 			}
-			at := off + j
-			off = at + 1
-			// JSString characters start after ref_count, len|wide,
-			// hash|atom_type and hash_next (Bellard), or after a further
-			// pointer or two (QuickJS-NG's first_weak_ref).
-			for _, chars := range [...]uint32{16, 20, 24} {
-				if at < int(chars) {
+		}
+		if len(targets) == 0 {
+			continue
+		}
+		for _, r := range regions {
+			for w := r[0] &^ 3; w+4 <= r[1] && len(cands) < maxAtomArrays; w += 4 {
+				v := binary.LittleEndian.Uint32(all[w:])
+				if v == 0 {
 					continue
 				}
-				p := uint32(at) - chars
-				if hdr := binary.LittleEndian.Uint32(all[p+jsStringLen:]); hdr != uint32(len(s)) {
+				ts, ok := targets[v]
+				if !ok || uint32(w) < 4*a {
 					continue
 				}
-				for w := 0; w+4 <= len(all); w += 4 {
-					if binary.LittleEndian.Uint32(all[w:]) != p || uint32(w) < 4*a {
-						continue
-					}
-					if arr := uint32(w) - 4*a; check(arr, chars) {
-						cands[arr] = chars
+				for _, t := range ts {
+					if arr := uint32(w) - 4*a; check(arr, t.chars) {
+						cands[arr] = t.chars
 					}
 				}
 			}
@@ -612,9 +622,15 @@ func (n *Namer) atomArray() uint32 {
 	// pointed at (or only by stale memory: then the program atoms the
 	// matches placed decide).
 	referenced := map[uint32]bool{}
-	for w := 0; w+4 <= len(all); w += 4 {
-		if _, ok := cands[binary.LittleEndian.Uint32(all[w:])]; ok {
-			referenced[binary.LittleEndian.Uint32(all[w:])] = true
+	for _, r := range regions {
+		for w := r[0] &^ 3; w+4 <= r[1]; w += 4 {
+			v := binary.LittleEndian.Uint32(all[w:])
+			if v == 0 {
+				continue
+			}
+			if _, ok := cands[v]; ok {
+				referenced[v] = true
+			}
 		}
 	}
 	best, bestScore, tie := uint32(0), -1, false
@@ -644,6 +660,23 @@ func (n *Namer) atomArray() uint32 {
 	}
 	l.atomArray, l.strChars = best, cands[best]
 	return best
+}
+
+// stringTargets calls found with each place a JSString of length n whose
+// characters start at at could begin, one per engine layout: its
+// characters follow ref_count, len|wide, hash|atom_type and hash_next
+// (Bellard), or a further pointer or two (QuickJS-NG's first_weak_ref).
+func (n *Namer) stringTargets(all []byte, at int, length uint32, found func(p, chars uint32)) {
+	for _, chars := range [...]uint32{16, 20, 24} {
+		if at < int(chars) {
+			continue
+		}
+		p := uint32(at) - chars
+		if binary.LittleEndian.Uint32(all[p+jsStringLen:]) != length {
+			continue
+		}
+		found(p, chars)
+	}
 }
 
 func isASCII(s string) bool {

@@ -27,7 +27,10 @@ const (
 type Namer struct {
 	prog   *bytecode.Program
 	engine bytecode.EngineSpec
-	byLen  map[int][]*bytecode.Function
+	// shapes index the program's functions for matching (shapeIndex);
+	// order is each function's place in the program.
+	shapes *shapeIndex
+	order  map[*bytecode.Function]int
 	mem    Memory
 
 	// atoms maps the program's atom references to the runtime's atoms,
@@ -78,11 +81,12 @@ type LineCost struct {
 // serialized bytecode was found: every function is then labelled from
 // memory or by address).
 func NewNamer(prog *bytecode.Program, engine bytecode.EngineSpec) *Namer {
-	n := &Namer{prog: prog, engine: engine, byLen: map[int][]*bytecode.Function{},
+	n := &Namer{prog: prog, engine: engine, shapes: newShapeIndex(), order: map[*bytecode.Function]int{},
 		atoms: map[uint32]uint32{}, atomsBack: map[uint32]uint32{}}
 	if prog != nil {
-		for _, f := range prog.Functions {
-			n.byLen[len(f.Code)] = append(n.byLen[len(f.Code)], f)
+		for i, f := range prog.Functions {
+			n.shapes.add(f)
+			n.order[f] = i
 		}
 	}
 	return n
@@ -111,8 +115,17 @@ func (n *Namer) match(code []byte, fn *bytecode.Function) (candidate, bool) {
 	}
 	first := n.prog.FirstAtom
 	pos := 0
-	fwd := map[uint32]uint32{}
-	back := map[uint32]uint32{}
+	// The pairs so far, program atom → runtime atom, one to one: few per
+	// function, so a scan of c.pairs (no maps to make: matching runs for
+	// every candidate of every function of a run).
+	mapped := func(s, r uint32) (known, agrees bool) {
+		for _, p := range c.pairs {
+			if p[0] == s || p[1] == r {
+				return true, p[0] == s && p[1] == r
+			}
+		}
+		return false, true
+	}
 	for _, op := range fn.AtomOps {
 		o := int(op.Offset)
 		if string(code[pos:o]) != string(fn.Code[pos:o]) {
@@ -130,14 +143,11 @@ func (n *Namer) match(code []byte, fn *bytecode.Function) (candidate, bool) {
 		if r < first || r&0x80000000 != 0 {
 			return c, false
 		}
-		if v, ok := fwd[s]; ok && v != r {
+		known, agrees := mapped(s, r)
+		if !agrees {
 			return c, false
 		}
-		if v, ok := back[r]; ok && v != s {
-			return c, false
-		}
-		if _, ok := fwd[s]; !ok {
-			fwd[s], back[r] = r, s
+		if !known {
 			c.pairs = append(c.pairs, [2]uint32{s, r})
 		}
 	}
@@ -147,17 +157,19 @@ func (n *Namer) match(code []byte, fn *bytecode.Function) (candidate, bool) {
 	return c, true
 }
 
-// candidates returns every serialized function the buffer matches.
+// candidates returns every serialized function the buffer matches, in
+// program order.
 func (n *Namer) candidates(f meter.FunctionCost) []candidate {
 	if n.prog == nil || len(f.Code) == 0 {
 		return nil
 	}
 	var out []candidate
-	for _, fn := range n.byLen[len(f.Code)] {
+	for _, fn := range n.shapes.lookup(f.Code) {
 		if c, ok := n.match(f.Code, fn); ok {
 			out = append(out, c)
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return n.order[out[i].fn] < n.order[out[j].fn] })
 	return out
 }
 
