@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/tetratelabs/wazero/api"
 
@@ -169,21 +168,8 @@ func (s *Session) finishCount(run Run) (*Outcome, error) {
 		total = c.call
 	}
 	run.Info.Limits = overLimits(run.Info.Limits, total)
-	meta := jsprofile.Meta{
-		Mode:              jsprofile.ModeExact,
-		TotalInstructions: total,
-		Module:            s.name,
-		ExitCode:          &run.ExitCode,
-		Start:             run.Start,
-		CostModel:         s.costModel().String(),
-		Run:               run.Info,
-	}
-	if !run.Start.IsZero() {
-		meta.Duration = time.Since(run.Start)
-	}
-	if run.Trap != nil {
-		meta.Trap = FirstLine(run.Trap.Error())
-	}
+	meta := s.meta(run)
+	meta.Mode, meta.TotalInstructions = jsprofile.ModeExact, total
 	b := jsprofile.NewBuilder(meta)
 	if total > 0 {
 		b.Add([]jsprofile.Frame{jsprofile.BucketFrame(BucketWasm)}, int64(total), 0, 0)

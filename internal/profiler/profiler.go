@@ -648,10 +648,10 @@ func learn(ctx context.Context, namer *naming.Namer, fs []meter.FunctionCost) bo
 	}
 }
 
-// meta describes the run for the profile's comments.
+// meta describes the run for the profile's comments (the engine's part
+// only when an analysis found one: not when counting only).
 func (s *Session) meta(run Run) jsprofile.Meta {
 	m := jsprofile.Meta{
-		Engine:    s.engineInfo(),
 		Module:    s.name,
 		ExitCode:  &run.ExitCode,
 		Start:     run.Start,
@@ -661,8 +661,11 @@ func (s *Session) meta(run Run) jsprofile.Meta {
 	if !run.Start.IsZero() {
 		m.Duration = time.Since(run.Start)
 	}
-	for _, u := range s.analysis.Engine.UncertainOpcodes {
-		m.UncertainOpcodes = append(m.UncertainOpcodes, u.Opcode)
+	if s.analysis != nil {
+		m.Engine = s.engineInfo()
+		for _, u := range s.analysis.Engine.UncertainOpcodes {
+			m.UncertainOpcodes = append(m.UncertainOpcodes, u.Opcode)
+		}
 	}
 	if run.Trap != nil {
 		m.Trap = strings.TrimSuffix(FirstLine(run.Trap.Error()), " (recovered by wazero)")
