@@ -174,16 +174,9 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 	}
 	for _, od := range ops {
 		var b, n OpcodeSide
-		switch {
-		case od.Base == nil:
-			od.Only, n = OnlyNew, *od.New
-		case od.New == nil:
-			od.Only, b = OnlyBase, *od.Base
-		default:
-			b, n = *od.Base, *od.New
-			if b.Executions > 0 && n.Executions > 0 {
-				od.DeltaPerExecution = n.PerExecution - b.PerExecution
-			}
+		b, n, od.Only = sides(od.Base, od.New)
+		if od.Only == "" && b.Executions > 0 && n.Executions > 0 {
+			od.DeltaPerExecution = n.PerExecution - b.PerExecution
 		}
 		od.DeltaExecutions = deltaOf(b.Executions, n.Executions)
 		od.DeltaWasmInstructions = deltaOf(b.WasmInstructions, n.WasmInstructions)
@@ -232,13 +225,7 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 	for _, k := range order {
 		fd := fns[k]
 		var b, n FunctionSide
-		switch {
-		case fd.Base == nil:
-			fd.Only, n = OnlyNew, *fd.New
-		case fd.New == nil:
-			fd.Only, b = OnlyBase, *fd.Base
-		default:
-			b, n = *fd.Base, *fd.New
+		if b, n, fd.Only = sides(fd.Base, fd.New); fd.Only == "" {
 			common++
 		}
 		fd.DeltaWasmInstructions = deltaOf(b.SelfWasmInstructions, n.SelfWasmInstructions)
@@ -325,6 +312,18 @@ func abs64(n int64) int64 {
 		return -n
 	}
 	return n
+}
+
+// sides is a row's two sides, the zero value for the one it lacks, and
+// which side alone has it ("" when both do).
+func sides[S any](base, nw *S) (b, n S, only string) {
+	switch {
+	case base == nil:
+		return b, *nw, OnlyNew
+	case nw == nil:
+		return *base, n, OnlyBase
+	}
+	return *base, *nw, ""
 }
 
 // bothSides is what a row ran in the two profiles together, of(side) on

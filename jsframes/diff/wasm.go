@@ -63,14 +63,7 @@ func alignWasm(base, new []report.WasmFunctionStats, order func(a, b *WasmFuncti
 	for _, n := range names {
 		wd := rows[n]
 		var b, nw WasmSide
-		switch {
-		case wd.Base == nil:
-			wd.Only, nw = OnlyNew, *wd.New
-		case wd.New == nil:
-			wd.Only, b = OnlyBase, *wd.Base
-		default:
-			b, nw = *wd.Base, *wd.New
-		}
+		b, nw, wd.Only = sides(wd.Base, wd.New)
 		wd.DeltaSelfWasmInstructions = deltaOf(b.SelfWasmInstructions, nw.SelfWasmInstructions)
 		if wd.Base != nil && wd.New != nil && b.SelfWasmInstructions > 0 {
 			r := float64(nw.SelfWasmInstructions) / float64(b.SelfWasmInstructions)

@@ -3,7 +3,17 @@ package htmlview
 // The templates of the HTML pages (html.go). They load nothing: the page
 // is one file, its only script inline (flame_script.go), its data in it.
 
-const htmlStyle = `{{define "style"}}
+const htmlStyle = `{{define "head"}}<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>{{template "style"}}</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+{{end}}{{define "style"}}
 :root { --fg: #1d1d1f; --muted: #6e6e73; --rule: #e3e3e8; --bar: #3b6fd8; --bucket: #9aa0a6;
   --up: #d64545; --down: #2e9e5b; --base: #b9c3d6; --head: #f5f5f7; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
@@ -84,17 +94,7 @@ table.opcodes, table.functions, table.lines, details.function-opcodes, .src { co
 h3 .meta { font-family: system-ui, sans-serif; font-weight: normal; color: var(--muted); }
 {{end}}`
 
-const reportPage = `{{define "report"}}<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-<style>{{template "style"}}</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-{{with .Data}}<p class="meta" id="totals"><b>{{human .TotalWasmInstructions}}</b> Wasm instructions ({{exact .TotalWasmInstructions}}),
+const reportPage = `{{define "report"}}{{template "head" .}}{{with .Data}}<p class="meta" id="totals"><b>{{human .TotalWasmInstructions}}</b> Wasm instructions ({{exact .TotalWasmInstructions}}),
 {{if .Counted}}{{human .Executions}} JS opcode executions, {{human .Calls}} JS calls, {{.Mode}} mode{{else}}{{.Mode}} mode (it counts no opcode executions or calls: --mode exact does){{end}}
 · engine <b>{{engine .Engine}}</b>{{if .Engine.OpcodeNamesSource}} (opcode names: {{.Engine.OpcodeNamesSource}}){{end}}{{if .Module}} · module {{.Module}}{{end}}{{if .Trap}} · the guest trapped: {{.Trap}}{{else if failed .ExitCode}} · exit code {{.ExitCode}}{{end}}</p>{{end}}
 {{if .Function}}<p class="meta">Only the JS functions named <b>{{.Function}}</b>; shares are of the whole profile.</p>{{end}}
@@ -215,17 +215,7 @@ const reportParts = `{{define "hot"}}<div class="hotspots" id="hotspots">
 <p class="note">Native (C) functions the JS called: <code>JSON.stringify</code>, <code>Array.prototype.sort</code>… {{range .Natives}}{{if not .Named}}(native functions) holds the natives the profile does not name. {{end}}{{end}}Total: with the native on the stack, JS callbacks included; self: without them.</p>
 {{end}}{{end}}`
 
-const diffPage = `{{define "diff"}}<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-<style>{{template "style"}}</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-{{with .Diff}}<p class="meta">base: <b>{{engine .Base.Engine}}</b>{{if .Base.Profile}} ({{.Base.Profile}}{{if .Base.Module}}, {{.Base.Module}}{{end}}){{end}}, {{.Base.Mode}} mode{{if .Base.Engine.OpcodeNamesSource}}, opcode names: {{.Base.Engine.OpcodeNamesSource}}{{end}}</p>
+const diffPage = `{{define "diff"}}{{template "head" .}}{{with .Diff}}<p class="meta">base: <b>{{engine .Base.Engine}}</b>{{if .Base.Profile}} ({{.Base.Profile}}{{if .Base.Module}}, {{.Base.Module}}{{end}}){{end}}, {{.Base.Mode}} mode{{if .Base.Engine.OpcodeNamesSource}}, opcode names: {{.Base.Engine.OpcodeNamesSource}}{{end}}</p>
 <p class="meta">new: <b>{{engine .New.Engine}}</b>{{if .New.Profile}} ({{.New.Profile}}{{if .New.Module}}, {{.New.Module}}{{end}}){{end}}, {{.New.Mode}} mode{{if .New.Engine.OpcodeNamesSource}}, opcode names: {{.New.Engine.OpcodeNamesSource}}{{end}}</p>
 
 <table id="totals">
