@@ -15,6 +15,7 @@ import (
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/diff"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 	"github.com/tetratelabs/wazero"
@@ -255,7 +256,7 @@ func keepSide(dir string, s *compareSide, prof *profile.Profile) error {
 	if err := writeFileAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.module); return err }); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(base+".pb.gz", func(w *os.File) error { return prof.Write(w) }); err != nil {
+	if err := writeFileAtomic(base+".pb.gz", func(w *os.File) error { return jsprofile.Write(w, prof) }); err != nil {
 		return err
 	}
 	return writeFileAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.stdout.Bytes()); return err })

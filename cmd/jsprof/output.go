@@ -224,7 +224,7 @@ func (o *outputs) write(out *profiler.Outcome, f runFlags, io stdio) error {
 		warn(io, w)
 	}
 	var errs []error
-	errs = append(errs, o.profile.commit(func(w *os.File) error { return out.Profile.Write(w) }))
+	errs = append(errs, o.profile.commit(func(w *os.File) error { return jsprofile.Write(w, out.Profile) }))
 	if o.collapsed != nil {
 		errs = append(errs, o.collapsed.commit(func(w *os.File) error {
 			return jsprofile.WriteCollapsed(w, out.Profile, jsprofile.ValueInstructions)

@@ -759,7 +759,7 @@ func (s *Session) Serve(addr string) (listening string, stop func(), err error) 
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Header().Set("Content-Disposition", `attachment; filename="profile"`)
-		prof.Write(w)
+		jsprofile.Write(w, prof)
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)

@@ -34,21 +34,30 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 	}
 	b := jsprofile.NewBuilder(meta)
 	splits := newSplitter(res, wasm)
-	type named struct {
-		name, file string
-		line       int
-	}
-	names := make([]named, len(res.Functions))
+	// Each function's frame is made once, at its first line, and each
+	// opcode's: a program of many functions has hundreds of thousands of
+	// stacks, and formatting their frames' names was most of the work.
+	funcFrames := make([]jsprofile.Frame, len(res.Functions))
 	for i, f := range res.Functions {
-		names[i].name, names[i].file, names[i].line = id.Function(f)
+		name, file, line := id.Function(f)
+		funcFrames[i] = jsprofile.JSFrame(name, file, line, line, f.Address, 0)
 	}
 	at := func(fi int, pc uint32) jsprofile.Frame {
-		f, n := res.Functions[fi], names[fi]
-		l := id.Line(f, pc)
-		if l == 0 {
-			l = n.line
+		fr := funcFrames[fi]
+		if l := id.Line(res.Functions[fi], pc); l != 0 {
+			fr.Line = int64(l)
 		}
-		return jsprofile.JSFrame(n.name, n.file, n.line, l, f.Address, pc)
+		fr.Address += uint64(pc)
+		return fr
+	}
+	opFrames := map[int]jsprofile.Frame{}
+	opFrame := func(opcode int) jsprofile.Frame {
+		fr, ok := opFrames[opcode]
+		if !ok {
+			fr = jsprofile.OpcodeFrame(ops.Name(opcode), opcode)
+			opFrames[opcode] = fr
+		}
+		return fr
 	}
 	opAt := func(fi int, pc uint32) jsprofile.Frame {
 		code := res.Functions[fi].Code
@@ -56,9 +65,9 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		if int(pc) < len(code) {
 			opcode = int(code[pc])
 		}
-		return jsprofile.OpcodeFrame(ops.Name(opcode), opcode)
+		return opFrame(opcode)
 	}
-	setup := jsprofile.OpcodeFrame(ops.Name(meter.CallSetup), meter.CallSetup)
+	setup := opFrame(meter.CallSetup)
 	natives := make([]jsprofile.Frame, len(res.Natives))
 	for i, n := range res.Natives {
 		if n.Unidentified {
@@ -94,7 +103,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		if splits.add(b, phase, splitKey{ctx: ctx}, stack, instrs, nil) {
 			instrs = 0
 		}
-		b.Add(rooted(phase, stack), int64(instrs), 0, int64(calls))
+		addRooted(b, phase, stack, int64(instrs), 0, int64(calls))
 	}
 	// add adds one function's (or context's) stacks under prefix.
 	add := func(ctx int, prefix []jsprofile.Frame, fi int, calls, setupInstrs uint64, pcs []meter.PCCost) {
@@ -109,9 +118,9 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			if splits.add(b, phase, splitKey{ctx: ctx, slot: s}, st, instrs, nil) {
 				instrs = 0
 			}
-			b.Add(rooted(phase, st), int64(instrs), int64(execs), 0)
+			addRooted(b, phase, st, int64(instrs), int64(execs), 0)
 		}
-		b.Add(rooted(phase, stack(at(fi, 0))), 0, 0, int64(calls))
+		addRooted(b, phase, stack(at(fi, 0)), 0, 0, int64(calls))
 		setupSlot := f.Length
 		if f.PCs == nil {
 			setupSlot = meter.ByOpcodeSlots
@@ -120,13 +129,13 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		if f.PCs == nil { // slots by opcode: no pcs, no lines
 			for _, o := range pcs {
 				if o.Opcode != meter.CallSetup {
-					slot(stack(at(fi, 0), jsprofile.OpcodeFrame(ops.Name(o.Opcode), o.Opcode)), o.PC, o.Instructions, o.Executions)
+					slot(stack(at(fi, 0), opFrame(o.Opcode)), o.PC, o.Instructions, o.Executions)
 				}
 			}
 			return
 		}
 		for _, pc := range pcs {
-			slot(stack(at(fi, pc.PC), jsprofile.OpcodeFrame(ops.Name(pc.Opcode), pc.Opcode)), pc.PC, pc.Instructions, pc.Executions)
+			slot(stack(at(fi, pc.PC), opFrame(pc.Opcode)), pc.PC, pc.Instructions, pc.Executions)
 		}
 	}
 	if len(res.Contexts) == 0 {
@@ -201,7 +210,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			if splits.add(b, part.phase, splitKey{ctx: -1, bucket: bk.Name}, stack, part.instrs, part.keep) {
 				continue
 			}
-			b.Add(rooted(part.phase, stack), int64(part.instrs), 0, 0)
+			addRooted(b, part.phase, stack, int64(part.instrs), 0, 0)
 		}
 	}
 	return b.Profile()

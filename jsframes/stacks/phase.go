@@ -85,8 +85,7 @@ func (p *phaser) of(ctx int, frame jsprofile.Frame) string {
 	return jsprofile.PhaseJS
 }
 
-// rooted is stack under its phase's frame.
-func rooted(phase string, stack []jsprofile.Frame) []jsprofile.Frame {
-	out := make([]jsprofile.Frame, 0, len(stack)+1)
-	return append(append(out, jsprofile.PhaseFrame(phase)), stack...)
+// addRooted adds stack under its phase's frame.
+func addRooted(b *jsprofile.Builder, phase string, stack []jsprofile.Frame, instructions, executions, calls int64) {
+	b.AddUnder(jsprofile.PhaseFrame(phase), stack, instructions, executions, calls)
 }

@@ -1,7 +1,6 @@
 package stacks
 
 import (
-	"encoding/binary"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,10 +50,8 @@ type Sampler struct {
 	// reached js_call_c_function (in the interpreter's entry).
 	cClass                  uint16
 	cClassSeen, cClassMixed bool
-	main                    *rawProfile
-	windows                 map[*rawProfile]struct{}
+	log                     *stackLog
 	buf                     []rawFrame
-	key                     []byte
 }
 
 // rawFrame is a frame before naming.
@@ -68,36 +65,67 @@ type rawFrame struct {
 	entering bool                // JS: call setup of an activation not yet identified
 }
 
-type rawSample struct {
-	stack  []rawFrame
-	weight uint64
-}
-
-// rawProfile aggregates raw samples by stack.
-type rawProfile struct {
-	samples map[string]*rawSample
-	order   []string
+// stackLog holds the samples in the order taken, each stack as the number
+// of frames it shares with the previous one and the ids of its others,
+// frames kept once each. A recursive program's samples are deep and differ
+// near their leaves: most of a stack costs a comparison, and none of it is
+// copied or merged while the guest runs; building a profile replays the
+// log.
+type stackLog struct {
+	frames  []rawFrame // by id
+	frameID map[rawFrame]uint32
+	samples []loggedSample
+	ids     []uint32 // the frames each sample does not share, sample after sample
+	prev    []rawFrame
 	total   uint64
 }
 
-func newRawProfile() *rawProfile { return &rawProfile{samples: map[string]*rawSample{}} }
+type loggedSample struct {
+	weight uint64
+	shared uint32 // frames in common with the previous sample, from the root
+	end    uint32 // ids[the previous sample's end:end] are the others
+}
 
-func (r *rawProfile) add(key []byte, stack []rawFrame, weight uint64) {
-	r.total += weight
-	s := r.samples[string(key)] // no allocation for the lookup
-	if s == nil {
-		k := string(key)
-		s = &rawSample{stack: append([]rawFrame(nil), stack...)}
-		r.samples[k] = s
-		r.order = append(r.order, k)
+func newStackLog() *stackLog { return &stackLog{frameID: map[rawFrame]uint32{}} }
+
+// add logs a sample of stack (outermost frame first).
+func (l *stackLog) add(stack []rawFrame, weight uint64) {
+	shared := 0
+	for shared < len(stack) && shared < len(l.prev) && stack[shared] == l.prev[shared] {
+		shared++
 	}
-	s.weight += weight
+	for _, f := range stack[shared:] {
+		id, ok := l.frameID[f]
+		if !ok {
+			id = uint32(len(l.frames))
+			l.frames = append(l.frames, f)
+			l.frameID[f] = id
+		}
+		l.ids = append(l.ids, id)
+	}
+	l.samples = append(l.samples, loggedSample{weight: weight, shared: uint32(shared), end: uint32(len(l.ids))})
+	l.prev = append(l.prev[:0], stack...)
+	l.total += weight
+}
+
+// replay calls f with every sample from the first'th on: its weight and
+// its stack's frame ids, outermost first (valid during the call).
+func (l *stackLog) replay(first int, f func(weight uint64, stack []uint32)) {
+	var stack []uint32
+	start := uint32(0)
+	for i, s := range l.samples {
+		stack = append(stack[:s.shared], l.ids[start:s.end]...)
+		start = s.end
+		if i >= first {
+			f(s.weight, stack)
+		}
+	}
 }
 
 // NewSampler prepares a sampler; sym names Wasm functions of the original
 // module, dispatch is the interpreter's index in it.
 func NewSampler(dispatch uint32, sym *wasmcore.Symbolizer, ops OpcodeNamer) *Sampler {
-	return &Sampler{dispatch: dispatch, sym: sym, ops: ops, main: newRawProfile(), windows: map[*rawProfile]struct{}{}}
+	return &Sampler{dispatch: dispatch, sym: sym, ops: ops, log: newStackLog()}
 }
 
 // SetNatives makes native activations frames of their own: cfunc is
@@ -195,44 +223,7 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 		st = append(st, rawFrame{kind: jsprofile.KindWasm, index: w.Index, offset: w.Offset})
 	}
 	s.buf = st
-	// The stack's key: a sample is taken every few microseconds of guest
-	// time, so it is built without formatting or allocating.
-	k := s.key[:0]
-	for _, f := range st {
-		switch f.kind {
-		case jsprofile.KindJS:
-			addr := uint32(0)
-			if f.fn != nil {
-				addr = f.fn.Address
-			}
-			if f.entering {
-				k = append(k, 'J')
-			} else {
-				k = append(k, 'j')
-			}
-			k = binary.AppendUvarint(k, uint64(addr))
-			k = binary.AppendUvarint(k, uint64(f.pc))
-		case jsprofile.KindNative:
-			k = append(k, 'n')
-			k = binary.AppendUvarint(k, uint64(f.index))
-			k = binary.AppendUvarint(k, uint64(f.pc))
-		case jsprofile.KindWasm:
-			k = append(k, 'w')
-			k = binary.AppendUvarint(k, uint64(f.index))
-			k = binary.AppendUvarint(k, f.offset)
-			k = append(k, f.name...)
-			k = append(k, 0)
-		default:
-			k = append(k, 'b')
-			k = append(k, f.name...)
-			k = append(k, 0)
-		}
-	}
-	s.key = k
-	s.main.add(k, st, weight)
-	for w := range s.windows {
-		w.add(k, st, weight)
-	}
+	s.log.add(st, weight)
 }
 
 // isNative says whether an interpreter activation a, whose Wasm frames
@@ -278,7 +269,7 @@ func jsRaw(a meter.Activation) rawFrame {
 func (s *Sampler) Total() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.main.total
+	return s.log.total
 }
 
 // Profile names every sample so far with id and returns the profile,
@@ -286,51 +277,53 @@ func (s *Sampler) Total() uint64 {
 func (s *Sampler) Profile(meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.build(s.main, meta, id)
+	return s.build(0, meta, id)
 }
 
 // Window starts collecting the samples from now on into a profile of their
 // own; stop ends it and returns that profile, named with id.
 func (s *Sampler) Window() (stop func(meta jsprofile.Meta, id Identity) (*profile.Profile, error)) {
-	r := newRawProfile()
 	s.mu.Lock()
-	s.windows[r] = struct{}{}
+	first := len(s.log.samples)
 	s.mu.Unlock()
 	return func(meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		delete(s.windows, r)
-		return s.build(r, meta, id)
+		return s.build(first, meta, id)
 	}
 }
 
-func (s *Sampler) build(r *rawProfile, meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
+// build names the samples from the first'th on and returns their profile.
+func (s *Sampler) build(first int, meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
 	if id == nil {
 		id = AddressIdentity{}
 	}
 	meta.Mode = jsprofile.ModeSample
 	if meta.TotalInstructions == 0 {
-		meta.TotalInstructions = r.total
+		for _, x := range s.log.samples[first:] {
+			meta.TotalInstructions += x.weight
+		}
 	}
 	b := jsprofile.NewBuilder(meta)
-	var frames []jsprofile.Frame
 	// A sampled program has few distinct frames, each in many stacks (a
-	// recursive function's in every level of every stack): each is named
-	// once.
-	named := map[rawFrame][]jsprofile.Frame{}
-	for _, k := range r.order {
-		rs := r.samples[k]
-		frames = frames[:0]
-		for _, f := range rs.stack {
-			fs, ok := named[f]
-			if !ok {
-				fs = s.frames(f, id)
-				named[f] = fs
+	// recursive function's in every level of every stack): each is named,
+	// and given its locations, once.
+	located := make([][]*profile.Location, len(s.log.frames))
+	var locs []*profile.Location
+	s.log.replay(first, func(weight uint64, stack []uint32) {
+		locs = locs[:0]
+		for i := len(stack) - 1; i >= 0; i-- { // leaf first, as pprof has them
+			f := stack[i]
+			if located[f] == nil {
+				frames := s.frames(s.log.frames[f], id)
+				for j := len(frames) - 1; j >= 0; j-- {
+					located[f] = append(located[f], b.Location(frames[j]))
+				}
 			}
-			frames = append(frames, fs...)
+			locs = append(locs, located[f]...)
 		}
-		b.Add(frames, int64(rs.weight), 0, 0)
-	}
+		b.AddLocations(locs, int64(weight), 0, 0)
+	})
 	return b.Profile()
 }
 

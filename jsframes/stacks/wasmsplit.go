@@ -33,6 +33,8 @@ type splitter struct {
 	weights    []uint64
 	kept       []*meter.WasmSplit
 	gc         bool // the last layered stack has the cycle collector on it
+	// frames: each Wasm function's frame, made once (its name formatted)
+	frames map[meter.WasmFrame]jsprofile.Frame
 }
 
 // phaseOf is the phase of the stack just layered: the cycle collector's if
@@ -45,7 +47,8 @@ func (s *splitter) phaseOf(phase string) string {
 }
 
 func newSplitter(res *meter.Results, wasm WasmNames) *splitter {
-	s := &splitter{wasm: wasm, byKey: map[splitKey][]*meter.WasmSplit{}, outer: res.OuterWasmSegments, inherited: map[int][][]meter.WasmFrame{}}
+	s := &splitter{wasm: wasm, byKey: map[splitKey][]*meter.WasmSplit{}, outer: res.OuterWasmSegments, inherited: map[int][][]meter.WasmFrame{},
+		frames: map[meter.WasmFrame]jsprofile.Frame{}}
 	for i := range res.WasmSplits {
 		sp := &res.WasmSplits[i]
 		k := splitKey{ctx: sp.Context, slot: sp.Slot, bucket: sp.Bucket}
@@ -104,7 +107,7 @@ func (s *splitter) add(b *jsprofile.Builder, phase string, k splitKey, stack []j
 			return false
 		}
 		st := s.layered(k, stack, &meter.WasmSplit{Segments: append(outer[:len(outer):len(outer)], nil)})
-		b.Add(rooted(s.phaseOf(phase), st), int64(instrs), 0, 0)
+		addRooted(b, s.phaseOf(phase), st, int64(instrs), 0, 0)
 		return true
 	}
 	s.weights = s.weights[:0]
@@ -117,7 +120,7 @@ func (s *splitter) add(b *jsprofile.Builder, phase string, k splitKey, stack []j
 			continue
 		}
 		st := s.layered(k, stack, sp)
-		b.Add(rooted(s.phaseOf(phase), st), int64(parts[i]), 0, 0)
+		addRooted(b, s.phaseOf(phase), st, int64(parts[i]), 0, 0)
 	}
 	return true
 }
@@ -163,15 +166,19 @@ func (s *splitter) layered(k splitKey, stack []jsprofile.Frame, sp *meter.WasmSp
 
 func (s *splitter) appendWasm(out []jsprofile.Frame, ws []meter.WasmFrame) []jsprofile.Frame {
 	for _, w := range ws {
-		if w.Foreign != "" {
-			out = append(out, jsprofile.ForeignWasmFrame(w.Foreign))
-			continue
+		fr, ok := s.frames[w]
+		if !ok {
+			if w.Foreign != "" {
+				fr = jsprofile.ForeignWasmFrame(w.Foreign)
+			} else {
+				fr = jsprofile.WasmFrame(w.Index, s.wasm.Name(w.Index), "", 0, w.Offset)
+			}
+			s.frames[w] = fr
 		}
-		name := s.wasm.Name(w.Index)
-		if name == gcFunction {
+		if w.Foreign == "" && fr.Name == gcFunction {
 			s.gc = true
 		}
-		out = append(out, jsprofile.WasmFrame(w.Index, name, "", 0, w.Offset))
+		out = append(out, fr)
 	}
 	return out
 }

@@ -1,0 +1,148 @@
+package stacks
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/meter"
+)
+
+// The module of these tests: function 0 is the entry point's caller
+// (a foreign "_start"), 7 the interpreter, 8 and 9 what a handler calls.
+const (
+	testDispatch = 7
+	testHelper   = 8
+	testLeaf     = 9
+)
+
+// recursion is a synthetic run of a recursive JS function: a sample's
+// stack at depth d is d activations of fib, each the interpreter's frame
+// and the helper it called, the innermost in the leaf.
+type recursion struct {
+	fib *meter.FunctionCost
+}
+
+func newRecursion() recursion {
+	code := make([]byte, 16)
+	for i := range code {
+		code[i] = byte(i % 4) // the opcode at pc is op_a, op_b, ... by pc
+	}
+	return recursion{fib: &meter.FunctionCost{Address: 0x1000, Length: 16, Code: code}}
+}
+
+// sample returns the Wasm frames and activations of a stack whose
+// activations are at pcs (outermost first).
+func (r recursion) sample(pcs []uint32) ([]meter.WasmFrame, []meter.Activation) {
+	wasm := []meter.WasmFrame{{Foreign: "_start"}}
+	var js []meter.Activation
+	for i, pc := range pcs {
+		wasm = append(wasm, meter.WasmFrame{Index: testDispatch, Offset: 100 + uint64(pc)})
+		if i < len(pcs)-1 {
+			wasm = append(wasm, meter.WasmFrame{Index: testHelper, Offset: 200})
+		} else {
+			wasm = append(wasm, meter.WasmFrame{Index: testLeaf, Offset: 300 + uint64(pc)})
+		}
+		js = append(js, meter.Activation{Function: r.fib, PC: pc})
+	}
+	return wasm, js
+}
+
+// collapsed is a profile's samples as "frame;frame weight" lines, sorted
+// by pprof's own order (the builder's), for comparing stacks.
+func collapsed(t *testing.T, p *profile.Profile) map[string]int64 {
+	t.Helper()
+	require.NoError(t, p.CheckValid())
+	out := map[string]int64{}
+	for _, s := range p.Sample {
+		var names []string
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			for j := len(s.Location[i].Line) - 1; j >= 0; j-- {
+				names = append(names, s.Location[i].Line[j].Function.Name)
+			}
+		}
+		out[strings.Join(names, ";")] += s.Value[0]
+	}
+	return out
+}
+
+func TestSamplerAggregatesStacks(t *testing.T) {
+	r := newRecursion()
+	s := NewSampler(testDispatch, nil, OpcodeNamer{"op_a", "op_b", "op_c", "op_d"})
+	add := func(weight uint64, pcs ...uint32) {
+		wasm, js := r.sample(pcs)
+		s.Add(weight, wasm, js)
+	}
+	add(10, 1, 2)
+	add(20, 1, 3) // parts from the previous sample at its last activation
+	window := s.Window()
+	add(30, 1, 2) // the first stack again
+	add(40, 1)    // a prefix of it
+	add(50, 1, 2, 3)
+
+	assert.Equal(t, uint64(150), s.Total())
+	fib := "bytecode@0x1000"
+	helper, leaf := "wasm-function[8]", "wasm-function[9]"
+	stack := func(frames ...string) string { return strings.Join(append([]string{"_start"}, frames...), ";") }
+	main, err := s.Profile(jsprofile.Meta{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{
+		stack(fib, "op:op_b", helper, fib, "op:op_c", leaf):                         40,
+		stack(fib, "op:op_b", helper, fib, "op:op_d", leaf):                         20,
+		stack(fib, "op:op_b", leaf):                                                 40,
+		stack(fib, "op:op_b", helper, fib, "op:op_c", helper, fib, "op:op_d", leaf): 50,
+	}, collapsed(t, main), "every sample, stacks merged by their frames")
+
+	since, err := window(jsprofile.Meta{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{
+		stack(fib, "op:op_b", helper, fib, "op:op_c", leaf):                         30,
+		stack(fib, "op:op_b", leaf):                                                 40,
+		stack(fib, "op:op_b", helper, fib, "op:op_c", helper, fib, "op:op_d", leaf): 50,
+	}, collapsed(t, since), "the samples since the window began")
+}
+
+// BenchmarkSamplerAdd adds the samples of a deep recursion, consecutive
+// samples parting at some depth, as fib(30) sampled every million
+// instructions gives them: the cost of one sample in the sampler (the
+// stack walk is the meter's).
+func BenchmarkSamplerAdd(b *testing.B) {
+	r := newRecursion()
+	const samples = 2000
+	type sample struct {
+		wasm []meter.WasmFrame
+		js   []meter.Activation
+	}
+	all := make([]sample, samples)
+	pcs := []uint32{1}
+	seed := uint32(1)
+	for i := range all {
+		seed = seed*1664525 + 1013904223
+		// Part from the previous stack some levels up, then descend again
+		// to a depth of 20 to 30.
+		keep := max(1, len(pcs)-1-int(seed>>28)%12)
+		pcs = pcs[:keep]
+		depth := 20 + int(seed>>8)%11
+		for j := len(pcs); j < depth; j++ {
+			seed = seed*1664525 + 1013904223
+			pcs = append(pcs, 1+seed>>30)
+		}
+		all[i].wasm, all[i].js = r.sample(pcs)
+	}
+	b.ResetTimer()
+	for range b.N {
+		s := NewSampler(testDispatch, nil, OpcodeNamer{"op_a", "op_b", "op_c", "op_d"})
+		stop := s.Window() // as a run's profile is collected
+		for _, x := range all {
+			s.Add(1000000, x.wasm, x.js)
+		}
+		if _, err := stop(jsprofile.Meta{}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*samples), "ns/sample")
+}
