@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,8 +49,10 @@ const (
 	minSamples      = 3   // functions a field offset must agree on
 	jsStringLen     = 4   // offset of a JSString's len:31, is_wide_char:1 word (after ref_count)
 	maxAtomString   = 1 << 10
-	maxAtomSearches = 8  // strings tried when searching the atom array
-	maxAtomArrays   = 16 // copies of the atom array considered
+	maxAtomSearches = 8 // strings tried when searching the atom array
+	// matched functions calibration reads (evenly spread over them)
+	maxCalibrationSamples = 256
+	maxAtomArrays         = 16 // copies of the atom array considered
 )
 
 // sample is a matched function with the words of its object.
@@ -143,6 +146,16 @@ func trusted(agree, disagree, min int) bool {
 // the layout known for the engine's release, if most samples agree with
 // it.
 func (n *Namer) calibrate(ms []matchedFunc) *memLayout {
+	if len(ms) > maxCalibrationSamples {
+		// Every matched function's object has the one layout: a few hundred,
+		// spread over the program, establish it as well as 50,000 do, in a
+		// hundredth of the time.
+		spread := make([]matchedFunc, maxCalibrationSamples)
+		for i := range spread {
+			spread[i] = ms[i*len(ms)/maxCalibrationSamples]
+		}
+		ms = spread
+	}
 	var ss []sample
 	for _, m := range ms {
 		if w := n.objectWords(m.f); len(w) > 0 {
@@ -600,10 +613,16 @@ func (n *Namer) atomArray() uint32 {
 		if len(targets) == 0 {
 			continue
 		}
+		// Most words point nowhere near a target: a range test spares
+		// them the map lookup.
+		lo, hi := uint32(math.MaxUint32), uint32(0)
+		for p := range targets {
+			lo, hi = min(lo, p), max(hi, p)
+		}
 		for _, r := range regions {
 			for w := r[0] &^ 3; w+4 <= r[1] && len(cands) < maxAtomArrays; w += 4 {
 				v := binary.LittleEndian.Uint32(all[w:])
-				if v == 0 {
+				if v < lo || v > hi {
 					continue
 				}
 				ts, ok := targets[v]
@@ -622,10 +641,17 @@ func (n *Namer) atomArray() uint32 {
 	// pointed at (or only by stale memory: then the program atoms the
 	// matches placed decide).
 	referenced := map[uint32]bool{}
+	lo, hi := uint32(math.MaxUint32), uint32(0)
+	for arr := range cands {
+		lo, hi = min(lo, arr), max(hi, arr)
+	}
 	for _, r := range regions {
+		if len(cands) == 0 {
+			break
+		}
 		for w := r[0] &^ 3; w+4 <= r[1]; w += 4 {
 			v := binary.LittleEndian.Uint32(all[w:])
-			if v == 0 {
+			if v < lo || v > hi {
 				continue
 			}
 			if _, ok := cands[v]; ok {

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestTouchedRegions: of a large memory, only the pages written are read;
-// a small memory is read whole.
+// TestTouchedRegions: of a memory, large or small, only the pages written
+// are read.
 func TestTouchedRegions(t *testing.T) {
 	const size = 128 << 20
 	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
@@ -22,6 +22,10 @@ func TestTouchedRegions(t *testing.T) {
 	mem[3*page+page+1] = 1 // the next page: one region of two
 	mem[100<<20] = 1
 	assert.Equal(t, [][2]int{{3 * page, 5 * page}, {100 << 20, 100<<20 + page}}, touchedRegions(mem))
-	small := make([]byte, 1<<20)
-	assert.Equal(t, [][2]int{{0, 1 << 20}}, touchedRegions(small))
+	small, err := syscall.Mmap(-1, 0, 1<<20, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	require.NoError(t, err)
+	defer syscall.Munmap(small)
+	small[7*page] = 1
+	assert.Equal(t, [][2]int{{7 * page, 8 * page}}, touchedRegions(small))
+	assert.Empty(t, touchedRegions(small[:0]))
 }
