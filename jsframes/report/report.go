@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -239,9 +241,11 @@ func New(p *jsprofile.Profile) *Tables {
 	// opcodes and phases.
 	r := NewStackReader(p)
 	type fnAcc struct {
-		stats   FunctionStats
-		opcodes []*OpcodeStats // by opcode key; nil until the first
-		stamp   int            // the last sample that counted its total
+		stats FunctionStats
+		// by opcode key: a function runs a few of the engine's hundreds
+		// of opcodes, and a program may have 50,000 functions
+		opcodes map[int32]*OpcodeStats
+		stamp   int // the last sample that counted its total
 	}
 	functions := map[string]*fnAcc{} // by system_name
 	accOf := make([]*fnAcc, len(r.Funcs))
@@ -299,14 +303,17 @@ func New(p *jsprofile.Profile) *Tables {
 	lines := map[lineKey]*LineStats{}
 	buckets := map[string]uint64{}
 	phases := map[string]uint64{}
+	newOpStats := func(k int32) *OpcodeStats {
+		n := opNames[k]
+		return &OpcodeStats{Name: n.name, Opcode: n.op, UncertainName: k > 0 && uncertain[n.op]}
+	}
 	opStats := func(m *[]*OpcodeStats, k int32) *OpcodeStats {
 		if *m == nil {
 			*m = make([]*OpcodeStats, len(opNames))
 		}
 		s := (*m)[k]
 		if s == nil {
-			n := opNames[k]
-			s = &OpcodeStats{Name: n.name, Opcode: n.op, UncertainName: k > 0 && uncertain[n.op]}
+			s = newOpStats(k)
 			(*m)[k] = s
 		}
 		return s
@@ -372,7 +379,14 @@ func New(p *jsprofile.Profile) *Tables {
 			acc.stats.Executions += execs
 			acc.stats.SelfWasmInstructions += instr
 			if instr > 0 || execs > 0 {
-				o := opStats(&acc.opcodes, op)
+				o := acc.opcodes[op]
+				if o == nil {
+					if acc.opcodes == nil {
+						acc.opcodes = map[int32]*OpcodeStats{}
+					}
+					o = newOpStats(op)
+					acc.opcodes[op] = o
+				}
 				o.Executions += execs
 				o.WasmInstructions += instr
 
@@ -418,7 +432,7 @@ func New(p *jsprofile.Profile) *Tables {
 	d.Opcodes = finish(opcodes)
 	d.Functions = make([]FunctionStats, 0, len(functions))
 	for _, a := range functions {
-		a.stats.Opcodes = finish(a.opcodes)
+		a.stats.Opcodes = finish(slices.Collect(maps.Values(a.opcodes)))
 		a.stats.Share = costfmt.Share(a.stats.SelfWasmInstructions, total)
 		d.Functions = append(d.Functions, a.stats)
 	}
