@@ -59,18 +59,39 @@ func (m *Module) RemoveExport(name string) bool {
 // kept and returned by the next Encode, since a half-renumbered module
 // would be silently wrong.
 func (m *Module) AddImportFunc(module, name string, typeIdx uint32) uint32 {
+	return m.AddImportFuncs(FuncImport{Module: module, Name: name, Type: typeIdx})
+}
+
+// FuncImport is a function import to add: its module, name and type index.
+type FuncImport struct {
+	Module, Name string
+	Type         uint32
+}
+
+// AddImportFuncs is AddImportFunc of each of imports, in order, with one
+// renumbering pass for all of them (a pass reads every body: an engine's
+// megabyte of code). It returns the first one's index; the others follow.
+func (m *Module) AddImportFuncs(imports ...FuncImport) uint32 {
 	k := m.NumImportedFuncs()
+	n := uint32(len(imports))
+	if n == 0 {
+		return k
+	}
 	at := 0
 	for i := range m.Imports {
 		if m.Imports[i].Kind == ExternFunc {
 			at = i + 1
 		}
 	}
-	m.Imports = slices.Insert(m.Imports, at, Import{Module: module, Name: name, Kind: ExternFunc, Func: typeIdx})
+	added := make([]Import, n)
+	for i, imp := range imports {
+		added[i] = Import{Module: imp.Module, Name: imp.Name, Kind: ExternFunc, Func: imp.Type}
+	}
+	m.Imports = slices.Insert(m.Imports, at, added...)
 
 	shift := func(idx uint32) uint32 {
 		if idx >= k {
-			return idx + 1
+			return idx + n
 		}
 		return idx
 	}
@@ -79,7 +100,7 @@ func (m *Module) AddImportFunc(module, name string, typeIdx uint32) uint32 {
 		f := &m.Functions[i]
 		body, err := renumberCode(f.Body, shift)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("function %d: %w", k+1+uint32(i), err))
+			errs = append(errs, fmt.Errorf("function %d: %w", k+n+uint32(i), err))
 			continue
 		}
 		f.Body = body
@@ -132,11 +153,13 @@ func (m *Module) AddImportFunc(module, name string, typeIdx uint32) uint32 {
 	if m.Names != nil {
 		// New maps, not edits in place: the snapshot Encode compares with
 		// must not see the change.
-		funcs := make(map[uint32]string, len(m.Names.Funcs)+1)
-		for idx, n := range m.Names.Funcs {
-			funcs[shift(idx)] = n
+		funcs := make(map[uint32]string, len(m.Names.Funcs)+int(n))
+		for idx, name := range m.Names.Funcs {
+			funcs[shift(idx)] = name
 		}
-		funcs[k] = name
+		for i, imp := range imports {
+			funcs[k+uint32(i)] = imp.Name
+		}
 		locals := make(map[uint32]map[uint32]string, len(m.Names.Locals))
 		for idx, l := range m.Names.Locals {
 			locals[shift(idx)] = l
@@ -146,9 +169,36 @@ func (m *Module) AddImportFunc(module, name string, typeIdx uint32) uint32 {
 		m.Names = &ns
 	}
 	if len(errs) > 0 {
-		m.rewriteErr = errors.Join(m.rewriteErr, fmt.Errorf("wasmcore: AddImportFunc %s.%s: cannot renumber: %w", module, name, errors.Join(errs...)))
+		m.rewriteErr = errors.Join(m.rewriteErr, fmt.Errorf("wasmcore: adding import %s.%s: cannot renumber: %w", imports[0].Module, imports[0].Name, errors.Join(errs...)))
 	}
 	return k
+}
+
+// RedirectCalls makes every call, return_call and ref.func of a function
+// in redirects, in every defined function, one of the function it maps to
+// (of the same type: the caller sees to it), keeping each index's encoded
+// width, so that no instruction offset moves. A body that cannot be
+// decoded is an error, naming it.
+func (m *Module) RedirectCalls(redirects map[uint32]uint32) error {
+	if len(redirects) == 0 {
+		return nil
+	}
+	redirect := func(idx uint32) uint32 {
+		if to, ok := redirects[idx]; ok {
+			return to
+		}
+		return idx
+	}
+	base := m.NumImportedFuncs()
+	for i := range m.Functions {
+		f := &m.Functions[i]
+		body, err := renumberCode(f.Body, redirect)
+		if err != nil {
+			return fmt.Errorf("wasmcore: redirecting calls: function %d: %w", base+uint32(i), err)
+		}
+		f.Body = body
+	}
+	return nil
 }
 
 // renumberCode rewrites the function index of every call, return_call and

@@ -245,3 +245,32 @@ func TestAddImportFuncRealEngines(t *testing.T) {
 		})
 	}
 }
+
+// TestAddImportFuncsBatch: adding imports in one call gives the module
+// adding them one at a time gives, byte for byte, with their indices in
+// order.
+func TestAddImportFuncsBatch(t *testing.T) {
+	orig := fixtures.EngineBytes(t, "javy-plugin-1.1.0")
+	one, err := Decode(orig)
+	require.NoError(t, err)
+	batch, err := Decode(orig)
+	require.NoError(t, err)
+	k := one.NumImportedFuncs()
+	names := []string{"a", "b", "c"}
+	for i, name := range names {
+		require.Equal(t, k+uint32(i), one.AddImportFunc("jsprof", name, one.AddType(FuncType{})))
+	}
+	void := batch.AddType(FuncType{})
+	var imports []FuncImport
+	for _, name := range names {
+		imports = append(imports, FuncImport{Module: "jsprof", Name: name, Type: void})
+	}
+	require.Equal(t, k, batch.AddImportFuncs(imports...))
+	want, err := one.Encode()
+	require.NoError(t, err)
+	got, err := batch.Encode()
+	require.NoError(t, err)
+	assert.Equal(t, len(want), len(got), "encoded sizes")
+	assert.True(t, bytes.Equal(want, got), "the batch's module differs from one import at a time")
+	assert.Equal(t, k+3, batch.AddImportFuncs(), "no imports: the next index, nothing added")
+}

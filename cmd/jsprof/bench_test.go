@@ -74,7 +74,7 @@ func newGuests(tb testing.TB, wasm []byte, opts meter.Options) (plain, profiled 
 	require.NoError(tb, err)
 	// In sample mode, the sampler's own work, stacks and all, is part of
 	// the cost: the session's context carries its listener.
-	ec, err := sess.Compile(prof.Context(ctx), "profiled", prof.Main())
+	ec, err := sess.Compile(ctx, "profiled", prof.Main())
 	require.NoError(tb, err)
 	return &guest{sess: sess, compiled: pc}, &guest{sess: sess, compiled: ec, meter: prof.Meter(), start: prof.Start}
 }

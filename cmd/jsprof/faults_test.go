@@ -174,7 +174,7 @@ func TestFinishInterrupted(t *testing.T) {
 			var stdout strings.Builder
 			opts := runner.Options{Name: "fib.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t)}
 			sess.Configure(&opts)
-			res, err := runner.Run(sess.Context(context.Background()), sess.Main(), opts)
+			res, err := runner.Run(context.Background(), sess.Main(), opts)
 			require.NoError(t, err)
 			require.NoError(t, res.Trap)
 			assert.Equal(t, "fib(20) = 6765\n", stdout.String())

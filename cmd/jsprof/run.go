@@ -255,7 +255,6 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		runCtx = runner.WithTimeout(ctx, f.timeout, fmt.Errorf("%s %v", profiler.TimeoutPrefix, f.timeout))
 	}
 	if sess != nil {
-		runCtx = sess.Context(runCtx)
 		if f.pprofAddr != "" {
 			addr, stop, err := sess.Serve(f.pprofAddr)
 			if err != nil {

@@ -238,7 +238,7 @@ func countFunction(t *testing.T, wasm []byte, countOnly bool, opts profiler.Opti
 	sess, err := prepare(context.Background(), ropts.Name, wasm, plugin, opts)
 	require.NoError(t, err)
 	sess.Configure(&ropts)
-	res, err := runner.Run(sess.Context(context.Background()), sess.Main(), ropts)
+	res, err := runner.Run(context.Background(), sess.Main(), ropts)
 	require.NoError(t, err)
 	require.Nil(t, res.Trap)
 	out, err := sess.Finish(context.Background(), profiler.Run{ExitCode: profiler.ExitCode(res), Info: jsprofile.RunInfo{Export: res.Entry}})

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/internal/javy"
@@ -139,11 +138,9 @@ type Session struct {
 	natives   *nativeIndex    // nil: natives named by table index
 	sampler   *stacks.Sampler // Sample mode only
 	// sym and wasmNames name the engine's Wasm functions (sampling, or
-	// exact mode's Wasm frames); listened says the sample trampoline must
-	// be compiled with its listener.
+	// exact mode's Wasm frames).
 	sym       *wasmcore.Symbolizer
 	wasmNames map[uint32]string
-	listened  bool
 	source    string
 	// detached is the program taken out of the main module to prepare
 	// and compile it (detach.go), put back into the instance before it
@@ -227,7 +224,6 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 			return nil, err
 		}
 	}
-	s.listened = mopts.Sample || plan.WasmStacks
 	switch {
 	case mopts.Sample:
 		s.sampler = stacks.NewSampler(s.analysis.Dispatch.FunctionIndex, s.sym, s.opcodeNames())
@@ -490,15 +486,6 @@ func (s *Session) Start(ctx context.Context, mod api.Module) error {
 		}
 	}
 	return s.meter.Start(ctx, mod)
-}
-
-// Context adds what the run's compilation needs: when sampling or taking
-// exact mode's Wasm stacks, the listener on the sample trampoline.
-func (s *Session) Context(ctx context.Context) context.Context {
-	if !s.listened {
-		return ctx
-	}
-	return experimental.WithFunctionListenerFactory(ctx, s.meter.ListenerFactory())
 }
 
 // GuestMemory is the part of an instance's linear memory of total bytes
@@ -784,7 +771,7 @@ func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Option
 	}
 	s.Configure(&ropts)
 	start := time.Now()
-	res, err := runner.Run(s.Context(ctx), s.Main(), ropts)
+	res, err := runner.Run(ctx, s.Main(), ropts)
 	if err != nil {
 		s.Finished()
 		return nil, res, err

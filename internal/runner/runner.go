@@ -357,7 +357,7 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	}
 	defer s.Close(ctx)
 	if opts.Link != nil {
-		names, err := opts.Link(ctx, s.rt)
+		names, err := s.link(ctx, opts.Link)
 		if err != nil {
 			return Result{}, err
 		}
@@ -594,6 +594,13 @@ func memorySize(m api.Module) (size uint64, ok bool) {
 		return 0, false
 	}
 	return uint64(mem.Size()), true
+}
+
+// link calls a Link function, with damagedCache's recovery: it may compile
+// modules of its own (the meter's listened functions) through the cache.
+func (s *Session) link(ctx context.Context, link func(context.Context, wazero.Runtime) ([]string, error)) (names []string, err error) {
+	defer s.damagedCache("linking", &err)
+	return link(ctx, s.rt)
 }
 
 // instantiate is the runtime's InstantiateModule, with damagedCache's

@@ -41,14 +41,17 @@
 //
 // Exact mode can also take Wasm stacks (Options.WasmStacks): at each new
 // calling context and every so often, the host walks the Wasm stack from a
-// listened-to trampoline and files it under the exact slot being charged
+// listened-to function and files it under the exact slot being charged
 // then (Results.WasmSplits), for the profile's Wasm frames; the counting is
-// unchanged (wasmstacks.go).
+// unchanged (wasmstacks.go). The listened-to functions are empty, in a
+// small module of their own (ListenedModule, which Link instantiates):
+// wazero compiles listener trampolines for every function type of a module
+// that has one, and the engine's module then has none.
 //
 // Sampling (Options.Sample) keeps much less: a shadow stack of each
 // activation's function object and current opcode address, the count kept
 // the cheaper way (hoisted, in a register in the interpreter), and a call
-// of an empty, listened-to function at each sample point, where the host
+// of ListenedModule's empty function at each sample point, where the host
 // walks the Wasm stack and names the activations' functions from their
 // function objects.
 //

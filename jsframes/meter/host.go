@@ -9,6 +9,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // Sizes of what the host reserves in guest memory at Start.
@@ -177,7 +179,7 @@ func (mt *Meter) Link(ctx context.Context, rt wazero.Runtime) ([]string, error) 
 		WithGoModuleFunction(api.GoModuleFunc(mt.growStack), nil, nil).
 		Export(HostGrowStack).
 		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, mod api.Module, _ []uint64) { mt.checkpoint(ctx, mod, nil) }), nil, nil).
+		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, _ []uint64) { mt.checkpoint(ctx, nil) }), nil, nil).
 		Export(HostCheckpoint).
 		NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(stop), nil, nil).
@@ -186,7 +188,39 @@ func (mt *Meter) Link(ctx context.Context, rt wazero.Runtime) ([]string, error) 
 	if err != nil {
 		return nil, fmt.Errorf("meter: linking %s: %w", HostModule, err)
 	}
-	return []string{HostModule}, nil
+	if !mt.plan.Listened() {
+		return []string{HostModule}, nil
+	}
+	if err := mt.linkListened(ctx, rt); err != nil {
+		return nil, err
+	}
+	return []string{HostModule, ListenedModule}, nil
+}
+
+// linkListened instantiates ListenedModule: its empty functions, compiled
+// with the meter's listeners on them.
+func (mt *Meter) linkListened(ctx context.Context, rt wazero.Runtime) error {
+	names := []string{SampleExport}
+	if mt.plan.WasmStacks {
+		names = append(names, ContextStackExport)
+	}
+	m := &wasmcore.Module{Types: []wasmcore.FuncType{{}}}
+	for i, name := range names {
+		m.Functions = append(m.Functions, wasmcore.Function{Body: code(end())})
+		m.Exports = append(m.Exports, wasmcore.Export{Name: name, Kind: wasmcore.ExternFunc, Index: uint32(i)})
+	}
+	wasm, err := m.Encode()
+	if err == nil {
+		var compiled wazero.CompiledModule
+		compiled, err = rt.CompileModule(experimental.WithFunctionListenerFactory(ctx, mt.listenerFactory()), wasm)
+		if err == nil {
+			_, err = rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName(ListenedModule).WithStartFunctions())
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("meter: linking %s: %w", ListenedModule, err)
+	}
+	return nil
 }
 
 // Instrumented says whether mod is an instance of the module the meter

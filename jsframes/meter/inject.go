@@ -17,9 +17,9 @@ const (
 	HostCheckpoint  = "checkpoint"
 )
 
-// injectedImports is how many imports the rewrite adds, after the module's
-// own: the indices of its defined functions shift by that much.
-const injectedImports = 3
+// hostImports is how many of the host's functions the rewrite imports,
+// after the module's own imports; listened ones follow (Plan.Imports).
+const hostImports = 3
 
 // Export names of the injected globals the host reads and sets.
 const (
@@ -96,14 +96,20 @@ type NativeCalls struct {
 // have a few thousand entries; a native past it is counted as unidentified.
 const maxNativeTableIndex = 0xFFFF
 
-// SampleExport names the injected, empty function the module calls at each
-// sample point; a wazero function listener on it sees the Wasm stack.
-const SampleExport = "jsprof.sample"
+// ListenedModule is the small module of the empty functions a wazero
+// listener sees the Wasm stack from, which the rewritten module imports
+// and calls: SampleExport at each sample point, ContextStackExport after
+// it asked the host for a calling context's block (exact mode with
+// Options.WasmStacks). They are a module of their own because wazero
+// compiles listener trampolines for every function type of a module with
+// a listened function: an engine's hundred types took 6 ms of every run.
+const ListenedModule = "jsprof:listened"
 
-// ContextStackExport names the injected, empty function the lookup calls
-// after it asked the host for a calling context's block (exact mode with
-// Options.WasmStacks); a listener on it sees the Wasm stack there.
-const ContextStackExport = "jsprof.context_stack"
+// The listened functions' names in ListenedModule.
+const (
+	SampleExport       = "jsprof.sample"
+	ContextStackExport = "jsprof.context_stack"
+)
 
 // exportNext is the global holding the counter value of the next sample.
 const exportNext = "jsprof.next_sample"
@@ -126,9 +132,12 @@ type Plan struct {
 	// WasmStacks: exact mode with Wasm stacks (Options.WasmStacks).
 	WasmStacks bool
 	// ImportedFuncs and Funcs are the original module's function counts:
-	// the rewritten module has injectedImports more imports, which shift
-	// the indices of defined functions, and its own functions after them.
+	// the rewritten module has Imports more imports, which shift the
+	// indices of defined functions, and its own functions after them.
 	ImportedFuncs, Funcs uint32
+	// Imports is how many functions the rewrite imports: the host's, and
+	// ListenedModule's when the host takes Wasm stacks (Listened).
+	Imports uint32
 	// OriginalDispatchFunc is DispatchFunc in the original numbering.
 	OriginalDispatchFunc uint32
 	// ModuleName is the rewritten module's name (its name section's), made
@@ -145,13 +154,17 @@ func (p *Plan) OriginalIndex(idx uint32) (orig uint32, ok bool) {
 	switch {
 	case idx < p.ImportedFuncs:
 		return idx, true
-	case idx < p.ImportedFuncs+injectedImports:
+	case idx < p.ImportedFuncs+p.Imports:
 		return 0, false
-	case idx-injectedImports < p.Funcs:
-		return idx - injectedImports, true
+	case idx-p.Imports < p.Funcs:
+		return idx - p.Imports, true
 	}
 	return 0, false
 }
+
+// Listened says whether the rewritten module imports ListenedModule: the
+// host takes Wasm stacks, in sampling or exact mode's Wasm stacks.
+func (p *Plan) Listened() bool { return p.Sample || p.WasmStacks }
 
 // Instrument rewrites m, in place, to count instructions and charge them to
 // (JS function, opcode) pairs at d's dispatch.
@@ -327,14 +340,24 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	moduleName := m.Names.Module
 
 	lookupType := m.AddType(wasmcore.FuncType{Params: []wasmcore.ValType{wasmcore.ValI32, wasmcore.ValI64, wasmcore.ValI32, wasmcore.ValI32}, Results: []wasmcore.ValType{wasmcore.ValI32}})
-	hostType := lookupType
-	fHost := m.AddImportFunc(HostModule, HostNewFunction, hostType)
-	fGrow := m.AddImportFunc(HostModule, HostGrowStack, m.AddType(wasmcore.FuncType{}))
-	fCheckpoint := m.AddImportFunc(HostModule, HostCheckpoint, m.AddType(wasmcore.FuncType{}))
-	const k = injectedImports
+	void := m.AddType(wasmcore.FuncType{})
+	imports := []wasmcore.FuncImport{
+		{Module: HostModule, Name: HostNewFunction, Type: lookupType},
+		{Module: HostModule, Name: HostGrowStack, Type: void},
+		{Module: HostModule, Name: HostCheckpoint, Type: void},
+	}
+	listened := opts.Sample || wasmStacks
+	if listened {
+		imports = append(imports, wasmcore.FuncImport{Module: ListenedModule, Name: SampleExport, Type: void})
+		if wasmStacks {
+			imports = append(imports, wasmcore.FuncImport{Module: ListenedModule, Name: ContextStackExport, Type: void})
+		}
+	}
+	fHost := m.AddImportFuncs(imports...)
+	fGrow, fCheckpoint, fListenSample, fListenContext := fHost+1, fHost+2, fHost+3, fHost+4
+	k := uint32(len(imports))
 	fLookup, fSample, fGrowStack, fContextStack = fLookup+k, fSample+k, fGrowStack+k, fContextStack+k
 
-	void := m.AddType(wasmcore.FuncType{})
 	add := func(want uint32, f wasmcore.Function) {
 		if got := m.AddFunction(f); got != want {
 			panic(fmt.Sprintf("meter: injected function got index %d, want %d", got, want))
@@ -346,30 +369,38 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 	}
 	add(fLookup, wasmcore.Function{Type: lookupType, Locals: i32Locals(4), Body: g.lookupBody(fHost, stackFirst)})
 
-	// The checkpoint trampoline: sampling needs the Wasm stack, which only
-	// a wazero listener on a Wasm function sees, so there it is empty and
-	// listened to; otherwise it calls the host directly.
-	if opts.Sample || wasmStacks {
-		add(fSample, wasmcore.Function{Type: void, Body: code(end())})
-	} else {
-		add(fSample, wasmcore.Function{Type: void, Body: code(call(fCheckpoint), end())})
-	}
+	// The checkpoint trampoline: it calls the host. Sampling needs the
+	// Wasm stack, which only a wazero listener on a Wasm function sees:
+	// there the checkpoints call the listened function instead (below).
+	add(fSample, wasmcore.Function{Type: void, Body: code(call(fCheckpoint), end())})
 	// The inlined entry code reaches the grow_stack import through this
 	// function: it is written before the imports are added, and only
 	// defined functions' indices can be known then.
 	add(fGrowStack, wasmcore.Function{Type: void, Body: code(call(fGrow), end())})
-	m.Exports = append(m.Exports, wasmcore.Export{Name: SampleExport, Kind: wasmcore.ExternFunc, Index: fSample})
 	if wasmStacks {
 		// Called after the host was asked for a context's block: when it
 		// made a new one, its listener takes the Wasm stack there, which
 		// gives the context's frames above and between (wasmstacks.go).
 		add(fContextStack, wasmcore.Function{Type: void, Body: code(end())})
-		m.Exports = append(m.Exports, wasmcore.Export{Name: ContextStackExport, Kind: wasmcore.ExternFunc, Index: fContextStack})
+	}
+	if listened {
+		// The code written before the imports were added calls the
+		// functions that stand for the listened ones: it calls the
+		// listened ones themselves now, so that no frame of ours sits
+		// between them and the stack the listener sees (wazero's walk
+		// stops at 30 frames).
+		redirects := map[uint32]uint32{fSample: fListenSample}
+		if wasmStacks {
+			redirects[fContextStack] = fListenContext
+		}
+		if err := m.RedirectCalls(redirects); err != nil {
+			return nil, fmt.Errorf("meter: %w", err)
+		}
 	}
 
 	return &Plan{
-		DispatchFunc: d.FunctionIndex + injectedImports, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,
-		Sample: opts.Sample, Checkpoints: checkpoint != nil, WasmStacks: wasmStacks, ImportedFuncs: origImports, Funcs: origFuncs, OriginalDispatchFunc: d.FunctionIndex,
+		DispatchFunc: d.FunctionIndex + k, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,
+		Sample: opts.Sample, Checkpoints: checkpoint != nil, WasmStacks: wasmStacks, ImportedFuncs: origImports, Funcs: origFuncs, Imports: k, OriginalDispatchFunc: d.FunctionIndex,
 		ModuleName: moduleName, Natives: natives,
 	}, nil
 }

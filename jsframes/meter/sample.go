@@ -63,11 +63,9 @@ func (mt *Meter) SetSampling(every uint64, onSample SampleFunc) {
 	mt.every, mt.onSample = max(every, 1), onSample
 }
 
-// ListenerFactory returns the wazero listener factory that must be in the
-// context the instrumented module is compiled with when sampling: it
-// listens to the sample trampoline only, and wazero compiles the other
-// functions as it would without a factory.
-func (mt *Meter) ListenerFactory() experimental.FunctionListenerFactory {
+// listenerFactory listens to ListenedModule's functions (Link compiles
+// that module with it).
+func (mt *Meter) listenerFactory() experimental.FunctionListenerFactory {
 	return experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
 		switch {
 		case slices.Contains(def.ExportNames(), SampleExport):
@@ -82,7 +80,7 @@ func (mt *Meter) ListenerFactory() experimental.FunctionListenerFactory {
 type sampleListener struct{ mt *Meter }
 
 func (l sampleListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, si experimental.StackIterator) {
-	l.mt.checkpoint(ctx, mod, si)
+	l.mt.checkpoint(ctx, si)
 }
 func (sampleListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
 func (sampleListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
@@ -149,7 +147,7 @@ func (mt *Meter) setCheckpoint(count uint64) {
 // panicking with the cause, which wazero returns from the guest's entry
 // point, leaving the module and its counters readable (closing it, as
 // wazero does on a done context itself, would not).
-func (mt *Meter) checkpoint(ctx context.Context, mod api.Module, si experimental.StackIterator) {
+func (mt *Meter) checkpoint(ctx context.Context, si experimental.StackIterator) {
 	if mt.mod == nil {
 		return
 	}
@@ -157,7 +155,7 @@ func (mt *Meter) checkpoint(ctx context.Context, mod api.Module, si experimental
 		mt.mod.ExportedGlobal(exportNext).(api.MutableGlobal).Set(math.MaxUint64)
 		panic(context.Cause(ctx))
 	}
-	count := mod.ExportedGlobal(mt.plan.Counter).Get()
+	count := mt.mod.ExportedGlobal(mt.plan.Counter).Get()
 	mt.progress.Store(count)
 	if mt.sampling() && si != nil && count >= mt.sampleAt {
 		mt.sample(si, count)
