@@ -218,7 +218,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		if opts.Plugin != nil {
 			plugin = opts.Plugin.Wasm
 		}
-		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{Decoded: mainMod,
+		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{Decoded: mainMod, ModulePath: modulePath,
 			Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, CacheDir: fs.Lookup("cache-dir").Value.String(), Warn: func(err error) { warn(io, err) },
 			// A function with no JS (a Wasm API provider's) still has its

@@ -170,7 +170,7 @@ func loadPrepared(dir, key string) (wasm []byte, p *prepared, ok bool) {
 	)
 	go func() {
 		defer close(read)
-		if wasm, werr = os.ReadFile(base + ".wasm"); werr == nil {
+		if wasm, werr = readMapped(base + ".wasm"); werr == nil {
 			sum = sha256.Sum256(wasm)
 		}
 	}()
@@ -209,7 +209,12 @@ func (p *prepared) check(sum [sha256.Size]byte) error {
 // optimization: the run goes on).
 func storePrepared(dir, key string, wasm []byte, r *dispatch.Report, plan *meter.Plan, facts *engineFacts) {
 	sum := sha256.Sum256(wasm)
-	meta, err := json.Marshal(prepared{Report: r, Plan: plan, Facts: facts, WasmSHA256: hex.EncodeToString(sum[:])})
+	// The functions the analysis considered are for `jsprof analyze` to
+	// show; a run reads the one it chose. They were half of the entry, and
+	// decoding it is part of every run's start.
+	kept := *r
+	kept.Candidates, kept.OmittedCandidates = nil, 0
+	meta, err := json.Marshal(prepared{Report: &kept, Plan: plan, Facts: facts, WasmSHA256: hex.EncodeToString(sum[:])})
 	if err != nil {
 		return
 	}

@@ -87,6 +87,10 @@ type Options struct {
 	// WasmStackEvery is exact mode's first period between Wasm stacks
 	// (0: DefaultWasmStackEvery); it grows with the run (meter.SetWasmStacks).
 	WasmStackEvery uint64
+	// ModulePath, when set, is the file the main module was read from: the
+	// key of its prepared entry is remembered by the file's identity
+	// (keymemo.go).
+	ModulePath string
 	// Decoded, when set, is the main module already decoded from the bytes
 	// given (the command reads its imports first), so that it is not
 	// decoded again. It is only read.
@@ -259,12 +263,31 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 	prep := wasm
 	var dm *wasmcore.Module // m without its program, when detached
 	var detached *wasmcore.DetachedSegment
+	key := "" // "": no cache
+	var memo *keyMemo
 	if isMain {
-		dm, detached = detachProgram(m)
+		memo = newKeyMemo(s.opts.CacheDir, s.opts.ModulePath, mopts, time.Now())
+		if r, ok := memo.load(); ok && r.Segment < len(m.Data) && (r.Segment < 0 || m.Data[r.Segment].Mode == wasmcore.DataPassive) {
+			key = r.Key
+			if r.Segment >= 0 {
+				detached = &wasmcore.DetachedSegment{Index: uint32(r.Segment), Bytes: m.Data[r.Segment].Init}
+			}
+		}
 	}
-	key := ""
-	if s.opts.CacheDir != "" {
-		key, _ = preparedKey(wasm, dm, mopts) // "": no cache
+	if key == "" {
+		if isMain {
+			dm, detached = detachProgram(m)
+		}
+		if s.opts.CacheDir != "" {
+			key, _ = preparedKey(wasm, dm, mopts)
+		}
+		if key != "" {
+			r := rememberedKey{Key: key, Segment: -1}
+			if detached != nil {
+				r.Segment = int(detached.Index)
+			}
+			memo.store(r)
+		}
 	}
 	set := func(out []byte) {
 		if isMain {
@@ -279,6 +302,11 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 			s.facts = p.Facts
 			return m, p.Report, p.Plan, nil
 		}
+	}
+	if detached != nil && dm == nil {
+		// The key was remembered, and the entry is gone: make the module
+		// without its program after all.
+		dm, detached = detachProgram(m)
 	}
 	pm := m
 	if detached != nil {
