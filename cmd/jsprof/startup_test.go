@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,8 +122,10 @@ console.log("fib(30) = " + fib(30));
 // (the engine compiled and prepared once before), on an empty program and
 // on fib(30), each mode against plain wazero; and a program never seen
 // before, built with the plugin seen already, profiled for the first time
-// against a warm plain run of it. Each ratio is of total wall times over
-// the same iterations.
+// against a warm plain run of it. Each ratio is the median, over the
+// iterations, of one iteration's profiled run over its plain run: the two
+// run back to back, so that a burst of load on the machine moves one
+// iteration's ratio, not the figure.
 func BenchmarkStartup(b *testing.B) {
 	if testing.Short() {
 		b.Skip("runs whole processes on a real engine")
@@ -168,31 +171,48 @@ func BenchmarkStartup(b *testing.B) {
 			profiled(m.flags, p.module)
 		}
 	}
-	times := map[string]time.Duration{}
+	times := map[string][]time.Duration{}
 	b.ResetTimer()
 	for i := range b.N {
 		for _, p := range programs {
-			times[p.name+"-plain"] += plain(p.module)
+			times[p.name+"-plain"] = append(times[p.name+"-plain"], plain(p.module))
 			for _, m := range modes {
-				times[p.name+"-"+m.name] += profiled(m.flags, p.module)
+				times[p.name+"-"+m.name] = append(times[p.name+"-"+m.name], profiled(m.flags, p.module))
 			}
 		}
 		b.StopTimer()
 		unseen := write(fmt.Sprint("unseen", i), fmt.Sprintf("console.log(%d);\n", 1000+i))
 		plain(unseen) // compiles it
 		b.StartTimer()
-		times["unseen-plain"] += plain(unseen)
-		times["unseen-exact"] += profiled(nil, unseen)
+		times["unseen-plain"] = append(times["unseen-plain"], plain(unseen))
+		times["unseen-exact"] = append(times["unseen-exact"], profiled(nil, unseen))
 	}
 	b.StopTimer()
 	for _, p := range programs {
 		base := times[p.name+"-plain"]
-		b.ReportMetric(base.Seconds()/float64(b.N), p.name+"-plain-s")
+		b.ReportMetric(medianOf(base, nil), p.name+"-plain-s")
 		for _, m := range modes {
-			b.ReportMetric(float64(times[p.name+"-"+m.name])/float64(base), p.name+"-"+m.name+"/plain")
+			b.ReportMetric(medianOf(times[p.name+"-"+m.name], base), p.name+"-"+m.name+"/plain")
 		}
 	}
-	b.ReportMetric(float64(times["unseen-exact"])/float64(times["unseen-plain"]), "unseen-first-exact/plain")
+	b.ReportMetric(medianOf(times["unseen-exact"], times["unseen-plain"]), "unseen-first-exact/plain")
+}
+
+// medianOf is the median of ts in seconds, or, with bases, of ts[i] ÷
+// bases[i].
+func medianOf(ts, bases []time.Duration) float64 {
+	vs := make([]float64, len(ts))
+	for i, t := range ts {
+		vs[i] = t.Seconds()
+		if bases != nil {
+			vs[i] = float64(t) / float64(bases[i])
+		}
+	}
+	slices.Sort(vs)
+	if n := len(vs); n%2 == 0 {
+		return (vs[n/2-1] + vs[n/2]) / 2
+	}
+	return vs[len(vs)/2]
 }
 
 // TestStaticProgramsShareCaches: twenty programs built with one plugin,
@@ -257,4 +277,28 @@ func dirFiles(t *testing.T, dir string) (n int, size int64) {
 		return nil
 	}))
 	return n, size
+}
+
+func TestMedianOf(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		var out []time.Duration
+		for _, x := range v {
+			out = append(out, time.Duration(x)*time.Millisecond)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name      string
+		ts, bases []time.Duration
+		want      float64
+	}{
+		{"odd, seconds", ms(300, 100, 200), nil, 0.2},
+		{"even, seconds", ms(400, 100, 300, 200), nil, 0.25},
+		{"ratios pair by iteration", ms(120, 300, 110), ms(100, 100, 100), 1.2},
+		{"a burst moves one ratio only", ms(110, 900, 115), ms(100, 150, 100), 1.15},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.InDelta(t, c.want, medianOf(c.ts, c.bases), 1e-9)
+		})
+	}
 }
