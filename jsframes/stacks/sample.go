@@ -1,6 +1,7 @@
 package stacks
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +52,7 @@ type Sampler struct {
 	cClass                  uint16
 	cClassSeen, cClassMixed bool
 	log                     *stackLog
+	main                    *sampleWindow // every sample
 	buf                     []rawFrame
 }
 
@@ -70,7 +72,9 @@ type rawFrame struct {
 // frames kept once each. A recursive program's samples are deep and differ
 // near their leaves: most of a stack costs a comparison, and none of it is
 // copied or merged while the guest runs; building a profile replays the
-// log.
+// log. Past foldEvery samples, the log is folded into its distinct stacks,
+// so that a long run (a guest served to a continuous profiler for hours)
+// keeps memory in proportion to its distinct stacks, not its samples.
 type stackLog struct {
 	frames  []rawFrame // by id
 	frameID map[rawFrame]uint32
@@ -78,7 +82,31 @@ type stackLog struct {
 	ids     []uint32 // the frames each sample does not share, sample after sample
 	prev    []rawFrame
 	total   uint64
+
+	// base is the stack the log's first sample shares frames with: the
+	// last folded sample's.
+	base []uint32
+	// folded holds the distinct stacks of the samples folded so far, in
+	// the order first taken (each stack's frame ids, 4 bytes each, as a
+	// string), foldedAt finds them; nFolded samples were folded.
+	folded   []string
+	foldedAt map[string]int
+	nFolded  int
+	// windows are the open profiles: main (every sample) and those of
+	// Sampler.Window.
+	windows map[*sampleWindow]struct{}
 }
+
+// sampleWindow is a profile of the samples from the first'th on: the
+// folded ones by folded stack, the others still in the log.
+type sampleWindow struct {
+	first  int
+	folded map[int]uint64
+}
+
+// foldEvery is how many samples the log holds before it is folded: 16,384
+// samples of 150 frames are a few megabytes.
+const foldEvery = 1 << 14
 
 type loggedSample struct {
 	weight uint64
@@ -86,10 +114,15 @@ type loggedSample struct {
 	end    uint32 // ids[the previous sample's end:end] are the others
 }
 
-func newStackLog() *stackLog { return &stackLog{frameID: map[rawFrame]uint32{}} }
+func newStackLog() *stackLog {
+	return &stackLog{frameID: map[rawFrame]uint32{}, foldedAt: map[string]int{}, windows: map[*sampleWindow]struct{}{}}
+}
 
 // add logs a sample of stack (outermost frame first).
 func (l *stackLog) add(stack []rawFrame, weight uint64) {
+	if len(l.samples) >= foldEvery {
+		l.fold()
+	}
 	shared := 0
 	for shared < len(stack) && shared < len(l.prev) && stack[shared] == l.prev[shared] {
 		shared++
@@ -108,24 +141,79 @@ func (l *stackLog) add(stack []rawFrame, weight uint64) {
 	l.total += weight
 }
 
-// replay calls f with every sample from the first'th on: its weight and
-// its stack's frame ids, outermost first (valid during the call).
-func (l *stackLog) replay(first int, f func(weight uint64, stack []uint32)) {
-	var stack []uint32
+// replay calls f with every logged sample: its index among all samples,
+// its weight and its stack's frame ids, outermost first (valid during the
+// call).
+func (l *stackLog) replay(f func(i int, weight uint64, stack []uint32)) {
+	stack := append([]uint32(nil), l.base...)
 	start := uint32(0)
 	for i, s := range l.samples {
 		stack = append(stack[:s.shared], l.ids[start:s.end]...)
 		start = s.end
-		if i >= first {
-			f(s.weight, stack)
+		f(l.nFolded+i, s.weight, stack)
+	}
+}
+
+// fold moves the logged samples into the folded stacks and the open
+// windows' weights, and empties the log.
+func (l *stackLog) fold() {
+	var key []byte
+	var last []uint32
+	l.replay(func(i int, weight uint64, stack []uint32) {
+		key = key[:0]
+		for _, id := range stack {
+			key = binary.LittleEndian.AppendUint32(key, id)
+		}
+		at, ok := l.foldedAt[string(key)]
+		if !ok {
+			at = len(l.folded)
+			l.folded = append(l.folded, string(key))
+			l.foldedAt[l.folded[at]] = at
+		}
+		for w := range l.windows {
+			if i >= w.first {
+				w.folded[at] += weight
+			}
+		}
+		last = stack
+	})
+	l.base = append(l.base[:0], last...)
+	l.nFolded += len(l.samples)
+	l.samples, l.ids = l.samples[:0], l.ids[:0]
+}
+
+// window opens a profile of the samples from now on.
+func (l *stackLog) window() *sampleWindow {
+	w := &sampleWindow{first: l.nFolded + len(l.samples), folded: map[int]uint64{}}
+	l.windows[w] = struct{}{}
+	return w
+}
+
+// each calls f with each stack of w's samples and its weight: the folded
+// ones in the order first taken, then the logged ones.
+func (l *stackLog) each(w *sampleWindow, f func(weight uint64, stack []uint32)) {
+	var stack []uint32
+	for at, key := range l.folded {
+		if weight := w.folded[at]; weight > 0 {
+			stack = stack[:0]
+			for k := 0; k+4 <= len(key); k += 4 {
+				stack = append(stack, binary.LittleEndian.Uint32([]byte(key[k:k+4])))
+			}
+			f(weight, stack)
 		}
 	}
+	l.replay(func(i int, weight uint64, stack []uint32) {
+		if i >= w.first {
+			f(weight, stack)
+		}
+	})
 }
 
 // NewSampler prepares a sampler; sym names Wasm functions of the original
 // module, dispatch is the interpreter's index in it.
 func NewSampler(dispatch uint32, sym *wasmcore.Symbolizer, ops OpcodeNamer) *Sampler {
-	return &Sampler{dispatch: dispatch, sym: sym, ops: ops, log: newStackLog()}
+	log := newStackLog()
+	return &Sampler{dispatch: dispatch, sym: sym, ops: ops, log: log, main: log.window()}
 }
 
 // SetNatives makes native activations frames of their own: cfunc is
@@ -277,32 +365,31 @@ func (s *Sampler) Total() uint64 {
 func (s *Sampler) Profile(meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.build(0, meta, id)
+	return s.build(s.main, meta, id)
 }
 
 // Window starts collecting the samples from now on into a profile of their
 // own; stop ends it and returns that profile, named with id.
 func (s *Sampler) Window() (stop func(meta jsprofile.Meta, id Identity) (*profile.Profile, error)) {
 	s.mu.Lock()
-	first := len(s.log.samples)
+	w := s.log.window()
 	s.mu.Unlock()
 	return func(meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return s.build(first, meta, id)
+		delete(s.log.windows, w)
+		return s.build(w, meta, id)
 	}
 }
 
-// build names the samples from the first'th on and returns their profile.
-func (s *Sampler) build(first int, meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
+// build names w's samples and returns their profile.
+func (s *Sampler) build(w *sampleWindow, meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
 	if id == nil {
 		id = AddressIdentity{}
 	}
 	meta.Mode = jsprofile.ModeSample
 	if meta.TotalInstructions == 0 {
-		for _, x := range s.log.samples[first:] {
-			meta.TotalInstructions += x.weight
-		}
+		s.log.each(w, func(weight uint64, _ []uint32) { meta.TotalInstructions += weight })
 	}
 	b := jsprofile.NewBuilder(meta)
 	// A sampled program has few distinct frames, each in many stacks (a
@@ -310,7 +397,7 @@ func (s *Sampler) build(first int, meta jsprofile.Meta, id Identity) (*profile.P
 	// and given its locations, once.
 	located := make([][]*profile.Location, len(s.log.frames))
 	var locs []*profile.Location
-	s.log.replay(first, func(weight uint64, stack []uint32) {
+	s.log.each(w, func(weight uint64, stack []uint32) {
 		locs = locs[:0]
 		for i := len(stack) - 1; i >= 0; i-- { // leaf first, as pprof has them
 			f := stack[i]

@@ -106,6 +106,50 @@ func TestSamplerAggregatesStacks(t *testing.T) {
 	}, collapsed(t, since), "the samples since the window began")
 }
 
+// TestSamplerFoldsLongRuns: past foldEvery samples the log is folded into
+// its distinct stacks, which keeps a long run's memory to them, and the
+// profiles, the whole run's and a window's opened between folds, count
+// every sample.
+func TestSamplerFoldsLongRuns(t *testing.T) {
+	r := newRecursion()
+	s := NewSampler(testDispatch, nil, OpcodeNamer{"op_a", "op_b", "op_c", "op_d"})
+	pcs := [][]uint32{{1, 2}, {1, 3}, {1}}
+	const half = foldEvery + foldEvery/4 // a fold in each half
+	var window func(jsprofile.Meta, Identity) (*profile.Profile, error)
+	all, since := make([]int64, len(pcs)), make([]int64, len(pcs))
+	for i := range 2 * half {
+		if i == half {
+			window = s.Window()
+		}
+		k := i % len(pcs)
+		wasm, js := r.sample(pcs[k])
+		s.Add(uint64(k+1), wasm, js)
+		all[k] += int64(k + 1)
+		if i >= half {
+			since[k] += int64(k + 1)
+		}
+	}
+	assert.Less(t, len(s.log.samples), foldEvery, "samples still logged")
+	assert.Len(t, s.log.folded, len(pcs), "distinct stacks folded")
+
+	fib, helper, leaf := "bytecode@0x1000", "wasm-function[8]", "wasm-function[9]"
+	stack := func(frames ...string) string { return strings.Join(append([]string{"_start"}, frames...), ";") }
+	want := func(w []int64) map[string]int64 {
+		return map[string]int64{
+			stack(fib, "op:op_b", helper, fib, "op:op_c", leaf): w[0],
+			stack(fib, "op:op_b", helper, fib, "op:op_d", leaf): w[1],
+			stack(fib, "op:op_b", leaf):                         w[2],
+		}
+	}
+	main, err := s.Profile(jsprofile.Meta{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, want(all), collapsed(t, main), "the whole run")
+	got, err := window(jsprofile.Meta{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, want(since), collapsed(t, got), "the window opened after the first fold")
+	assert.Equal(t, uint64(all[0]+all[1]+all[2]), s.Total())
+}
+
 // BenchmarkSamplerAdd adds the samples of a deep recursion, consecutive
 // samples parting at some depth, as fib(30) sampled every million
 // instructions gives them: the cost of one sample in the sampler (the
