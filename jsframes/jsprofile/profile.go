@@ -441,11 +441,7 @@ func (b *Builder) Add(stack []Frame, instructions, executions, calls int64) {
 	if len(stack) == 0 || (instructions == 0 && executions == 0 && calls == 0) {
 		return
 	}
-	locs := make([]*profile.Location, len(stack))
-	for i, f := range stack {
-		locs[len(stack)-1-i] = b.Location(f) // pprof: leaf first
-	}
-	b.addLocations(locs, instructions, executions, calls, false)
+	b.addLocations(b.leafFirst(stack, 0), instructions, executions, calls, false)
 }
 
 // AddUnder is Add of root followed by stack, without a copy of stack.
@@ -453,12 +449,19 @@ func (b *Builder) AddUnder(root Frame, stack []Frame, instructions, executions, 
 	if instructions == 0 && executions == 0 && calls == 0 {
 		return
 	}
-	locs := make([]*profile.Location, len(stack)+1)
-	for i, f := range stack {
-		locs[len(stack)-1-i] = b.Location(f) // pprof: leaf first
-	}
+	locs := b.leafFirst(stack, 1)
 	locs[len(stack)] = b.Location(root)
 	b.addLocations(locs, instructions, executions, calls, false)
+}
+
+// leafFirst returns stack's locations leaf first, as pprof has them, with
+// room for extra more at the root.
+func (b *Builder) leafFirst(stack []Frame, extra int) []*profile.Location {
+	locs := make([]*profile.Location, len(stack)+extra)
+	for i, f := range stack {
+		locs[len(stack)-1-i] = b.Location(f)
+	}
+	return locs
 }
 
 // AddLocations is Add for a stack of locations the builder returned
