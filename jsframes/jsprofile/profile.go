@@ -386,6 +386,9 @@ func (m Meta) comments() []string {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
+	if len(m) == 0 {
+		return nil // every sample's labels are looked at when writing
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -548,7 +551,7 @@ func Write(w io.Writer, p *profile.Profile) error {
 	if err != nil {
 		return err
 	}
-	if err := p.WriteUncompressed(zw); err != nil {
+	if err := encodeProfile(zw, p); err != nil {
 		zw.Close()
 		return err
 	}
