@@ -82,6 +82,27 @@ func TestDeterminism(t *testing.T) {
 	}
 }
 
+// TestProfileWithoutTables: a run that writes no report skips the cost
+// tables (profiler.Run.ProfileOnly) and writes the same profile as one
+// that writes them.
+func TestProfileWithoutTables(t *testing.T) {
+	dir := t.TempDir()
+	module := filepath.Join(dir, "fib.wasm")
+	built := jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), fixtures.Path("js", "fib.js"), "-o", module)
+	require.Equal(t, 0, built.code, built.stderr)
+	run := func(name string, extra ...string) *profile.Profile {
+		p := filepath.Join(dir, name+".pb.gz")
+		got := jsprof(t, "", append(append([]string{"run", "-q", "-o", p}, extra...), module)...)
+		require.Equal(t, 0, got.code, got.stderr)
+		return readProfile(t, p)
+	}
+	with := run("with", "--report-json", filepath.Join(dir, "report.json"))
+	without := run("without")
+	assert.Equal(t, untimed(with), untimed(without))
+	assert.NotZero(t, sampleTotal(without))
+	assert.Contains(t, readFileText(t, filepath.Join(dir, "report.json")), `"total_wasm_instructions"`)
+}
+
 // TestDeterministicClocks: a program that reads the clock executes the
 // same instructions on every run once the guest's clocks are wazero's
 // deterministic ones (runner.Options.Deterministic; jsprof run does not

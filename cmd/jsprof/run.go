@@ -326,16 +326,17 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		if ctx.Err() != nil {
 			finishCtx = context.WithoutCancel(ctx)
 		}
-		out, err := sess.Finish(finishCtx, profiler.Run{Start: start, ExitCode: code, Trap: res.Trap, Info: info})
+		// The tables are for the reports and a function's summary.
+		profileOnly := !f.report && f.reportJSON == "" && function == nil
+		out, err := sess.Finish(finishCtx, profiler.Run{Start: start, ExitCode: code, Trap: res.Trap, Info: info, ProfileOnly: profileOnly})
 		if err != nil {
 			return fail(io, exitFailure, err)
 		}
 		if err := outs.write(out, f, io); err != nil {
 			return fail(io, exitFailure, err)
 		}
-		info = out.Tables.Run
 		if function != nil {
-			writeFunctionSummary(io, out.Tables.TotalWasmInstructions, out.Tables.CostModel, info, "")
+			writeFunctionSummary(io, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "")
 		}
 	} else if function != nil {
 		// Only --mode off runs a function uninstrumented: one with no JS
