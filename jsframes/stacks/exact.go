@@ -92,6 +92,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		return natives[c.Native]
 	}
 	ph := newPhaser()
+	var stackBuf []jsprofile.Frame
 	// addNative adds one native's (or native context's) stacks under prefix.
 	// The unidentified native's bucket frame carries no calls.
 	addNative := func(ctx int, prefix []jsprofile.Frame, frame jsprofile.Frame, calls, instrs uint64) {
@@ -109,8 +110,11 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 	add := func(ctx int, prefix []jsprofile.Frame, fi int, calls, setupInstrs uint64, pcs []meter.PCCost) {
 		f := res.Functions[fi]
 		phase := ph.of(ctx, jsprofile.Frame{})
+		// One stack at a time: neither the builder nor the splitter keeps
+		// the frames (a program of many functions has a million slots).
 		stack := func(fs ...jsprofile.Frame) []jsprofile.Frame {
-			return append(append([]jsprofile.Frame(nil), prefix...), fs...)
+			stackBuf = append(append(stackBuf[:0], prefix...), fs...)
+			return stackBuf
 		}
 		// slot adds one slot's counts: its instructions split across its
 		// Wasm stacks if it has any, its executions on the stack alone.

@@ -68,7 +68,13 @@ func (s *splitter) chains(ctxs []meter.ContextCost, links [][]jsprofile.Frame) {
 	for i, c := range ctxs {
 		s.parents[i] = c.Parent
 	}
+	// A context's slots are laid one after another: its chain is made
+	// once for them all.
+	lastCtx, lastChain := -1, [][]jsprofile.Frame(nil)
 	s.chainLinks = func(ctx int) [][]jsprofile.Frame {
+		if ctx == lastCtx {
+			return lastChain
+		}
 		var out [][]jsprofile.Frame
 		for c := ctx; c >= 0 && ctxs[c].Parent >= 0; c = ctxs[c].Parent {
 			out = append(out, links[c])
@@ -77,6 +83,7 @@ func (s *splitter) chains(ctxs []meter.ContextCost, links [][]jsprofile.Frame) {
 		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 			out[i], out[j] = out[j], out[i]
 		}
+		lastCtx, lastChain = ctx, out
 		return out
 	}
 }
