@@ -70,7 +70,7 @@ func encodeProfile(w io.Writer, p *profile.Profile) error {
 	for i, c := range p.Comments {
 		comments[i] = e.index[c]
 	}
-	e.out = appendInt64s(e.out, 13, comments)
+	e.out = appendRepeated(e.out, 13, comments)
 	e.out = appendKey(e.out, 14, 0)
 	e.out = appendVarint(e.out, uint64(e.index[p.DefaultSampleType]))
 	e.out = appendInt64Opt(e.out, 15, e.index[p.DocURL])
@@ -158,8 +158,8 @@ func (e *encoder) sample(s *profile.Sample) {
 	for _, l := range s.Location {
 		e.ids = append(e.ids, l.ID)
 	}
-	e.msg = appendUint64s(e.msg, 1, e.ids)
-	e.msg = appendInt64s(e.msg, 2, s.Value)
+	e.msg = appendRepeated(e.msg, 1, e.ids)
+	e.msg = appendRepeated(e.msg, 2, s.Value)
 	label := func(key, str, num, unit int64) {
 		e.sub = appendInt64Opt(e.sub[:0], 1, key)
 		e.sub = appendInt64Opt(e.sub, 2, str)
@@ -260,28 +260,9 @@ func appendUint64Opt(b []byte, field int, x uint64) []byte {
 
 func appendInt64Opt(b []byte, field int, x int64) []byte { return appendUint64Opt(b, field, uint64(x)) }
 
-// appendUint64s writes a repeated field as pprof does: packed when it has
-// more than two values, else one key per value.
-func appendUint64s(b []byte, field int, xs []uint64) []byte {
-	if len(xs) <= 2 {
-		for _, x := range xs {
-			b = appendVarint(appendKey(b, field, 0), x)
-		}
-		return b
-	}
-	size := 0
-	for _, x := range xs {
-		size += varintSize(x)
-	}
-	b = appendKey(b, field, 2)
-	b = appendVarint(b, uint64(size))
-	for _, x := range xs {
-		b = appendVarint(b, x)
-	}
-	return b
-}
-
-func appendInt64s(b []byte, field int, xs []int64) []byte {
+// appendRepeated writes a repeated integer field as pprof does: packed
+// when it has more than two values, else one key per value.
+func appendRepeated[T uint64 | int64](b []byte, field int, xs []T) []byte {
 	if len(xs) <= 2 {
 		for _, x := range xs {
 			b = appendVarint(appendKey(b, field, 0), uint64(x))
