@@ -2,6 +2,7 @@ package jsprofile
 
 import (
 	"bytes"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -67,4 +68,61 @@ func TestNativeFrames(t *testing.T) {
 		kinds = append(kinds, jp.Stack(s, nil)[0].Kind)
 	}
 	assert.Equal(t, []FrameKind{KindNative, KindNative, KindNative}, kinds)
+}
+
+// TestBuiltProfilesReadBack: Profile no longer reads what it built again,
+// so every frame kind, in both modes, is read back here, by pprof's own
+// validation and by Read; what Profile still checks as stacks are added
+// (values that are negative or overflow, an exact total the samples miss)
+// is an error.
+func TestBuiltProfilesReadBack(t *testing.T) {
+	eval := JSFrame("<eval>", "index.js", 1, 3, 0x1000, 7)
+	every := [][]Frame{
+		{WasmFrame(12, "_start", "", 0, 0x40), PhaseFrame("(run)"), eval, OpcodeFrame("call", 34), WasmFrame(99, "JS_CallInternal", "quickjs.c", 1200, 0x5000)},
+		{eval, OpcodeFrame("call_method", 36), NativeFrame("JSON.parse", 412, 0), CalledNativeFrame("JSON.parse")},
+		{ForeignWasmFrame("main.command_export"), BucketFrame(BucketTruncated)},
+	}
+	tests := []struct {
+		name   string
+		meta   Meta
+		values [][3]int64
+		err    string
+	}{
+		{name: "exact", meta: Meta{Mode: ModeExact, TotalInstructions: 60}, values: [][3]int64{{10, 2, 1}, {20, 1, 1}, {30, 0, 0}}},
+		{name: "sample", meta: Meta{Mode: ModeSample, SampleEvery: 1000}, values: [][3]int64{{1000, 0, 0}, {2000, 0, 0}, {900, 0, 0}}},
+		{name: "exact, total missed", meta: Meta{Mode: ModeExact, TotalInstructions: 61}, values: [][3]int64{{10, 2, 1}, {20, 1, 1}, {30, 0, 0}},
+			err: "samples sum to 60 wasm_instructions, but its total is 61"},
+		{name: "negative", meta: Meta{Mode: ModeSample}, values: [][3]int64{{10, 0, 0}, {-5, 0, 0}, {1, 0, 0}},
+			err: "wasm_instructions -5 is negative"},
+		{name: "overflow", meta: Meta{Mode: ModeSample}, values: [][3]int64{{1, 0, 0}, {0, 0, math.MaxInt64}, {0, 0, 1}},
+			err: "calls 1 is negative or overflows"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuilder(tt.meta)
+			for i, stack := range every {
+				v := tt.values[i]
+				b.Add(stack, v[0], v[1], v[2])
+			}
+			p, err := b.Profile()
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			require.NoError(t, p.CheckValid())
+			jp, err := Read(p)
+			require.NoError(t, err)
+			assert.Equal(t, tt.meta.Mode, jp.Meta.Mode)
+			require.Len(t, jp.Sample, 3)
+			var kinds []FrameKind
+			for _, s := range jp.Sample {
+				for _, f := range jp.Stack(s, nil) {
+					kinds = append(kinds, f.Kind)
+				}
+			}
+			assert.Equal(t, []FrameKind{KindWasm, KindOpcode, KindJS, KindPhase, KindWasm,
+				KindNative, KindNative, KindOpcode, KindJS, KindBucket, KindWasm}, kinds, "leaf first")
+		})
+	}
 }
