@@ -54,18 +54,40 @@ type Sampler struct {
 	log                     *stackLog
 	main                    *sampleWindow // every sample
 	buf                     []rawFrame
+	// names are the buckets' and other modules' functions' names that
+	// frames hold by number (rawFrame.name), nameID numbers them.
+	names  []string
+	nameID map[string]uint32
+	// root is the last sample's outermost Wasm frame, rootIsEntry whether
+	// it is an entry point: naming it for every sample cost a fifth of Add.
+	root                  meter.WasmFrame
+	rootSeen, rootIsEntry bool
 }
 
-// rawFrame is a frame before naming.
+// rawFrame is a frame before naming. Every sample compares its frames
+// with the previous sample's and hashes those that differ, so a frame is
+// a few words of plain memory: names are numbers (Sampler.names).
 type rawFrame struct {
-	kind     jsprofile.FrameKind
+	kind     rawKind
+	entering bool                // JS: call setup of an activation not yet identified
 	index    uint32              // Wasm: function index; native: table index
+	pc       uint32              // JS: pc in the function's bytecode; native: its magic
+	name     uint32              // bucket: its name; Wasm: another module's function's name (0 for the profiled module's)
 	offset   uint64              // Wasm: code offset
 	fn       *meter.FunctionCost // JS: the function (identity fields)
-	pc       uint32              // JS: pc in the function's bytecode; native: its magic
-	name     string              // bucket: its name; Wasm: another module's function's name (empty for the profiled module's)
-	entering bool                // JS: call setup of an activation not yet identified
 }
+
+type rawKind uint8
+
+const (
+	rawWasm rawKind = iota
+	rawJS
+	rawNative
+	rawBucket
+)
+
+// truncatedName is BucketTruncated's number, the first name a sampler has.
+const truncatedName = 1
 
 // stackLog holds the samples in the order taken, each stack as the number
 // of frames it shares with the previous one and the ids of its others,
@@ -78,6 +100,11 @@ type rawFrame struct {
 type stackLog struct {
 	frames  []rawFrame // by id
 	frameID map[rawFrame]uint32
+	// recent holds ids of frames by a cheap hash (recentSlot), checked
+	// before frameID: a deep recursion's samples part near their root
+	// (wazero's walk keeps the innermost frames), so most of a sample's
+	// frames are not shared with the previous one, yet were seen lately.
+	recent  [recentSize]recentFrame
 	samples []loggedSample
 	ids     []uint32 // the frames each sample does not share, sample after sample
 	prev    []rawFrame
@@ -95,6 +122,22 @@ type stackLog struct {
 	// windows are the open profiles: main (every sample) and those of
 	// Sampler.Window.
 	windows map[*sampleWindow]struct{}
+}
+
+const recentSize = 1 << 10
+
+type recentFrame struct {
+	frame rawFrame
+	id    uint32
+	set   bool
+}
+
+// recentSlot is f's slot in stackLog.recent. The mix leaves a JS frame's
+// function out: two functions' frames at one pc share a slot, and the
+// comparison tells them apart.
+func recentSlot(f rawFrame) uint32 {
+	h := (uint64(f.index)<<32 | uint64(f.pc)) ^ f.offset<<8 ^ uint64(f.kind)<<3 ^ uint64(f.name)<<40
+	return uint32((h * 0x9e3779b97f4a7c15) >> (64 - 10))
 }
 
 // sampleWindow is a profile of the samples from the first'th on: the
@@ -128,13 +171,17 @@ func (l *stackLog) add(stack []rawFrame, weight uint64) {
 		shared++
 	}
 	for _, f := range stack[shared:] {
-		id, ok := l.frameID[f]
-		if !ok {
-			id = uint32(len(l.frames))
-			l.frames = append(l.frames, f)
-			l.frameID[f] = id
+		r := &l.recent[recentSlot(f)]
+		if !r.set || r.frame != f {
+			id, ok := l.frameID[f]
+			if !ok {
+				id = uint32(len(l.frames))
+				l.frames = append(l.frames, f)
+				l.frameID[f] = id
+			}
+			*r = recentFrame{frame: f, id: id, set: true}
 		}
-		l.ids = append(l.ids, id)
+		l.ids = append(l.ids, r.id)
 	}
 	l.samples = append(l.samples, loggedSample{weight: weight, shared: uint32(shared), end: uint32(len(l.ids))})
 	l.prev = append(l.prev[:0], stack...)
@@ -213,7 +260,19 @@ func (l *stackLog) each(w *sampleWindow, f func(weight uint64, stack []uint32)) 
 // module, dispatch is the interpreter's index in it.
 func NewSampler(dispatch uint32, sym *wasmcore.Symbolizer, ops OpcodeNamer) *Sampler {
 	log := newStackLog()
-	return &Sampler{dispatch: dispatch, sym: sym, ops: ops, log: log, main: log.window()}
+	return &Sampler{dispatch: dispatch, sym: sym, ops: ops, log: log, main: log.window(),
+		names: []string{"", jsprofile.BucketTruncated}, nameID: map[string]uint32{jsprofile.BucketTruncated: truncatedName}}
+}
+
+// nameNumber is name's number in s.names, given on first sight.
+func (s *Sampler) nameNumber(name string) uint32 {
+	id, ok := s.nameID[name]
+	if !ok {
+		id = uint32(len(s.names))
+		s.names = append(s.names, name)
+		s.nameID[name] = id
+	}
+	return id
 }
 
 // SetNatives makes native activations frames of their own: cfunc is
@@ -226,6 +285,7 @@ func (s *Sampler) SetNatives(cfunc uint32, wasmNames map[uint32]string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cfunc, s.hasCFunc, s.wasmNames = cfunc, true, wasmNames
+	s.rootSeen = false // its name may be new
 }
 
 // SetWasmNames names the Wasm functions the module does not name (the
@@ -234,6 +294,7 @@ func (s *Sampler) SetWasmNames(names map[uint32]string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.wasmNames = names
+	s.rootSeen = false // its name may be new
 }
 
 // wasmName is a Wasm function's name (WasmNames.Name).
@@ -285,8 +346,8 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 		}
 	}
 	next := 0
-	if seen < len(js) || len(wasm) == 0 || !isEntryPoint(s.rootName(wasm[0])) {
-		st = append(st, rawFrame{kind: jsprofile.KindBucket, name: jsprofile.BucketTruncated})
+	if seen < len(js) || len(wasm) == 0 || !s.isEntry(wasm[0]) {
+		st = append(st, rawFrame{kind: rawBucket, name: truncatedName})
 		for ; next < len(js)-seen; next++ {
 			st = append(st, jsRaw(js[next]))
 		}
@@ -296,19 +357,19 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 			continue
 		}
 		if w.Foreign != "" {
-			st = append(st, rawFrame{kind: jsprofile.KindWasm, index: w.Index, name: w.Foreign})
+			st = append(st, rawFrame{kind: rawWasm, index: w.Index, name: s.nameNumber(w.Foreign)})
 			continue
 		}
 		if w.Index == s.dispatch && next < len(js) {
 			if a := js[next]; a.Native && s.isNative(a, wasm[i+1:]) {
-				st = append(st, rawFrame{kind: jsprofile.KindNative, index: a.TableIndex, pc: uint32(uint16(a.Magic))})
+				st = append(st, rawFrame{kind: rawNative, index: a.TableIndex, pc: uint32(uint16(a.Magic))})
 			} else {
 				st = append(st, jsRaw(a))
 			}
 			next++
 			continue
 		}
-		st = append(st, rawFrame{kind: jsprofile.KindWasm, index: w.Index, offset: w.Offset})
+		st = append(st, rawFrame{kind: rawWasm, index: w.Index, offset: w.Offset})
 	}
 	s.buf = st
 	s.log.add(st, weight)
@@ -340,17 +401,20 @@ func (s *Sampler) isNative(a meter.Activation, after []meter.WasmFrame) bool {
 	return s.cClassSeen && !s.cClassMixed && a.Class == s.cClass
 }
 
-// rootName is the name a stack's outermost frame goes by, to tell an entry
-// point.
-func (s *Sampler) rootName(w meter.WasmFrame) string {
-	if w.Foreign != "" {
-		return w.Foreign
+// isEntry says whether a stack's outermost frame is an entry point's.
+func (s *Sampler) isEntry(root meter.WasmFrame) bool {
+	if !s.rootSeen || root != s.root {
+		name := root.Foreign
+		if name == "" {
+			name = s.wasmName(root.Index)
+		}
+		s.root, s.rootSeen, s.rootIsEntry = root, true, isEntryPoint(name)
 	}
-	return s.wasmName(w.Index)
+	return s.rootIsEntry
 }
 
 func jsRaw(a meter.Activation) rawFrame {
-	return rawFrame{kind: jsprofile.KindJS, fn: a.Function, pc: a.PC, entering: a.Entering}
+	return rawFrame{kind: rawJS, fn: a.Function, pc: a.PC, entering: a.Entering}
 }
 
 // Total is the sum of the samples' weights so far.
@@ -416,16 +480,16 @@ func (s *Sampler) build(w *sampleWindow, meta jsprofile.Meta, id Identity) (*pro
 
 func (s *Sampler) frames(f rawFrame, id Identity) []jsprofile.Frame {
 	switch f.kind {
-	case jsprofile.KindWasm:
-		if f.name != "" {
-			return []jsprofile.Frame{jsprofile.ForeignWasmFrame(f.name)}
+	case rawWasm:
+		if f.name != 0 {
+			return []jsprofile.Frame{jsprofile.ForeignWasmFrame(s.names[f.name])}
 		}
 		return []jsprofile.Frame{jsprofile.WasmFrame(f.index, s.wasmName(f.index), "", 0, f.offset)}
-	case jsprofile.KindNative:
+	case rawNative:
 		magic := int16(uint16(f.pc))
 		return []jsprofile.Frame{jsprofile.NativeFrame(nativeName(id, f.index, magic), f.index, magic)}
-	case jsprofile.KindBucket:
-		return []jsprofile.Frame{jsprofile.BucketFrame(f.name)}
+	case rawBucket:
+		return []jsprofile.Frame{jsprofile.BucketFrame(s.names[f.name])}
 	}
 	switch {
 	case f.entering && f.fn == nil: // no telling whose
