@@ -168,6 +168,17 @@ const PhasePrefix = "phase: "
 // PhaseFrame roots the stacks of a phase; its system name is phase: and
 // the phase's name.
 func PhaseFrame(name string) Frame {
+	// Exact profiles root a million stacks at the usual phases: their
+	// names are constants rather than made again for each.
+	const system = string(KindPhase) + ":"
+	switch name {
+	case PhaseJS:
+		return Frame{Kind: KindPhase, Name: PhasePrefix + PhaseJS, SystemName: system + PhaseJS}
+	case PhaseStartup:
+		return Frame{Kind: KindPhase, Name: PhasePrefix + PhaseStartup, SystemName: system + PhaseStartup}
+	case PhaseEngine:
+		return Frame{Kind: KindPhase, Name: PhasePrefix + PhaseEngine, SystemName: system + PhaseEngine}
+	}
 	return Frame{Kind: KindPhase, Name: PhasePrefix + name, SystemName: KindPhase.prefix() + name}
 }
 
@@ -406,7 +417,17 @@ func oneLine(s string) string { return strings.NewReplacer("\n", " ", "\r", " ")
 type Builder struct {
 	p     *profile.Profile
 	funcs map[string]*profile.Function
-	locs  map[locKey]*profile.Location
+	// locs finds a frame's location; buf holds the stack being added.
+	locs map[frameKey]*profile.Location
+	buf  []*profile.Location
+	// New samples and their values are cut from these slabs: a large
+	// program's profile has a million samples. A slab starts small and
+	// doubles, up to a cap: most profiles are small. (Locations are not:
+	// copying pointers into an old slab takes write barriers while the
+	// collector runs, and cost sampled profiles more than it saved.)
+	sampleSlab []profile.Sample
+	valueSlab  []int64
+	nSamples   int // the size of the last slab
 	// samples by a hash of their locations; collided: the stacks whose
 	// hash an earlier one had, by their locations' ids
 	samples  map[uint64]*profile.Sample
@@ -422,10 +443,12 @@ type Builder struct {
 	wrong error
 }
 
-type locKey struct {
-	fn   uint64
-	line int64
-	addr uint64
+// frameKey is what tells a Frame's location: its function (by system
+// name, as funcs keys functions), line and address.
+type frameKey struct {
+	systemName string
+	line       int64
+	addr       uint64
 }
 
 // NewBuilder starts a profile described by meta.
@@ -444,7 +467,23 @@ func NewBuilder(meta Meta) *Builder {
 		p.PeriodType = SampleTypes()[ValueInstructions]
 		p.Period = int64(meta.SampleEvery)
 	}
-	return &Builder{p: p, funcs: map[string]*profile.Function{}, locs: map[locKey]*profile.Location{}, samples: map[uint64]*profile.Sample{}, seed: maphash.MakeSeed(), meta: meta}
+	return &Builder{p: p, funcs: map[string]*profile.Function{}, locs: map[frameKey]*profile.Location{},
+		samples: map[uint64]*profile.Sample{}, seed: maphash.MakeSeed(), meta: meta}
+}
+
+// Grow makes room for about n more distinct stacks, so that a caller
+// that knows how many it will add spares the builder growing its tables
+// step by step.
+func (b *Builder) Grow(n int) {
+	if n <= len(b.samples) {
+		return
+	}
+	samples := make(map[uint64]*profile.Sample, n)
+	for h, s := range b.samples {
+		samples[h] = s
+	}
+	b.samples = samples
+	b.p.Sample = slices.Grow(b.p.Sample, n)
 }
 
 // Add records values on a stack given root first.
@@ -452,7 +491,7 @@ func (b *Builder) Add(stack []Frame, instructions, executions, calls int64) {
 	if len(stack) == 0 || (instructions == 0 && executions == 0 && calls == 0) {
 		return
 	}
-	b.addLocations(b.leafFirst(stack, 0), instructions, executions, calls, false)
+	b.addLocations(b.leafFirst(stack, 0), instructions, executions, calls)
 }
 
 // AddUnder is Add of root followed by stack, without a copy of stack.
@@ -462,31 +501,46 @@ func (b *Builder) AddUnder(root Frame, stack []Frame, instructions, executions, 
 	}
 	locs := b.leafFirst(stack, 1)
 	locs[len(stack)] = b.Location(root)
-	b.addLocations(locs, instructions, executions, calls, false)
+	b.addLocations(locs, instructions, executions, calls)
 }
 
 // leafFirst returns stack's locations leaf first, as pprof has them, with
-// room for extra more at the root.
+// room for extra more at the root, in b.buf.
 func (b *Builder) leafFirst(stack []Frame, extra int) []*profile.Location {
-	locs := make([]*profile.Location, len(stack)+extra)
+	b.buf = slices.Grow(b.buf[:0], len(stack)+extra)[:len(stack)+extra]
 	for i, f := range stack {
-		locs[len(stack)-1-i] = b.Location(f)
+		b.buf[len(stack)-1-i] = b.Location(f)
 	}
-	return locs
+	return b.buf
 }
 
 // AddLocations is Add for a stack of locations the builder returned
 // (Location), leaf first as pprof has them: a caller that meets the same
-// frames in many stacks makes each frame's location once. The profile
-// keeps locs when the stack is new.
+// frames in many stacks makes each frame's location once. locs is
+// copied when the stack is new.
 func (b *Builder) AddLocations(locs []*profile.Location, instructions, executions, calls int64) {
 	if len(locs) == 0 || (instructions == 0 && executions == 0 && calls == 0) {
 		return
 	}
-	b.addLocations(locs, instructions, executions, calls, true)
+	b.addLocations(locs, instructions, executions, calls)
 }
 
-func (b *Builder) addLocations(locs []*profile.Location, instructions, executions, calls int64, borrowed bool) {
+// newSample returns a new sample with locs, cut from the slabs.
+func (b *Builder) newSample(locs []*profile.Location) *profile.Sample {
+	if len(b.sampleSlab) == 0 {
+		b.nSamples = min(max(2*b.nSamples, 64), 1<<14)
+		b.sampleSlab = make([]profile.Sample, b.nSamples)
+		b.valueSlab = make([]int64, b.nSamples*NumValues)
+	}
+	s := &b.sampleSlab[0]
+	b.sampleSlab = b.sampleSlab[1:]
+	s.Location = slices.Clone(locs)
+	s.Value = b.valueSlab[:NumValues:NumValues]
+	b.valueSlab = b.valueSlab[NumValues:]
+	return s
+}
+
+func (b *Builder) addLocations(locs []*profile.Location, instructions, executions, calls int64) {
 	b.key = b.key[:0]
 	for _, loc := range locs {
 		b.key = binary.AppendUvarint(b.key, loc.ID)
@@ -500,10 +554,7 @@ func (b *Builder) addLocations(locs []*profile.Location, instructions, execution
 		s = b.collided[string(b.key)] // no allocation for the lookup
 	}
 	if s == nil {
-		if borrowed {
-			locs = slices.Clone(locs)
-		}
-		s = &profile.Sample{Location: locs, Value: make([]int64, NumValues)}
+		s = b.newSample(locs)
 		if b.samples[h] == nil {
 			b.samples[h] = s
 		} else {
@@ -527,19 +578,19 @@ func (b *Builder) addLocations(locs []*profile.Location, instructions, execution
 // Location returns f's location in the profile, added with its function
 // when new.
 func (b *Builder) Location(f Frame) *profile.Location {
+	k := frameKey{systemName: f.SystemName, line: f.Line, addr: f.Address}
+	if loc := b.locs[k]; loc != nil {
+		return loc
+	}
 	fn := b.funcs[f.SystemName]
 	if fn == nil {
 		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Name, SystemName: f.SystemName, Filename: f.File, StartLine: f.StartLine}
 		b.funcs[f.SystemName] = fn
 		b.p.Function = append(b.p.Function, fn)
 	}
-	k := locKey{fn: fn.ID, line: f.Line, addr: f.Address}
-	loc := b.locs[k]
-	if loc == nil {
-		loc = &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.p.Mapping[0], Address: f.Address, Line: []profile.Line{{Function: fn, Line: f.Line}}}
-		b.locs[k] = loc
-		b.p.Location = append(b.p.Location, loc)
-	}
+	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.p.Mapping[0], Address: f.Address, Line: []profile.Line{{Function: fn, Line: f.Line}}}
+	b.locs[k] = loc
+	b.p.Location = append(b.p.Location, loc)
 	return loc
 }
 

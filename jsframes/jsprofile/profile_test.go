@@ -126,3 +126,37 @@ func TestBuiltProfilesReadBack(t *testing.T) {
 		})
 	}
 }
+
+// TestBuilderSlabsAndGrow: samples cut from the builder's slabs keep their
+// own values and locations across slabs, and Grow keeps the stacks added
+// before it found, so that the same stack still merges.
+func TestBuilderSlabsAndGrow(t *testing.T) {
+	b := NewBuilder(Meta{Mode: ModeExact, TotalInstructions: 0})
+	const stacks = 300 // past the first slabs of 64 and 128
+	frame := func(i int) Frame { return JSFrame("f", "index.js", 1, i+1, 0x1000, uint32(i)) }
+	var total uint64
+	for i := range stacks {
+		if i == 100 {
+			b.Grow(1000)
+		}
+		b.Add([]Frame{frame(i), OpcodeFrame("add", 37)}, int64(i+1), 1, 0)
+		total += uint64(i + 1)
+	}
+	b.Add([]Frame{frame(7), OpcodeFrame("add", 37)}, 1000, 1, 0) // merges with stack 7
+	b.meta.TotalInstructions = total + 1000
+	p, err := b.Profile()
+	require.NoError(t, err)
+	require.Len(t, p.Sample, stacks)
+	for i, s := range p.Sample {
+		want := int64(i + 1)
+		execs := int64(1)
+		if i == 7 {
+			want, execs = 1008, 2
+		}
+		assert.Equal(t, []int64{want, execs, 0}, s.Value, "sample %d", i)
+		require.Len(t, s.Location, 2)
+		assert.Equal(t, int64(i+1), s.Location[1].Line[0].Line, "sample %d", i)
+		assert.Equal(t, NumValues, cap(s.Value), "sample %d: an append must not reach the next sample's values", i)
+	}
+	require.NoError(t, p.CheckValid())
+}

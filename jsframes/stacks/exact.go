@@ -33,6 +33,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		meta.WasmStacks = res.WasmStackSamples
 	}
 	b := jsprofile.NewBuilder(meta)
+	b.Grow(stackCount(res))
 	splits := newSplitter(res, wasm)
 	// Each function's frame is made once, at its first line, and each
 	// opcode's: a program of many functions has hundreds of thousands of
@@ -218,6 +219,28 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		}
 	}
 	return b.Profile()
+}
+
+// stackCount is about how many stacks ExactProfile makes of res: one per
+// slot and one for each context's calls; with Wasm stacks, a slot's
+// instructions go on a stack with Wasm frames (its own samples', or its
+// context's) and its executions on one without.
+func stackCount(res *meter.Results) int {
+	perSlot := 1
+	if len(res.WasmSplits) > 0 {
+		perSlot = 2
+	}
+	n := len(res.Buckets) + len(res.Natives)
+	if len(res.Contexts) == 0 {
+		for _, f := range res.Functions {
+			n += 1 + perSlot*(1+max(len(f.PCs), len(f.Opcodes)))
+		}
+		return n
+	}
+	for _, c := range res.Contexts {
+		n += 1 + perSlot*(1+len(c.PCs))
+	}
+	return n
 }
 
 // bucketPart is a part of a bucket's count in one phase, with the samples
