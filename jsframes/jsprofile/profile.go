@@ -168,17 +168,6 @@ const PhasePrefix = "phase: "
 // PhaseFrame roots the stacks of a phase; its system name is phase: and
 // the phase's name.
 func PhaseFrame(name string) Frame {
-	// Exact profiles root a million stacks at the usual phases: their
-	// names are constants rather than made again for each.
-	const system = string(KindPhase) + ":"
-	switch name {
-	case PhaseJS:
-		return Frame{Kind: KindPhase, Name: PhasePrefix + PhaseJS, SystemName: system + PhaseJS}
-	case PhaseStartup:
-		return Frame{Kind: KindPhase, Name: PhasePrefix + PhaseStartup, SystemName: system + PhaseStartup}
-	case PhaseEngine:
-		return Frame{Kind: KindPhase, Name: PhasePrefix + PhaseEngine, SystemName: system + PhaseEngine}
-	}
 	return Frame{Kind: KindPhase, Name: PhasePrefix + name, SystemName: KindPhase.prefix() + name}
 }
 
@@ -425,20 +414,22 @@ type Builder struct {
 	// doubles, up to a cap: most profiles are small. (Locations are not:
 	// copying pointers into an old slab takes write barriers while the
 	// collector runs, and cost sampled profiles more than it saved.)
+	// A sample still referenced keeps its whole slab alive, as the
+	// profile keeps all of them.
 	sampleSlab []profile.Sample
 	valueSlab  []int64
-	nSamples   int // the size of the last slab
+	slabSize   int // the number of samples the last slab held
 	// samples by a hash of their locations; collided: the stacks whose
 	// hash an earlier one had, by their locations' ids
 	samples  map[uint64]*profile.Sample
 	collided map[string]*profile.Sample
 	seed     maphash.Seed
 	key      []byte
-	// What Read would find wrong with the profile, checked as stacks are
-	// added rather than by reading a large profile again: the values'
-	// sums (an exact profile's must be its total), the first value that
-	// was negative or overflowed them.
-	meta  Meta
+	// What Read would find wrong with the profile is checked as it is
+	// built rather than by reading a large profile again (Profile):
+	// isJS tells the JS functions by id (executions must be under one),
+	// sums are the values' sums, wrong the first thing found wrong.
+	isJS  []bool
 	sums  [NumValues]uint64
 	wrong error
 }
@@ -468,10 +459,10 @@ func NewBuilder(meta Meta) *Builder {
 		p.Period = int64(meta.SampleEvery)
 	}
 	return &Builder{p: p, funcs: map[string]*profile.Function{}, locs: map[frameKey]*profile.Location{},
-		samples: map[uint64]*profile.Sample{}, seed: maphash.MakeSeed(), meta: meta}
+		samples: map[uint64]*profile.Sample{}, seed: maphash.MakeSeed(), isJS: []bool{false}}
 }
 
-// Grow makes room for about n more distinct stacks, so that a caller
+// Grow makes room for about n distinct stacks in all, so that a caller
 // that knows how many it will add spares the builder growing its tables
 // step by step.
 func (b *Builder) Grow(n int) {
@@ -483,7 +474,7 @@ func (b *Builder) Grow(n int) {
 		samples[h] = s
 	}
 	b.samples = samples
-	b.p.Sample = slices.Grow(b.p.Sample, n)
+	b.p.Sample = slices.Grow(b.p.Sample, max(0, n-len(b.p.Sample)))
 }
 
 // Add records values on a stack given root first.
@@ -528,9 +519,9 @@ func (b *Builder) AddLocations(locs []*profile.Location, instructions, execution
 // newSample returns a new sample with locs, cut from the slabs.
 func (b *Builder) newSample(locs []*profile.Location) *profile.Sample {
 	if len(b.sampleSlab) == 0 {
-		b.nSamples = min(max(2*b.nSamples, 64), 1<<14)
-		b.sampleSlab = make([]profile.Sample, b.nSamples)
-		b.valueSlab = make([]int64, b.nSamples*NumValues)
+		b.slabSize = min(max(2*b.slabSize, 64), 1<<14)
+		b.sampleSlab = make([]profile.Sample, b.slabSize)
+		b.valueSlab = make([]int64, b.slabSize*NumValues)
 	}
 	s := &b.sampleSlab[0]
 	b.sampleSlab = b.sampleSlab[1:]
@@ -555,6 +546,9 @@ func (b *Builder) addLocations(locs []*profile.Location, instructions, execution
 	}
 	if s == nil {
 		s = b.newSample(locs)
+		if executions != 0 && b.wrong == nil && !b.underJS(locs) {
+			b.wrong = fmt.Errorf("%d opcode executions on a stack outside any JS function", executions)
+		}
 		if b.samples[h] == nil {
 			b.samples[h] = s
 		} else {
@@ -566,13 +560,28 @@ func (b *Builder) addLocations(locs []*profile.Location, instructions, execution
 		b.p.Sample = append(b.p.Sample, s)
 	}
 	for i, v := range [NumValues]int64{ValueInstructions: instructions, ValueExecutions: executions, ValueCalls: calls} {
-		next := b.sums[i] + uint64(v)
-		if b.wrong == nil && (v < 0 || next < b.sums[i] || next > math.MaxInt64) {
-			b.wrong = fmt.Errorf("a stack's %s %d is negative or overflows the samples' sum", b.p.SampleType[i].Type, v)
+		switch {
+		case b.wrong != nil:
+		case v < 0:
+			b.wrong = fmt.Errorf("a stack's %s %d is negative", b.p.SampleType[i].Type, v)
+		case uint64(v) > math.MaxInt64-b.sums[i]:
+			b.wrong = fmt.Errorf("the samples' %s overflow a 64-bit count", b.p.SampleType[i].Type)
 		}
-		b.sums[i] = next
+		b.sums[i] += uint64(v)
 		s.Value[i] += v
 	}
+}
+
+// underJS says whether a stack has a JS function's frame.
+func (b *Builder) underJS(locs []*profile.Location) bool {
+	for _, loc := range locs {
+		for _, ln := range loc.Line {
+			if ln.Function != nil && b.isJS[ln.Function.ID] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Location returns f's location in the profile, added with its function
@@ -587,6 +596,11 @@ func (b *Builder) Location(f Frame) *profile.Location {
 		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Name, SystemName: f.SystemName, Filename: f.File, StartLine: f.StartLine}
 		b.funcs[f.SystemName] = fn
 		b.p.Function = append(b.p.Function, fn)
+		kind, err := classify(fn)
+		if err != nil && b.wrong == nil {
+			b.wrong = err
+		}
+		b.isJS = append(b.isJS, kind.Kind == KindJS)
 	}
 	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.p.Mapping[0], Address: f.Address, Line: []profile.Line{{Function: fn, Line: f.Line}}}
 	b.locs[k] = loc
@@ -594,19 +608,25 @@ func (b *Builder) Location(f Frame) *profile.Location {
 	return loc
 }
 
-// Profile returns the profile. It is valid by construction (ids in
-// order, one mapping, every function made from a Frame): what Read would
-// still find wrong, values that are negative or overflow their sum and an
-// exact profile whose samples do not add up to its total, is checked as
-// stacks are added. Reading a large profile again to check it took as long
-// as building it (TestBuiltProfilesReadBack reads every kind back).
+// Profile returns the profile, with what Read checks checked: pprof's
+// own rules hold by construction (ids in order, one mapping, a function
+// for every line), and the rest was checked as it was built — each
+// function's kind, values neither negative nor overflowing, executions
+// only under JS frames — or is here: the comments, and an exact
+// profile's samples adding up to its total. Reading a large profile again
+// took as long as building it (TestBuiltProfilesReadBack reads every kind
+// back, and the stacks package's tests read theirs).
 func (b *Builder) Profile() (*profile.Profile, error) {
 	if b.wrong != nil {
 		return nil, fmt.Errorf("jsprofile: invalid profile: %w", b.wrong)
 	}
-	if b.meta.Mode == ModeExact && b.sums[ValueInstructions] != b.meta.TotalInstructions {
+	var meta Meta
+	if err := meta.readComments(b.p.Comments); err != nil {
+		return nil, fmt.Errorf("jsprofile: invalid profile: %w", err)
+	}
+	if meta.Mode == ModeExact && b.sums[ValueInstructions] != meta.TotalInstructions {
 		return nil, fmt.Errorf("jsprofile: invalid profile: the exact profile's samples sum to %d wasm_instructions, but its total is %d",
-			b.sums[ValueInstructions], b.meta.TotalInstructions)
+			b.sums[ValueInstructions], meta.TotalInstructions)
 	}
 	return b.p, nil
 }

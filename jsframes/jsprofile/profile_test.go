@@ -95,7 +95,11 @@ func TestBuiltProfilesReadBack(t *testing.T) {
 		{name: "negative", meta: Meta{Mode: ModeSample}, values: [][3]int64{{10, 0, 0}, {-5, 0, 0}, {1, 0, 0}},
 			err: "wasm_instructions -5 is negative"},
 		{name: "overflow", meta: Meta{Mode: ModeSample}, values: [][3]int64{{1, 0, 0}, {0, 0, math.MaxInt64}, {0, 0, 1}},
-			err: "calls 1 is negative or overflows"},
+			err: "the samples' calls overflow a 64-bit count"},
+		{name: "executions outside JS", meta: Meta{Mode: ModeSample}, values: [][3]int64{{1, 0, 0}, {1, 0, 0}, {1, 4, 0}},
+			err: "4 opcode executions on a stack outside any JS function"},
+		{name: "no mode", values: [][3]int64{{1, 0, 0}, {1, 0, 0}, {1, 0, 0}},
+			err: "jsprof.mode="},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,19 +135,17 @@ func TestBuiltProfilesReadBack(t *testing.T) {
 // own values and locations across slabs, and Grow keeps the stacks added
 // before it found, so that the same stack still merges.
 func TestBuilderSlabsAndGrow(t *testing.T) {
-	b := NewBuilder(Meta{Mode: ModeExact, TotalInstructions: 0})
 	const stacks = 300 // past the first slabs of 64 and 128
+	// 1+2+...+300, and 1,000 more on stack 7
+	b := NewBuilder(Meta{Mode: ModeExact, TotalInstructions: stacks*(stacks+1)/2 + 1000})
 	frame := func(i int) Frame { return JSFrame("f", "index.js", 1, i+1, 0x1000, uint32(i)) }
-	var total uint64
 	for i := range stacks {
 		if i == 100 {
 			b.Grow(1000)
 		}
 		b.Add([]Frame{frame(i), OpcodeFrame("add", 37)}, int64(i+1), 1, 0)
-		total += uint64(i + 1)
 	}
 	b.Add([]Frame{frame(7), OpcodeFrame("add", 37)}, 1000, 1, 0) // merges with stack 7
-	b.meta.TotalInstructions = total + 1000
 	p, err := b.Profile()
 	require.NoError(t, err)
 	require.Len(t, p.Sample, stacks)
@@ -159,4 +161,16 @@ func TestBuilderSlabsAndGrow(t *testing.T) {
 		assert.Equal(t, NumValues, cap(s.Value), "sample %d: an append must not reach the next sample's values", i)
 	}
 	require.NoError(t, p.CheckValid())
+	_, err = Read(p)
+	require.NoError(t, err)
+}
+
+// TestBuilderRejectsUnknownKinds: a function whose system name Read would
+// not classify (an opcode frame of no opcode, as a pc past the known
+// bytecode gives) makes Profile fail, as reading it back did.
+func TestBuilderRejectsUnknownKinds(t *testing.T) {
+	b := NewBuilder(Meta{Mode: ModeSample})
+	b.Add([]Frame{JSFrame("f", "index.js", 1, 2, 0x1000, 4), OpcodeFrame("op:?", -1)}, 5, 0, 0)
+	_, err := b.Profile()
+	assert.ErrorContains(t, err, `system_name "op:-1": want op: and an opcode value 0-`)
 }

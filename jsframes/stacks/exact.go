@@ -34,7 +34,8 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 	}
 	b := jsprofile.NewBuilder(meta)
 	b.Grow(stackCount(res))
-	splits := newSplitter(res, wasm)
+	root := newRooter(b)
+	splits := newSplitter(res, wasm, root)
 	// Each function's frame is made once, at its first line, and each
 	// opcode's: a program of many functions has hundreds of thousands of
 	// stacks, and formatting their frames' names was most of the work.
@@ -102,10 +103,10 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		}
 		phase := ph.of(ctx, frame)
 		stack := append(append([]jsprofile.Frame(nil), prefix...), frame)
-		if splits.add(b, phase, splitKey{ctx: ctx}, stack, instrs, nil) {
+		if splits.add(phase, splitKey{ctx: ctx}, stack, instrs, nil) {
 			instrs = 0
 		}
-		addRooted(b, phase, stack, int64(instrs), 0, int64(calls))
+		root.add(phase, stack, int64(instrs), 0, int64(calls))
 	}
 	// add adds one function's (or context's) stacks under prefix.
 	add := func(ctx int, prefix []jsprofile.Frame, fi int, calls, setupInstrs uint64, pcs []meter.PCCost) {
@@ -120,12 +121,12 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		// slot adds one slot's counts: its instructions split across its
 		// Wasm stacks if it has any, its executions on the stack alone.
 		slot := func(st []jsprofile.Frame, s uint32, instrs, execs uint64) {
-			if splits.add(b, phase, splitKey{ctx: ctx, slot: s}, st, instrs, nil) {
+			if splits.add(phase, splitKey{ctx: ctx, slot: s}, st, instrs, nil) {
 				instrs = 0
 			}
-			addRooted(b, phase, st, int64(instrs), int64(execs), 0)
+			root.add(phase, st, int64(instrs), int64(execs), 0)
 		}
-		addRooted(b, phase, stack(at(fi, 0)), 0, 0, int64(calls))
+		root.add(phase, stack(at(fi, 0)), 0, 0, int64(calls))
 		setupSlot := f.Length
 		if f.PCs == nil {
 			setupSlot = meter.ByOpcodeSlots
@@ -212,10 +213,10 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			}
 		}
 		for _, part := range parts {
-			if splits.add(b, part.phase, splitKey{ctx: -1, bucket: bk.Name}, stack, part.instrs, part.keep) {
+			if splits.add(part.phase, splitKey{ctx: -1, bucket: bk.Name}, stack, part.instrs, part.keep) {
 				continue
 			}
-			addRooted(b, part.phase, stack, int64(part.instrs), 0, 0)
+			root.add(part.phase, stack, int64(part.instrs), 0, 0)
 		}
 	}
 	return b.Profile()

@@ -85,7 +85,23 @@ func (p *phaser) of(ctx int, frame jsprofile.Frame) string {
 	return jsprofile.PhaseJS
 }
 
-// addRooted adds stack under its phase's frame.
-func addRooted(b *jsprofile.Builder, phase string, stack []jsprofile.Frame, instructions, executions, calls int64) {
-	b.AddUnder(jsprofile.PhaseFrame(phase), stack, instructions, executions, calls)
+// rooter adds stacks under their phase's frame, each phase's frame made
+// once: an exact profile roots a million stacks at a few phases.
+type rooter struct {
+	b      *jsprofile.Builder
+	frames map[string]jsprofile.Frame
+}
+
+func newRooter(b *jsprofile.Builder) *rooter {
+	return &rooter{b: b, frames: map[string]jsprofile.Frame{}}
+}
+
+// add adds stack under phase's frame.
+func (r *rooter) add(phase string, stack []jsprofile.Frame, instructions, executions, calls int64) {
+	root, ok := r.frames[phase]
+	if !ok {
+		root = jsprofile.PhaseFrame(phase)
+		r.frames[phase] = root
+	}
+	r.b.AddUnder(root, stack, instructions, executions, calls)
 }

@@ -58,6 +58,10 @@ type Sampler struct {
 	// frames hold by number (rawFrame.name), nameID numbers them.
 	names  []string
 	nameID map[string]uint32
+	// lastName and lastNameID: the last name numbered, as a dynamic
+	// module's samples all have its entry point's frame.
+	lastName   string
+	lastNameID uint32
 	// root is the last sample's outermost Wasm frame, rootIsEntry whether
 	// it is an entry point: naming it for every sample cost a fifth of Add.
 	root                  meter.WasmFrame
@@ -66,7 +70,7 @@ type Sampler struct {
 
 // rawFrame is a frame before naming. Every sample compares its frames
 // with the previous sample's and hashes those that differ, so a frame is
-// a few words of plain memory: names are numbers (Sampler.names).
+// a few words and no strings: names are numbers (Sampler.names).
 type rawFrame struct {
 	kind     rawKind
 	entering bool                // JS: call setup of an activation not yet identified
@@ -124,7 +128,10 @@ type stackLog struct {
 	windows map[*sampleWindow]struct{}
 }
 
-const recentSize = 1 << 10
+const (
+	recentBits = 10
+	recentSize = 1 << recentBits
+)
 
 type recentFrame struct {
 	frame rawFrame
@@ -137,7 +144,7 @@ type recentFrame struct {
 // comparison tells them apart.
 func recentSlot(f rawFrame) uint32 {
 	h := (uint64(f.index)<<32 | uint64(f.pc)) ^ f.offset<<8 ^ uint64(f.kind)<<3 ^ uint64(f.name)<<40
-	return uint32((h * 0x9e3779b97f4a7c15) >> (64 - 10))
+	return uint32((h * 0x9e3779b97f4a7c15) >> (64 - recentBits))
 }
 
 // sampleWindow is a profile of the samples from the first'th on: the
@@ -266,12 +273,16 @@ func NewSampler(dispatch uint32, sym *wasmcore.Symbolizer, ops OpcodeNamer) *Sam
 
 // nameNumber is name's number in s.names, given on first sight.
 func (s *Sampler) nameNumber(name string) uint32 {
+	if s.lastNameID != 0 && name == s.lastName {
+		return s.lastNameID
+	}
 	id, ok := s.nameID[name]
 	if !ok {
 		id = uint32(len(s.names))
 		s.names = append(s.names, name)
 		s.nameID[name] = id
 	}
+	s.lastName, s.lastNameID = name, id
 	return id
 }
 

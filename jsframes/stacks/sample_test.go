@@ -57,6 +57,8 @@ func (r recursion) sample(pcs []uint32) ([]meter.WasmFrame, []meter.Activation) 
 func collapsed(t *testing.T, p *profile.Profile) map[string]int64 {
 	t.Helper()
 	require.NoError(t, p.CheckValid())
+	_, err := jsprofile.Read(p) // the builder no longer reads back what it built
+	require.NoError(t, err)
 	out := map[string]int64{}
 	for _, s := range p.Sample {
 		var names []string
@@ -189,4 +191,50 @@ func BenchmarkSamplerAdd(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*samples), "ns/sample")
+}
+
+// TestSamplerRecentFramesOfOnePC: two functions' frames at one pc share a
+// slot of the recent-frame cache (its hash leaves the function out);
+// samples alternating between them keep them apart.
+func TestSamplerRecentFramesOfOnePC(t *testing.T) {
+	a := &meter.FunctionCost{Address: 0x1000, Length: 16, Code: make([]byte, 16)}
+	b := &meter.FunctionCost{Address: 0x2000, Length: 16, Code: make([]byte, 16)}
+	at := func(fn *meter.FunctionCost) meter.Activation { return meter.Activation{Function: fn, PC: 1} }
+	require.Equal(t, recentSlot(jsRaw(at(a))), recentSlot(jsRaw(at(b))), "one slot for both")
+	s := NewSampler(testDispatch, nil, OpcodeNamer{"op_a"})
+	for i := range 6 {
+		fn := a
+		if i%2 == 1 {
+			fn = b
+		}
+		wasm := []meter.WasmFrame{{Foreign: "_start"}, {Index: testDispatch, Offset: 101}, {Index: testLeaf, Offset: 301}}
+		s.Add(uint64(10+i), wasm, []meter.Activation{at(fn)})
+	}
+	p, err := s.Profile(jsprofile.Meta{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{
+		"_start;bytecode@0x1000;op:op_a;wasm-function[9]": 10 + 12 + 14,
+		"_start;bytecode@0x2000;op:op_a;wasm-function[9]": 11 + 13 + 15,
+	}, collapsed(t, p))
+}
+
+// TestSamplerEntryPointRenamed: whether a stack's root is an entry point
+// is kept for the last root seen, and asked again once the Wasm names
+// change: an unnamed root is not one (its stack goes under the truncated
+// bucket), the same root named _start is.
+func TestSamplerEntryPointRenamed(t *testing.T) {
+	r := newRecursion()
+	s := NewSampler(testDispatch, nil, OpcodeNamer{"op_a", "op_b"})
+	wasm := []meter.WasmFrame{{Index: 3, Offset: 50}, {Index: testDispatch, Offset: 101}, {Index: testLeaf, Offset: 301}}
+	js := []meter.Activation{{Function: r.fib, PC: 1}}
+	s.Add(10, wasm, js)
+	s.SetWasmNames(map[uint32]string{3: "_start"})
+	s.Add(20, wasm, js)
+	p, err := s.Profile(jsprofile.Meta{}, nil)
+	require.NoError(t, err)
+	truncated := jsprofile.BucketFrame(jsprofile.BucketTruncated).Name
+	assert.Equal(t, map[string]int64{
+		truncated + ";_start;bytecode@0x1000;op:op_b;wasm-function[9]": 10,
+		"_start;bytecode@0x1000;op:op_b;wasm-function[9]":              20,
+	}, collapsed(t, p), "the first sample's root named when the profile is built, after the rename")
 }

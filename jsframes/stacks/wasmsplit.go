@@ -19,6 +19,7 @@ type splitKey struct {
 // splitter lays the Wasm stacks sampled in exact slots around the slots'
 // JS stacks, and apportions each slot's exact instructions to them.
 type splitter struct {
+	root  *rooter // adds the layered stacks
 	wasm  WasmNames
 	byKey map[splitKey][]*meter.WasmSplit
 	// outer: the contexts' known outer segments; inherited: a context's
@@ -46,8 +47,8 @@ func (s *splitter) phaseOf(phase string) string {
 	return phase
 }
 
-func newSplitter(res *meter.Results, wasm WasmNames) *splitter {
-	s := &splitter{wasm: wasm, byKey: map[splitKey][]*meter.WasmSplit{}, outer: res.OuterWasmSegments, inherited: map[int][][]meter.WasmFrame{},
+func newSplitter(res *meter.Results, wasm WasmNames, root *rooter) *splitter {
+	s := &splitter{root: root, wasm: wasm, byKey: map[splitKey][]*meter.WasmSplit{}, outer: res.OuterWasmSegments, inherited: map[int][][]meter.WasmFrame{},
 		frames: map[meter.WasmFrame]jsprofile.Frame{}}
 	for i := range res.WasmSplits {
 		sp := &res.WasmSplits[i]
@@ -92,7 +93,7 @@ func (s *splitter) chains(ctxs []meter.ContextCost, links [][]jsprofile.Frame) {
 // JS stack (root first) with each stack's Wasm frames laid around it. It
 // reports false, adding nothing, when the slot has no Wasm stacks or no
 // instructions: the caller adds them on the JS stack alone.
-func (s *splitter) add(b *jsprofile.Builder, phase string, k splitKey, stack []jsprofile.Frame, instrs uint64, keep func(*meter.WasmSplit) bool) bool {
+func (s *splitter) add(phase string, k splitKey, stack []jsprofile.Frame, instrs uint64, keep func(*meter.WasmSplit) bool) bool {
 	if instrs == 0 {
 		return false
 	}
@@ -114,7 +115,7 @@ func (s *splitter) add(b *jsprofile.Builder, phase string, k splitKey, stack []j
 			return false
 		}
 		st := s.layered(k, stack, &meter.WasmSplit{Segments: append(outer[:len(outer):len(outer)], nil)})
-		addRooted(b, s.phaseOf(phase), st, int64(instrs), 0, 0)
+		s.root.add(s.phaseOf(phase), st, int64(instrs), 0, 0)
 		return true
 	}
 	s.weights = s.weights[:0]
@@ -127,7 +128,7 @@ func (s *splitter) add(b *jsprofile.Builder, phase string, k splitKey, stack []j
 			continue
 		}
 		st := s.layered(k, stack, sp)
-		addRooted(b, s.phaseOf(phase), st, int64(parts[i]), 0, 0)
+		s.root.add(s.phaseOf(phase), st, int64(parts[i]), 0, 0)
 	}
 	return true
 }

@@ -106,7 +106,7 @@ func TestLayeredNativeChain(t *testing.T) {
 	}, map[int][][]meter.WasmFrame{1: {{w(1), w(2)}, {w(3)}}, 2: {{w(1), w(2)}, {w(3)}, {w(5)}}})
 	p, err := ExactProfile(res, jsprofile.Meta{}, OpcodeNamer{"", "one", "two", "three", "call"}, AddressIdentity{}, reviewNames)
 	require.NoError(t, err)
-	got := stacksOf(p)
+	got := stacksOf(t, p)
 	a, c, n := "bytecode@0x100", "bytecode@0x200", "native@table[77]"
 	js := "phase: JS program;"
 	want := map[string]int64{
@@ -148,7 +148,7 @@ func TestBucketFrameExact(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(20), valueAt(po, jsprofile.BucketOutside))
 	assert.Equal(t, valueAt(po, jsprofile.BucketOutside), valueAt(pw, jsprofile.BucketOutside),
-		"the (outside JS) frame's value with Wasm frames: %v", stacksOf(pw))
+		"the (outside JS) frame's value with Wasm frames: %v", stacksOf(t, pw))
 }
 
 // TestReviewSplitsSumToTotal: whatever the splits (zero weights, a slot
@@ -170,14 +170,14 @@ func TestSplitsSumToTotal(t *testing.T) {
 	po, err := ExactProfile(nativeChainResults(nil, nil), jsprofile.Meta{}, OpcodeNamer{}, AddressIdentity{}, reviewNames)
 	require.NoError(t, err)
 	var sum int64
-	for _, v := range stacksOf(pw) {
+	for _, v := range stacksOf(t, pw) {
 		sum += v
 	}
 	assert.Equal(t, int64(nativeChainResults(nil, nil).TotalInstructions), sum)
 	for _, name := range []string{"bytecode@0x100", "bytecode@0x200", "native@table[77]", jsprofile.BucketNative} {
 		assert.Equal(t, valueAt(po, name), valueAt(pw, name), name)
 	}
-	for k := range stacksOf(pw) {
+	for k := range stacksOf(t, pw) {
 		assert.False(t, strings.Contains(k, ";;"), k)
 	}
 }

@@ -43,7 +43,11 @@ func TestApportion(t *testing.T) {
 
 // stacksOf is each sample's stack root first, as "name" per frame, and its
 // instructions.
-func stacksOf(p *profile.Profile) map[string]int64 {
+func stacksOf(t *testing.T, p *profile.Profile) map[string]int64 {
+	t.Helper()
+	require.NoError(t, p.CheckValid())
+	_, err := jsprofile.Read(p) // the builder no longer reads back what it built
+	require.NoError(t, err)
 	out := map[string]int64{}
 	for _, s := range p.Sample {
 		var names []string
@@ -87,7 +91,7 @@ func TestExactProfileLaysWasmFramesAround(t *testing.T) {
 	names := WasmNames{Extra: map[uint32]string{0: "main", 1: "eval", 5: "call glue", 7: "helper", 8: "other", 9: "deeper"}}
 	p, err := ExactProfile(res, jsprofile.Meta{}, OpcodeNamer{"", "one", "two", "call"}, AddressIdentity{}, names)
 	require.NoError(t, err)
-	got := stacksOf(p)
+	got := stacksOf(t, p)
 	var withInstr []string
 	for k, v := range got {
 		if v != 0 {
@@ -168,7 +172,7 @@ func TestExactProfilePhases(t *testing.T) {
 		"phase: " + jsprofile.PhaseInput:   30 + 6,
 		"phase: " + jsprofile.PhaseJS:      12,
 	}, phases)
-	got := stacksOf(p)
+	got := stacksOf(t, p)
 	assert.Equal(t, int64(50), got["phase: engine start-up;(outside JS);main;JS_ReadObject"])
 	assert.Equal(t, int64(6), got["phase: input decoding;bytecode@0x100;op:call;JSON.parse;bytecode@0x200;op:one"])
 }
