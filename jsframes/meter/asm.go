@@ -303,6 +303,11 @@ func (g *globals) lookupBody(fHost uint32, stackAfter *uint32) []byte {
 // with no opcode yet. Nothing is looked up or charged: the host names the
 // functions on the stack when it samples.
 //
+// It runs at every JS call, so the common case (room on the stack) is one
+// test: the stack's end is 0 until the host starts the meter, so that sp
+// < end fails then too, and the rare paths (not started, full) are behind
+// it.
+//
 // withEntry: the activations' first opcode addresses are kept too (see
 // sampleDispatchCode).
 func (g *globals) sampleEnterCode(funcObj []byte, fGrow uint32, l dispatchLocals, withEntry bool) []byte {
@@ -314,21 +319,30 @@ func (g *globals) sampleEnterCode(funcObj []byte, fGrow uint32, l dispatchLocals
 	if withEntry {
 		push = append(push, lget(f), gget(g.entry), store32(sampleFrameEntry))
 	}
-	ins := ops{
-		wasmcore.Instr{Op: wasmcore.OpBlock, Block: wasmcore.BlockEmpty},
-		gget(g.sp), op(wasmcore.OpI32Eqz), wasmcore.Instr{Op: wasmcore.OpBrIf, Index: 0}, // not started
-		gget(g.sp), gget(g.stackEnd), op(wasmcore.OpI32GeU), ifThen(), call(fGrow), end(),
+	next := ops{lget(f), i32c(sampleFrameSize), op(wasmcore.OpI32Add), gset(g.sp)}
+	ins := ops{gget(g.sp), ltee(f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifThen()}
+	ins = append(ins, push...)
+	ins = append(ins, next...)
+	ins = append(ins, op(wasmcore.OpElse),
+		// not started (sp 0: nothing to do), or full: grow the stack, then
+		// push if it has room now, and count the activation either way
+		lget(f), ifThen(),
+		call(fGrow),
 		gget(g.sp), ltee(f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifThen(),
-	}
-	ins = append(append(ins, push...), end(),
-		lget(f), i32c(sampleFrameSize), op(wasmcore.OpI32Add), gset(g.sp),
 	)
+	ins = append(ins, push...)
+	ins = append(ins, end())
+	ins = append(ins, next...)
+	ins = append(ins, end(), end())
 	b := code(ins...)
 	b = append(b, funcObj...)
-	return append(b, code(gset(g.funcObj), i32c(0), gset(g.slot), end())...)
+	return append(b, code(gset(g.funcObj), i32c(0), gset(g.slot))...)
 }
 
-// sampleExitCode pops the caller's state (none, past a full stack).
+// sampleExitCode pops the caller's state (none, past a full stack). Like
+// the entry, the common case is one test: the popped frame below the
+// stack's end (which fails before the host starts the meter: sp is 0, the
+// frame's address wraps around).
 func (g *globals) sampleExitCode(l dispatchLocals, withEntry bool) []byte {
 	f := l.f
 	pop := ops{
@@ -341,13 +355,13 @@ func (g *globals) sampleExitCode(l dispatchLocals, withEntry bool) []byte {
 		none = append(none, i32c(0), gset(g.entry))
 	}
 	ins := ops{
-		wasmcore.Instr{Op: wasmcore.OpBlock, Block: wasmcore.BlockEmpty},
-		gget(g.sp), op(wasmcore.OpI32Eqz), wasmcore.Instr{Op: wasmcore.OpBrIf, Index: 0},
-		gget(g.sp), i32c(sampleFrameSize), op(wasmcore.OpI32Sub), ltee(f), gset(g.sp),
-		lget(f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifThen(),
+		gget(g.sp), i32c(sampleFrameSize), op(wasmcore.OpI32Sub), ltee(f), gget(g.stackEnd), op(wasmcore.OpI32LtU), ifThen(),
 	}
 	ins = append(ins, pop...)
-	ins = append(ins, op(wasmcore.OpElse))
+	ins = append(ins, lget(f), gset(g.sp), op(wasmcore.OpElse),
+		gget(g.sp), ifThen(), // started, past a full stack
+		lget(f), gset(g.sp),
+	)
 	ins = append(ins, none...)
 	ins = append(ins, end(), end())
 	return code(ins...)
