@@ -462,19 +462,26 @@ func NewBuilder(meta Meta) *Builder {
 		samples: map[uint64]*profile.Sample{}, seed: maphash.MakeSeed(), isJS: []bool{false}}
 }
 
-// Grow makes room for about n distinct stacks in all, so that a caller
-// that knows how many it will add spares the builder growing its tables
-// step by step.
-func (b *Builder) Grow(n int) {
-	if n <= len(b.samples) {
-		return
+// Grow makes room for about stacks distinct stacks and locations
+// distinct locations in all, so that a caller that knows how many it will
+// add spares the builder growing its tables step by step.
+func (b *Builder) Grow(stacks, locations int) {
+	if stacks > len(b.samples) {
+		samples := make(map[uint64]*profile.Sample, stacks)
+		for h, s := range b.samples {
+			samples[h] = s
+		}
+		b.samples = samples
+		b.p.Sample = slices.Grow(b.p.Sample, max(0, stacks-len(b.p.Sample)))
 	}
-	samples := make(map[uint64]*profile.Sample, n)
-	for h, s := range b.samples {
-		samples[h] = s
+	if locations > len(b.locs) {
+		locs := make(map[frameKey]*profile.Location, locations)
+		for k, l := range b.locs {
+			locs[k] = l
+		}
+		b.locs = locs
+		b.p.Location = slices.Grow(b.p.Location, max(0, locations-len(b.p.Location)))
 	}
-	b.samples = samples
-	b.p.Sample = slices.Grow(b.p.Sample, max(0, n-len(b.p.Sample)))
 }
 
 // Add records values on a stack given root first.

@@ -133,7 +133,8 @@ func TestBuiltProfilesReadBack(t *testing.T) {
 
 // TestBuilderSlabsAndGrow: samples cut from the builder's slabs keep their
 // own values and locations across slabs, and Grow keeps the stacks added
-// before it found, so that the same stack still merges.
+// before it found, so that the same stack still merges and the same
+// frame keeps its location.
 func TestBuilderSlabsAndGrow(t *testing.T) {
 	const stacks = 300 // past the first slabs of 64 and 128
 	// 1+2+...+300, and 1,000 more on stack 7
@@ -141,7 +142,7 @@ func TestBuilderSlabsAndGrow(t *testing.T) {
 	frame := func(i int) Frame { return JSFrame("f", "index.js", 1, i+1, 0x1000, uint32(i)) }
 	for i := range stacks {
 		if i == 100 {
-			b.Grow(1000)
+			b.Grow(1000, 500)
 		}
 		b.Add([]Frame{frame(i), OpcodeFrame("add", 37)}, int64(i+1), 1, 0)
 	}
@@ -149,6 +150,7 @@ func TestBuilderSlabsAndGrow(t *testing.T) {
 	p, err := b.Profile()
 	require.NoError(t, err)
 	require.Len(t, p.Sample, stacks)
+	assert.Len(t, p.Location, stacks+1, "a line per stack and the opcode, each once: Grow kept those made before it")
 	for i, s := range p.Sample {
 		want := int64(i + 1)
 		execs := int64(1)

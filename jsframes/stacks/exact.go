@@ -33,7 +33,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		meta.WasmStacks = res.WasmStackSamples
 	}
 	b := jsprofile.NewBuilder(meta)
-	b.Grow(stackCount(res))
+	b.Grow(stackCount(res), locationCount(res))
 	root := newRooter(b)
 	splits := newSplitter(res, wasm, root)
 	// Each function's frame is made once, at its first line, and each
@@ -240,6 +240,17 @@ func stackCount(res *meter.Results) int {
 	}
 	for _, c := range res.Contexts {
 		n += 1 + perSlot*(1+len(c.PCs))
+	}
+	return n
+}
+
+// locationCount is about how many locations ExactProfile makes: one per
+// pc counted (its JS frame; a pc of several contexts shares one), one per
+// function and opcode, and a few hundred Wasm frames at most.
+func locationCount(res *meter.Results) int {
+	n := len(res.Natives) + 512
+	for _, f := range res.Functions {
+		n += 1 + len(f.PCs) + len(f.Opcodes)
 	}
 	return n
 }
