@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -467,21 +468,20 @@ func NewBuilder(meta Meta) *Builder {
 // add spares the builder growing its tables step by step.
 func (b *Builder) Grow(stacks, locations int) {
 	if stacks > len(b.samples) {
-		samples := make(map[uint64]*profile.Sample, stacks)
-		for h, s := range b.samples {
-			samples[h] = s
-		}
-		b.samples = samples
+		b.samples = withRoom(b.samples, stacks)
 		b.p.Sample = slices.Grow(b.p.Sample, max(0, stacks-len(b.p.Sample)))
 	}
 	if locations > len(b.locs) {
-		locs := make(map[frameKey]*profile.Location, locations)
-		for k, l := range b.locs {
-			locs[k] = l
-		}
-		b.locs = locs
+		b.locs = withRoom(b.locs, locations)
 		b.p.Location = slices.Grow(b.p.Location, max(0, locations-len(b.p.Location)))
 	}
+}
+
+// withRoom returns a map of m's entries made with room for n.
+func withRoom[K comparable, V any](m map[K]V, n int) map[K]V {
+	out := make(map[K]V, n)
+	maps.Copy(out, m)
+	return out
 }
 
 // Add records values on a stack given root first.
