@@ -294,3 +294,43 @@ func TestExactCallers(t *testing.T) {
 		})
 	}
 }
+
+// TestSampleModeLargeTopLevel: a module's top level that defines 10,000
+// functions has a constant pool of 80 KB between its function-bytecode
+// object and its code. QuickJS resumes it as an async function, so the
+// meter finds its buffer through the saved state, where it once accepted
+// a buffer only within 64 KB of its object: each sample in the top level
+// became a function of its own with no code, and the profile was lost
+// to an opcode frame of no opcode.
+func TestSampleModeLargeTopLevel(t *testing.T) {
+	const n = 10_000
+	var src strings.Builder
+	src.WriteString("const fs = [\n")
+	for i := range n {
+		fmt.Fprintf(&src, "  function f%d(x) { return x + %d; },\n", i, i)
+	}
+	src.WriteString("];\nlet s = 0;\nfor (let i = 0; i < fs.length; i++) s = fs[i](s);\nconsole.log(s);\n")
+	dir := t.TempDir()
+	module, out := filepath.Join(dir, "index.wasm"), filepath.Join(dir, "p.pb.gz")
+	require.NoError(t, os.WriteFile(module, buildSource(t, "javy-plugin-1.7.0", src.String()), 0o644))
+
+	run := jsprof(t, "", "run", "--mode", "sample", "--sample-every", "20000", "-o", out, module)
+	require.Equal(t, 0, run.code, run.stderr)
+	assert.Equal(t, fmt.Sprint(n*(n-1)/2)+"\n", run.stdout)
+	p, err := jsprofile.Read(readProfile(t, out))
+	require.NoError(t, err)
+	top := map[string]int64{} // the top level's opcodes, by name
+	var stack []jsprofile.StackFrame
+	for _, s := range p.Sample {
+		stack = p.Stack(s, stack[:0])
+		for i, f := range stack {
+			name := f.Function.Name
+			require.False(t, f.Kind == jsprofile.KindJS && strings.HasPrefix(name, "anonymous@"), "a function named by its address: %s", name)
+			// leaf first: a JS frame's opcode is the frame before it
+			if f.Kind == jsprofile.KindJS && name == "<eval>" && i > 0 && stack[i-1].Kind == jsprofile.KindOpcode {
+				top[stack[i-1].Function.Name] += s.Value[jsprofile.ValueInstructions]
+			}
+		}
+	}
+	assert.Positive(t, top["op:fclosure"], "the top level's closures, sampled at their opcode: %v", top)
+}

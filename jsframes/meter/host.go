@@ -733,8 +733,12 @@ func (mt *Meter) resolve(funcObj uint64, addr uint32) (start, length, bytecode u
 const anyAddress = ^uint32(0)
 
 // maxInlineOffset bounds how far after its function-bytecode object QuickJS
-// places the bytecode buffer: in the same allocation, after the object's
-// tables.
+// places the bytecode buffer (in the same allocation, after the object's
+// tables) when nothing else confirms the buffer. The tables grow with the
+// function: a module's top level that defines 50,000 functions has a
+// constant pool of 400 KB before its code. A buffer that holds the
+// running opcode's address is confirmed by it, and may lie as far as the
+// longest buffer.
 const maxInlineOffset = 1 << 16
 
 // follow applies the pointer chain to obj; see resolve. A called function
@@ -770,8 +774,14 @@ func (mt *Meter) follow(obj, addr uint32, call bool) (start, length, bytecode ui
 	if !ok || n == 0 || n > maxBytecodeLength || (addr != anyAddress && (addr < p || addr-p >= n)) {
 		return 0, 0, 0
 	}
-	if quickjs && !call && (p <= bytecode || p-bytecode > maxInlineOffset) {
-		return 0, 0, 0
+	if quickjs && !call {
+		limit := uint32(maxInlineOffset)
+		if addr != anyAddress {
+			limit = maxBytecodeLength
+		}
+		if p <= bytecode || p-bytecode > limit {
+			return 0, 0, 0
+		}
 	}
 	return p, n, bytecode
 }

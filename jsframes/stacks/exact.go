@@ -61,13 +61,21 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		}
 		return fr
 	}
-	opAt := func(fi int, pc uint32) jsprofile.Frame {
-		code := res.Functions[fi].Code
-		opcode := -1
-		if int(pc) < len(code) {
-			opcode = int(code[pc])
+	// pcFrames are a function's frames at pc: its JS frame and, when the
+	// opcode there was read, its opcode's. (A buffer the meter could not
+	// read, past the guest's memory, has none: reports show its cost as
+	// (no opcode) rather than the profile being lost.)
+	pcFrames := func(fi int, pc uint32, opcode int) []jsprofile.Frame {
+		if opcode < 0 {
+			return []jsprofile.Frame{at(fi, pc)}
 		}
-		return opFrame(opcode)
+		return []jsprofile.Frame{at(fi, pc), opFrame(opcode)}
+	}
+	opAt := func(fi int, pc uint32) int {
+		if code := res.Functions[fi].Code; int(pc) < len(code) {
+			return int(code[pc])
+		}
+		return -1
 	}
 	setup := opFrame(meter.CallSetup)
 	natives := make([]jsprofile.Frame, len(res.Natives))
@@ -141,7 +149,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			return
 		}
 		for _, pc := range pcs {
-			slot(stack(at(fi, pc.PC), opFrame(pc.Opcode)), pc.PC, pc.Instructions, pc.Executions)
+			slot(stack(pcFrames(fi, pc.PC, pc.Opcode)...), pc.PC, pc.Instructions, pc.Executions)
 		}
 	}
 	if len(res.Contexts) == 0 {
@@ -180,7 +188,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			case p.IsNative():
 				links[i] = []jsprofile.Frame{frames[c.Parent]}
 			case c.HasCallSite:
-				links[i] = []jsprofile.Frame{at(p.Function, c.CallSite), opAt(p.Function, c.CallSite)}
+				links[i] = pcFrames(p.Function, c.CallSite, opAt(p.Function, c.CallSite))
 			default:
 				links[i] = []jsprofile.Frame{at(p.Function, 0), setup}
 			}

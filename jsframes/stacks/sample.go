@@ -517,9 +517,13 @@ func (s *Sampler) frames(f rawFrame, id Identity) []jsprofile.Frame {
 	if l == 0 {
 		l = line
 	}
-	opcode := -1
-	if int(f.pc) < len(fn.Code) {
-		opcode = int(fn.Code[f.pc])
+	js := jsprofile.JSFrame(name, file, line, l, fn.Address, f.pc)
+	if int(f.pc) >= len(fn.Code) {
+		// Whatever the meter could not read (a buffer past the guest's
+		// memory) has no opcode to name: the JS frame alone, which the
+		// reports show as (no opcode).
+		return []jsprofile.Frame{js}
 	}
-	return []jsprofile.Frame{jsprofile.JSFrame(name, file, line, l, fn.Address, f.pc), jsprofile.OpcodeFrame(s.ops.Name(opcode), opcode)}
+	opcode := int(fn.Code[f.pc])
+	return []jsprofile.Frame{js, jsprofile.OpcodeFrame(s.ops.Name(opcode), opcode)}
 }

@@ -238,3 +238,17 @@ func TestSamplerEntryPointRenamed(t *testing.T) {
 		"_start;bytecode@0x1000;op:op_b;wasm-function[9]":              20,
 	}, collapsed(t, p), "the first sample's root named when the profile is built, after the rename")
 }
+
+// TestSamplerUnreadCodeKeepsTheProfile: an activation of a function whose
+// buffer the meter could not read (a buffer past the guest's memory) has
+// no opcode to name; its sample ends at the JS frame, and the profile is
+// still written rather than rejected for an opcode frame of no opcode.
+func TestSamplerUnreadCodeKeepsTheProfile(t *testing.T) {
+	unread := &meter.FunctionCost{Address: 0x2000, Length: 64} // no Code
+	s := NewSampler(testDispatch, nil, OpcodeNamer{"op_a"})
+	wasm := []meter.WasmFrame{{Foreign: "_start"}, {Index: testDispatch, Offset: 100}, {Index: testLeaf, Offset: 300}}
+	s.Add(25, wasm, []meter.Activation{{Function: unread, PC: 12}})
+	p, err := s.Profile(jsprofile.Meta{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{"_start;bytecode@0x2000;wasm-function[9]": 25}, collapsed(t, p))
+}

@@ -185,3 +185,29 @@ func (natives) Function(f meter.FunctionCost) (string, string, int) {
 }
 func (natives) Line(meter.FunctionCost, uint32) int       { return 0 }
 func (n natives) NativeName(index uint32, _ int16) string { return n[index] }
+
+// TestExactProfileUnreadCode: pcs of a function whose buffer the meter
+// could not read carry opcode -1; their stacks, and a call made from one
+// of them, end at or pass through the JS frame alone, and the profile
+// still adds up.
+func TestExactProfileUnreadCode(t *testing.T) {
+	res := &meter.Results{
+		TotalInstructions: 7 + 5,
+		Functions: []meter.FunctionCost{
+			{Address: 0x100, Length: 8, PCs: []meter.PCCost{{PC: 3, Opcode: -1, Executions: 1, Instructions: 7}}}, // not read
+			{Address: 0x200, Length: 2, Code: []byte{1, 2}, PCs: []meter.PCCost{{PC: 1, Opcode: 2, Executions: 1, Instructions: 5}}},
+		},
+		Contexts: []meter.ContextCost{
+			{Function: 0, Native: -1, Parent: -1, Calls: 1, PCs: []meter.PCCost{{PC: 3, Opcode: -1, Executions: 1, Instructions: 7}}},
+			{Function: 1, Native: -1, Parent: 0, CallSite: 3, HasCallSite: true, Calls: 1, PCs: []meter.PCCost{{PC: 1, Opcode: 2, Executions: 1, Instructions: 5}}},
+		},
+		Buckets: []meter.BucketCost{{Name: meter.BucketOutside}, {Name: meter.BucketNative}},
+	}
+	p, err := ExactProfile(res, jsprofile.Meta{}, OpcodeNamer{"", "one", "two"}, nil, WasmNames{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{
+		"phase: JS program;bytecode@0x100":                       7, // and its calls, at pc 0
+		"phase: JS program;bytecode@0x100;bytecode@0x200":        0, // the callee's calls
+		"phase: JS program;bytecode@0x100;bytecode@0x200;op:two": 5,
+	}, stacksOf(t, p))
+}
