@@ -21,14 +21,18 @@ import (
 // BenchmarkPostRun measures what jsprof does once the guest's entry call
 // has returned — reading the counters back, naming the functions,
 // building the profile and writing it — against the call itself, for the
-// cases issue 15 names: fib(30) in both modes; programs of 12,500 and
-// 50,000 small functions each called once (their post-run work should
-// grow with the program, no faster: compare postrun-us/function), the
-// larger in both modes; 40,000
-// runtime copies of a function's name; the fixture fib.js (fib(20), a few
-// milliseconds) as built and in a module whose memory minimum is 65,530
-// pages (4 GiB). One process, warm caches, the profile written to a file
-// as `jsprof run` writes it (no tables).
+// cases issue 15 names:
+//
+//   - fib(30) in both modes;
+//   - programs of 12,500 and 50,000 small functions each called once, the
+//     larger in both modes: their post-run work should grow with the
+//     program and no faster (compare postrun-us/function);
+//   - 40,000 runtime copies of a function's name;
+//   - the fixture fib.js (fib(20), a few milliseconds) as built, and in a
+//     module whose memory minimum is 65,530 pages (4 GiB).
+//
+// One process, warm caches, the profile written to a file as `jsprof run`
+// writes it (no tables).
 func BenchmarkPostRun(b *testing.B) {
 	if testing.Short() {
 		b.Skip("builds and runs programs of up to 7 MB on a real engine")
