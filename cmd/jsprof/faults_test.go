@@ -211,10 +211,22 @@ func TestFinishInterrupted(t *testing.T) {
 // so, and leaving no output and no temporary file. The process is
 // stopped while both are sent (SIGINT and SIGTERM: two of one signal
 // would merge), so that they arrive together, as they would while jsprof
-// writes a large profile.
+// writes a large profile. The program calls 20,000 functions before it
+// loops for ever: their profile takes jsprof a few hundred milliseconds
+// to write, so that the second signal is still in time however late a
+// loaded machine hands it over. (With a program of one function, the
+// profile was once written first.)
 func TestSecondSignalExitsAtOnce(t *testing.T) {
 	bin := jsprofBinary(t)
-	module := buildJS(t, "testdata/forever.js")
+	var src strings.Builder
+	src.WriteString("const fs = [\n")
+	for i := range 20_000 {
+		fmt.Fprintf(&src, "  function f%d(x) { return x + %d; },\n", i, i)
+	}
+	src.WriteString("];\nlet s = 0;\nfor (let i = 0; i < fs.length; i++) s = fs[i](s);\nfor (;;) {\n  s = (s + 1) % 1000003;\n}\n")
+	js := filepath.Join(t.TempDir(), "many-forever.js")
+	require.NoError(t, os.WriteFile(js, []byte(src.String()), 0o644))
+	module := buildJS(t, js)
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "p.pb.gz")
 	cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"),
