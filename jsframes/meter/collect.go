@@ -359,9 +359,6 @@ func (f *function) blockShape() (base, limit uint32) {
 	return f.start, f.length
 }
 
-// pcCost is the cost at slot i of f's blocks: by pc, with the opcode at it
-// as first seen, or, when f's length is unknown, by opcode value (PC and
-// Opcode both that value).
 // pcSlab cuts the PCCost slices of one Collect from shared arrays: a
 // program of many small functions has hundreds of thousands of them, and
 // growing each by append was a third of the work after the guest ended.
@@ -381,6 +378,9 @@ func (s *pcSlab) take(n int) []PCCost {
 	return out
 }
 
+// pcCost is the cost at slot i of f's blocks: by pc, with the opcode at it
+// as first seen, or, when f's length is unknown, by opcode value (PC and
+// Opcode both that value).
 func (f *function) pcCost(i uint32, execs, instrs uint64) PCCost {
 	opcode := int(i)
 	if f.length > 0 {
