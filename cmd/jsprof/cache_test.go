@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"crypto/rand"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,5 +95,71 @@ func TestDamagedCacheEntry(t *testing.T) {
 			assert.Equal(t, 0, again.code)
 			assert.Empty(t, again.stderr, "the cache is whole again")
 		})
+	}
+}
+
+// TestConcurrentProcessesShareTheCache: jsprof processes started together
+// on one cache directory, with programs of two plugins, each compile,
+// store, read and trim the cache while the others do. First the cache is
+// empty, so they all compile and store the same entries at once; then it
+// is kept to 1 MB, smaller than one compiled engine, so that every process
+// evicts the entries the others are reading. Every run must still succeed,
+// print its program's output, write a profile that names its function
+// and warn of nothing.
+func TestConcurrentProcessesShareTheCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs rounds of six jsprof processes")
+	}
+	bin := jsprofBinary(t)
+	type program struct{ module, want string }
+	var programs []program
+	for _, plugin := range []string{"javy-plugin-1.1.0", "javy-plugin-1.7.0"} {
+		for i := range 3 {
+			src := fmt.Sprintf("function f%d(n) { return n < 2 ? n : f%d(n - 1) + f%d(n - 2); }\nconsole.log(f%d(%d));\n", i, i, i, i, 10+i)
+			module := filepath.Join(t.TempDir(), "index.wasm")
+			require.NoError(t, os.WriteFile(module, buildSource(t, plugin, src), 0o644))
+			programs = append(programs, program{module, fmt.Sprint([]int{55, 89, 144}[i]) + "\n"})
+		}
+	}
+	cache := t.TempDir()
+	rounds := []struct {
+		name string
+		size string // --cache-size, MB
+	}{
+		{"empty cache", "512"},
+		{"warm cache", "512"},
+		{"evicting", "1"},
+		{"evicting again", "1"},
+	}
+	for _, round := range rounds {
+		var wg sync.WaitGroup
+		type result struct {
+			err                  error
+			stdout, stderr, prof string
+		}
+		results := make([]result, len(programs))
+		for i, p := range programs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i].prof = filepath.Join(t.TempDir(), "p.pb.gz")
+				cmd := exec.Command(bin, "run", "-q", "--cache-dir", cache, "--cache-size", round.size, "-o", results[i].prof, p.module)
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				results[i].err = cmd.Run()
+				results[i].stdout, results[i].stderr = stdout.String(), stderr.String()
+			}()
+		}
+		wg.Wait()
+		for i, r := range results {
+			assert.NoError(t, r.err, "%s, program %d: %s", round.name, i, r.stderr)
+			assert.Equal(t, programs[i].want, r.stdout, "%s, program %d", round.name, i)
+			assert.Empty(t, r.stderr, "%s, program %d", round.name, i)
+			var named []string
+			for _, f := range readProfile(t, r.prof).Function {
+				named = append(named, f.Name)
+			}
+			assert.Contains(t, named, fmt.Sprint("f", i%3), "%s, program %d: its function named", round.name, i)
+		}
 	}
 }
