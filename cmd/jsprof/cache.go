@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -66,14 +67,28 @@ func trimCache(dir string, limit int64, now time.Time) {
 }
 
 // clearCache removes every compiled module of the cache directory, after
-// one was found damaged: which one wazero could not use is not known.
+// one was found damaged: which one wazero could not use is not known. It
+// removes the entries and keeps their directories: wazero makes its
+// directory only when a process opens the cache, so another process
+// compiling meanwhile could no longer store its entry, and its run would
+// fail. Temporary files are another process's entries being written:
+// they are left to be renamed (trimCache removes them once stale).
 func clearCache(dir string) error {
 	subdirs, err := filepath.Glob(filepath.Join(dir, "wazero-*"))
 	if err != nil {
 		return err
 	}
 	for _, d := range subdirs {
-		if err := os.RemoveAll(d); err != nil {
+		err := filepath.WalkDir(d, func(path string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || strings.HasSuffix(path, ".tmp") {
+				return err
+			}
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}
