@@ -218,14 +218,9 @@ func TestFinishInterrupted(t *testing.T) {
 // profile was once written first.)
 func TestSecondSignalExitsAtOnce(t *testing.T) {
 	bin := jsprofBinary(t)
-	var src strings.Builder
-	src.WriteString("const fs = [\n")
-	for i := range 20_000 {
-		fmt.Fprintf(&src, "  function f%d(x) { return x + %d; },\n", i, i)
-	}
-	src.WriteString("];\nlet s = 0;\nfor (let i = 0; i < fs.length; i++) s = fs[i](s);\nfor (;;) {\n  s = (s + 1) % 1000003;\n}\n")
+	src := manyFunctions(20_000) + "for (;;) {\n  s = (s + 1) % 1000003;\n}\n"
 	js := filepath.Join(t.TempDir(), "many-forever.js")
-	require.NoError(t, os.WriteFile(js, []byte(src.String()), 0o644))
+	require.NoError(t, os.WriteFile(js, []byte(src), 0o644))
 	module := buildJS(t, js)
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "p.pb.gz")

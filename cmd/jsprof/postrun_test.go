@@ -131,7 +131,8 @@ type discard struct{}
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // manyFunctions is a program of n one-line functions, each called once,
-// from one call site. (Called by name from n lines of their own, as in
+// from one call site, that prints the sum it keeps in s (a test may
+// append code that goes on using it). (Called by name from n lines of their own, as in
 // docs/performance.md's figures, they take QuickJS minutes to compile:
 // it resolves each global name by a linear search.)
 func manyFunctions(n int) string {

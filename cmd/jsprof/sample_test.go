@@ -304,15 +304,9 @@ func TestExactCallers(t *testing.T) {
 // to an opcode frame of no opcode.
 func TestSampleModeLargeTopLevel(t *testing.T) {
 	const n = 10_000
-	var src strings.Builder
-	src.WriteString("const fs = [\n")
-	for i := range n {
-		fmt.Fprintf(&src, "  function f%d(x) { return x + %d; },\n", i, i)
-	}
-	src.WriteString("];\nlet s = 0;\nfor (let i = 0; i < fs.length; i++) s = fs[i](s);\nconsole.log(s);\n")
 	dir := t.TempDir()
 	module, out := filepath.Join(dir, "index.wasm"), filepath.Join(dir, "p.pb.gz")
-	require.NoError(t, os.WriteFile(module, buildSource(t, "javy-plugin-1.7.0", src.String()), 0o644))
+	require.NoError(t, os.WriteFile(module, buildSource(t, "javy-plugin-1.7.0", manyFunctions(n)), 0o644))
 
 	run := jsprof(t, "", "run", "--mode", "sample", "--sample-every", "20000", "-o", out, module)
 	require.Equal(t, 0, run.code, run.stderr)
