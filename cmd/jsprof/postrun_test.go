@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,7 +97,7 @@ func profiledRun(b *testing.B, wasm []byte, mode profiler.Mode, out string) (gue
 	b.StopTimer()
 	s, err := profiler.Prepare(ctx, "bench.wasm", wasm, nil, profiler.Options{Mode: mode})
 	require.NoError(b, err)
-	ropts := runner.Options{Name: "bench.wasm", Deterministic: true, Cache: fixtures.CompilationCache(b), Stdout: discard{}, Stderr: discard{}}
+	ropts := runner.Options{Name: "bench.wasm", Deterministic: true, Cache: fixtures.CompilationCache(b), Stdout: io.Discard, Stderr: io.Discard}
 	s.Configure(&ropts)
 	var returned time.Time
 	measured := ropts.Around
@@ -125,10 +126,6 @@ func profiledRun(b *testing.B, wasm []byte, mode profiler.Mode, out string) (gue
 	require.False(b, returned.IsZero(), "the entry call was never made")
 	return guest, time.Since(returned)
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // manyFunctions is a program of n one-line functions, each called once,
 // from one call site, that prints the sum it keeps in s (a test may
