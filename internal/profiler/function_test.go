@@ -62,4 +62,3 @@ func TestFunctionSummaryUnits(t *testing.T) {
 		})
 	}
 }
-
