@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // secretFile makes a file outside anything a test grants, 0600, and
@@ -113,6 +115,67 @@ func TestOutputLinksAreNotFollowed(t *testing.T) {
 			unchanged()
 			_, err = os.Stat(filepath.Join(top, "nowhere"))
 			assert.ErrorIs(t, err, os.ErrNotExist, "nothing made through a dangling link")
+		})
+	}
+}
+
+// withStartLoop writes a copy of the module at path given a start
+// function that loops for ever, and returns the copy's path.
+func withStartLoop(t *testing.T, path string) string {
+	t.Helper()
+	wasm, err := os.ReadFile(path)
+	require.NoError(t, err)
+	m, err := wasmcore.Decode(wasm)
+	require.NoError(t, err)
+	loop := m.AddFunction(wasmcore.Function{Type: m.AddType(wasmcore.FuncType{}), Body: []byte{0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b}}) // loop br 0 end end
+	m.Start = &loop
+	out, err := m.Encode()
+	require.NoError(t, err)
+	looping := filepath.Join(t.TempDir(), filepath.Base(path))
+	require.NoError(t, os.WriteFile(looping, out, 0o644))
+	return looping
+}
+
+// TestStopsBeforeTheExportCall: what runs before the export call — a
+// start function, a plugin's initialize-runtime — is stopped by
+// --timeout and --max-instructions as the call is: exit 124, the profile
+// written with what there is. A start function that looped ignored both
+// (wazero runs it while instantiating, before the meter's state exists,
+// and nothing in it checked the run's context); a limit reached in
+// initialize-runtime exited 1 with no profile; a plain WASI module's
+// looping start under --timeout said "the guest exited with code
+// 4026531839", wazero's code for a module it closed.
+func TestStopsBeforeTheExportCall(t *testing.T) {
+	plugin := fixtures.EnginePath(t, "javy-plugin-1.7.0")
+	static := withStartLoop(t, buildJS(t, fixtures.Path("js", "fib.js")))
+	loopingPlugin := withStartLoop(t, plugin)
+	tests := []struct {
+		name    string
+		args    []string
+		line    string // jsprof's last line
+		profile bool
+	}{
+		{"static module, looping start, --timeout", []string{"--timeout", "300ms", static}, "jsprof: stopped after --timeout 300ms", true},
+		{"static module, looping start, sampling", []string{"--mode", "sample", "--timeout", "300ms", static}, "jsprof: stopped after --timeout 300ms", true},
+		{"plugin with a looping start", []string{"--timeout", "300ms", "--plugin", loopingPlugin, "testdata/overwrite.wasm"}, "jsprof: stopped after --timeout 300ms", true},
+		{"limit in initialize-runtime", []string{"--max-instructions", "2500000", "--plugin", plugin, "testdata/overwrite.wasm"}, "jsprof: stopped: the guest reached the instruction limit (2500000 Wasm instructions)", true},
+		{"plain WASI, looping start", []string{"--timeout", "300ms", "testdata/startloop.wasm"}, "jsprof: stopped after --timeout 300ms", false},
+		{"plain WASI, looping start, unprofiled", []string{"--mode", "off", "--timeout", "300ms", "testdata/startloop.wasm"}, "jsprof: stopped after --timeout 300ms", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prof := filepath.Join(t.TempDir(), "p.pb.gz")
+			got := jsprof(t, "", append([]string{"run", "-q", "-o", prof}, tt.args...)...)
+			assert.Equal(t, exitLimit, got.code, got.stderr)
+			lines := strings.Split(strings.TrimSpace(got.stderr), "\n")
+			assert.Equal(t, tt.line, lines[len(lines)-1])
+			if !tt.profile {
+				return
+			}
+			p, err := jsprofile.ReadFile(prof)
+			require.NoError(t, err, got.stderr)
+			require.NotNil(t, p.Meta.ExitCode)
+			assert.Equal(t, exitLimit, *p.Meta.ExitCode)
 		})
 	}
 }
