@@ -23,7 +23,7 @@ shows the source of the profiles it makes.`
 
 func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	fs := newFlagSet("build", buildSynopsis, io)
-	pluginPath := fs.String("plugin", "", "the Javy `plugin.Wasm` (required)")
+	pluginPath := fs.String("plugin", "", "the Javy `plugin.wasm` (required)")
 	dynamic := fs.Bool("dynamic", false, "build a dynamic module that imports the plugin")
 	output := fs.String("o", "index.wasm", "write the module to `file`")
 	cacheDir := cacheFlag(fs)

@@ -52,7 +52,7 @@ type compareSide struct {
 func compare(ctx context.Context, args []string, io stdio, run profileRunner) int {
 	fs := newFlagSet("compare", compareSynopsis, io)
 	var plugins listFlag
-	fs.Var(&plugins, "plugin", "a Javy `plugin.Wasm`: give two, the base first, then the new")
+	fs.Var(&plugins, "plugin", "a Javy `plugin.wasm`: give two, the base first, then the new")
 	format := formatFlags(fs)
 	top := fs.Int("top", -1, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
 	by := diffByFlag(fs)

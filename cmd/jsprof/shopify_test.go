@@ -17,6 +17,7 @@ import (
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/jsframes/report"
@@ -389,4 +390,53 @@ func TestShopifyMemoryUnprofiled(t *testing.T) {
 	}
 	require.NotEmpty(t, got[0])
 	assert.Equal(t, got[0], got[1], "--mode off, then exact")
+}
+
+// TestCompareProfilesCarryRunFacts: the profiles compare --out-dir keeps
+// of a Shopify Function carry the run's facts — provider, codec, sizes
+// and limits, in jsprof report --json's run — as jsprof run's profile of
+// the same module does: both go through one pipeline (profiler.Execute).
+// Before it, compare's profiles had none of them.
+func TestCompareProfilesCarryRunFacts(t *testing.T) {
+	dir := providersDir(t)
+	out := t.TempDir()
+	v3, v4 := filepath.Join(dir, "shopify_functions_javy_v3.wasm"), filepath.Join(dir, "shopify_functions_javy_v4.wasm")
+	got := jsprof(t, "", "compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", "testdata/shopify/input.json",
+		"--plugin", v3, "--plugin", v4, "--out-dir", out, "testdata/shopify/shopify_function.js")
+	require.Equal(t, 0, got.code, got.stderr)
+
+	type runFacts struct {
+		Run struct {
+			Provider    string            `json:"provider"`
+			Codec       string            `json:"codec"`
+			InputBytes  uint64            `json:"input_bytes"`
+			OutputBytes uint64            `json:"output_bytes"`
+			Limits      *jsprofile.Limits `json:"limits"`
+		} `json:"run"`
+	}
+	facts := func(t *testing.T, profile string) runFacts {
+		t.Helper()
+		rep := jsprof(t, "", "report", "--by", "summary", "--json", profile)
+		require.Equal(t, 0, rep.code, rep.stderr)
+		var f runFacts
+		require.NoError(t, json.Unmarshal([]byte(rep.stdout), &f))
+		return f
+	}
+	// jsprof run of the module compare built, linked against the same
+	// provider, is the reference.
+	runProfile := filepath.Join(t.TempDir(), "run.pb.gz")
+	ran := jsprof(t, "", "run", "--plugin", v4, "--input", "testdata/shopify/input.json", "-o", runProfile, filepath.Join(out, "new.wasm"))
+	require.Equal(t, 0, ran.code, ran.stderr)
+	want := facts(t, runProfile)
+	require.Equal(t, "shopify_functions_javy_v4", want.Run.Provider, "the negative control: run's profile has the facts")
+	require.NotNil(t, want.Run.Limits)
+
+	got4 := facts(t, filepath.Join(out, "new.pb.gz"))
+	assert.Equal(t, want, got4, "compare's profile of the new side carries run's facts")
+	got3 := facts(t, filepath.Join(out, "base.pb.gz"))
+	assert.Equal(t, "shopify_functions_javy_v3", got3.Run.Provider)
+	assert.Equal(t, want.Run.Codec, got3.Run.Codec)
+	assert.Equal(t, want.Run.InputBytes, got3.Run.InputBytes)
+	require.NotNil(t, got3.Run.Limits)
+	assert.Equal(t, uint64(shopify.InstructionLimit), got3.Run.Limits.Instructions)
 }
