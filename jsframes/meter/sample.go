@@ -149,12 +149,16 @@ func (mt *Meter) setCheckpoint(count uint64) {
 // point, leaving the module and its counters readable (closing it, as
 // wazero does on a done context itself, would not).
 func (mt *Meter) checkpoint(ctx context.Context, si experimental.StackIterator) {
+	if ctx.Err() != nil {
+		// Before Start too: a start function runs before it
+		// (AddStartStops).
+		if mt.mod != nil {
+			mt.mod.ExportedGlobal(exportNext).(api.MutableGlobal).Set(math.MaxUint64)
+		}
+		panic(context.Cause(ctx))
+	}
 	if mt.mod == nil {
 		return
-	}
-	if ctx.Err() != nil {
-		mt.mod.ExportedGlobal(exportNext).(api.MutableGlobal).Set(math.MaxUint64)
-		panic(context.Cause(ctx))
 	}
 	count := mt.mod.ExportedGlobal(mt.plan.Counter).Get()
 	mt.progress.Store(count)
