@@ -703,7 +703,13 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 			out.Profile, err = s.sampler.Profile(meta, s.identity())
 		}
 	} else {
-		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), s.identity(), stacks.WasmNames{Sym: s.sym, Extra: s.wasmNames})
+		id := s.identity()
+		if s.namer != nil {
+			if w := s.selfCheck(results, id, &meta); w != nil {
+				out.Warnings = append(out.Warnings, w)
+			}
+		}
+		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), id, stacks.WasmNames{Sym: s.sym, Extra: s.wasmNames})
 	}
 	if err != nil {
 		return nil, err
@@ -715,6 +721,33 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// selfCheck verifies the measured functions against the engine's own
+// data (naming.Namer.Check) and writes the outcome into meta, for the
+// profile's comments and the reports' marked rows; it returns the warning
+// to give when some function fails, nil otherwise.
+func (s *Session) selfCheck(results *meter.Results, id stacks.Identity, meta *jsprofile.Meta) error {
+	failed, checked := s.namer.Check(results.Functions)
+	meta.Checked = checked
+	if len(failed) == 0 {
+		return nil
+	}
+	var names []string
+	for _, d := range failed {
+		f := results.Functions[d.Function]
+		name, file, line := id.Function(f)
+		meta.CheckFailures = append(meta.CheckFailures, jsprofile.CheckFailure{
+			Function: jsprofile.JSFrame(name, file, line, line, f.Address, 0).SystemName, Why: d.Why})
+		if len(names) < 3 {
+			names = append(names, fmt.Sprintf("%s (%s)", name, d.Why))
+		}
+	}
+	if len(failed) > len(names) {
+		names = append(names, fmt.Sprintf("%d more", len(failed)-len(names)))
+	}
+	return fmt.Errorf("self-check: the engine contradicts the measurement of %d of %d JS functions, whose opcodes and lines are not to be trusted (marked ! in reports): %s",
+		len(failed), checked, strings.Join(names, "; "))
 }
 
 // learn has namer learn the run's functions (naming.Namer.Learn), unless
