@@ -212,13 +212,13 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 // keepSide writes a side's module, profile and output into dir.
 func keepSide(dir string, s *compareSide, prof *profile.Profile) error {
 	base := filepath.Join(dir, s.label)
-	if err := writeFileAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.module); return err }); err != nil {
+	if err := files.WriteAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.module); return err }); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(base+".pb.gz", func(w *os.File) error { return jsprofile.Write(w, prof) }); err != nil {
+	if err := files.WriteAtomic(base+".pb.gz", func(w *os.File) error { return jsprofile.Write(w, prof) }); err != nil {
 		return err
 	}
-	return writeFileAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.stdout.Bytes()); return err })
+	return files.WriteAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.stdout.Bytes()); return err })
 }
 
 // timedOut says which guests their timeout stopped ("the base was

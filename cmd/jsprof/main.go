@@ -52,7 +52,7 @@ func main() {
 // given a moment, not more: stderr may be a pipe nobody reads, where a
 // write would block for ever and the exit with it.
 func exitNow(sig syscall.Signal) {
-	removeTemporaries()
+	files.RemoveTemporaries()
 	said := make(chan struct{})
 	go func() {
 		fmt.Fprintf(os.Stderr, "jsprof: %s, a second signal: exiting without writing\n", sig)

@@ -341,16 +341,6 @@ func exitStatus(res runner.Result, code int, io stdio) int {
 	return code
 }
 
-// writeFileAtomic writes via a temporary file in the same directory and a
-// rename, so an interrupted jsprof never leaves half a file.
-func writeFileAtomic(path string, write func(f *os.File) error) error {
-	o, err := createOutput(path)
-	if err != nil {
-		return err
-	}
-	return o.commit(write)
-}
-
 // Cost models of --cost.
 const (
 	costFuel = jsprofile.CostFuel
