@@ -39,9 +39,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if len(files) != 2 {
-		fmt.Fprintf(io.err, "jsprof: diff: want two profiles, BASE and NEW, have %d\n", len(files))
-		fs.Usage()
-		return exitUsage
+		return usageError(io, fs, fmt.Sprintf("want two profiles, BASE and NEW, have %d", len(files)))
 	}
 	f, err := format()
 	if err != nil {

@@ -107,7 +107,7 @@ func writeFunctionOutput(out shopify.Output, outErr error, codec shopify.Codec, 
 func writeFunctionSummary(io stdio, instructions uint64, costModel string, info jsprofile.RunInfo, uncounted string) {
 	over := func(n, limit uint64) string {
 		if n > limit {
-			return " — OVER THE LIMIT"
+			return " — " + paint(io, red, "OVER THE LIMIT")
 		}
 		return ""
 	}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/jsprof/jsprof/internal/javy"
@@ -87,20 +89,18 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.StringVar(&f.reportJSON, "report-json", "", "write the cost report as JSON to `file`")
 	fs.IntVar(&f.top, "top", 20, "rows of each table of --report (0: all)")
 	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
+	durationVar(fs, &f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
 	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
-	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr during long runs")
-	fs.DurationVar(&f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
+	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
+	durationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
 	openCache := cacheFlag(fs)
 	if code, done := parseFlags(fs, args, io); done {
 		return code
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		fmt.Fprintln(io.err, "jsprof: run: no module given")
-		fs.Usage()
-		return exitUsage
+		return usageError(io, fs, "no module given")
 	}
 	switch f.mode {
 	case modeExact, modeSample, modeOff:
@@ -109,6 +109,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	}
 	if f.mode == modeOff && (f.report || f.reportJSON != "" || f.collapsed != "") {
 		return fail(io, exitUsage, errors.New("--report, --report-json and --collapsed need a profiling --mode"))
+	}
+	if f.mode == modeOff && given(fs, "o") {
+		return fail(io, exitUsage, fmt.Errorf("-o %s: --mode off writes no profile", f.output))
 	}
 	if f.mode != modeExact && (f.report || f.reportJSON != "") {
 		return fail(io, exitUsage, errors.New("--report and --report-json need --mode exact"))
@@ -155,6 +158,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	modulePath, guestArgs := rest[0], rest[1:]
 	if len(guestArgs) > 0 && guestArgs[0] == "--" {
 		guestArgs = guestArgs[1:]
+	} else if name := ownFlag(fs, guestArgs); name != "" {
+		warn(io, fmt.Errorf("%s comes after the module, so it goes to the guest, as wasmtime passes it: put jsprof's flags before the module (or -- before the guest's)", name))
 	}
 	opts := runner.Options{
 		Name:   filepath.Base(modulePath),
@@ -316,6 +321,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			}
 		}
 	}
+	var wrote string // the profile, once written
 	if sess != nil {
 		// The guest has ended, however it ended: what was measured is
 		// written before anything else is said.
@@ -338,12 +344,29 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		if function != nil {
 			writeFunctionSummary(io, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "")
 		}
+		wrote = f.output
 	} else if function != nil {
 		// Only --mode off runs a function uninstrumented: one with no JS
 		// interpreter is counted all the same (countonly.go).
 		writeFunctionSummary(io, 0, "", info, "--mode off")
 	}
-	return exitStatus(res, code, io)
+	code = exitStatus(res, code, io)
+	if wrote != "" && !f.quiet {
+		fmt.Fprintf(io.err, "jsprof: profile written to %s (jsprof report %s; go tool pprof -http=: %s)\n", wrote, wrote, wrote)
+	}
+	return code
+}
+
+// ownFlag returns the first of the guest's arguments that names one of
+// jsprof's flags (-o, --report=x), or "".
+func ownFlag(fs *flag.FlagSet, guestArgs []string) string {
+	for _, a := range guestArgs {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name != "" && fs.Lookup(name) != nil {
+			return a
+		}
+	}
+	return ""
 }
 
 // failInterrupted is fail, unless ctx was cancelled by a signal: then the
@@ -358,7 +381,7 @@ func failInterrupted(ctx context.Context, io stdio, code int, err error) int {
 
 // warn prints a warning as one line.
 func warn(io stdio, err error) {
-	fmt.Fprintf(io.err, "jsprof: warning: %s\n", profiler.FirstLine(err.Error()))
+	fmt.Fprintf(io.err, "jsprof: %s %s\n", paint(io, yellow, "warning:"), profiler.FirstLine(err.Error()))
 }
 
 // progress prints, every interval until stopped, one line on stderr with
@@ -408,9 +431,21 @@ func readModule(path string) ([]byte, *wasmcore.Module, error) {
 	// copies none of them.
 	m, err := wasmcore.DecodeOwned(wasm)
 	if err != nil {
+		if isJS(path) && !bytes.HasPrefix(wasm, []byte("\x00asm")) {
+			return nil, nil, fmt.Errorf("%s is JavaScript, not a Wasm module: build it first (jsprof build --plugin PLUGIN.wasm %s -o index.wasm)", path, path)
+		}
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return wasm, m, nil
+}
+
+// isJS says whether a file's name is a JavaScript or TypeScript source's.
+func isJS(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".js", ".mjs", ".cjs", ".ts", ".mts", ".jsx", ".tsx":
+		return true
+	}
+	return false
 }
 
 type loadedPlugin struct {
