@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
@@ -123,6 +124,37 @@ func writeFunctionSummary(io stdio, instructions uint64, costModel string, info 
 		fmt.Fprintf(io.err, "jsprof: not counted, as function-runner does not: %s instructions before the call (provider set-up, input), %s after it (output)\n",
 			humanInstructions(info.StartupInstructions), humanInstructions(info.FinishInstructions))
 	}
+}
+
+// overLimit says which of function-runner's limits a run went over, in
+// the summary's words and units, or "".
+func overLimit(instructions uint64, info jsprofile.RunInfo) string {
+	l := info.Limits
+	if l == nil {
+		return ""
+	}
+	var over []string
+	if l.InstructionsOver {
+		over = append(over, fmt.Sprintf("Instructions %s of %s", humanInstructions(instructions), humanInstructions(l.Instructions)))
+	}
+	if l.InputOver {
+		over = append(over, fmt.Sprintf("Input Size %s of %s", humanSize(info.InputBytes), humanSize(l.InputBytes)))
+	}
+	if l.OutputOver {
+		over = append(over, fmt.Sprintf("Output Size %s of %s", humanSize(info.OutputBytes), humanSize(l.OutputBytes)))
+	}
+	if len(over) == 0 {
+		return ""
+	}
+	return "over the limit: " + strings.Join(over, "; ")
+}
+
+// inputName names a function's input in messages: its file, or stdin.
+func inputName(path string) string {
+	if path == "" {
+		return "stdin"
+	}
+	return path
 }
 
 // functionLimits are Shopify's limits for a run, with the input and output

@@ -65,6 +65,7 @@ type runFlags struct {
 	fixedClock bool
 	wasmFrames bool
 	stackEvery uint64
+	failLimit  bool
 }
 
 func cmdRun(ctx context.Context, args []string, io stdio) int {
@@ -92,6 +93,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	durationVar(fs, &f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
 	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
+	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
 	durationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
 	openCache := cacheFlag(fs)
@@ -109,6 +111,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	}
 	if f.mode == modeOff && (f.report || f.reportJSON != "" || f.collapsed != "") {
 		return fail(io, exitUsage, errors.New("--report, --report-json and --collapsed need a profiling --mode"))
+	}
+	if f.mode == modeOff && f.failLimit {
+		return fail(io, exitUsage, errors.New("--fail-over-limit counts instructions: it needs a profiling --mode"))
 	}
 	if f.mode == modeOff && given(fs, "o") {
 		return fail(io, exitUsage, fmt.Errorf("-o %s: --mode off writes no profile", f.output))
@@ -188,6 +193,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	linked, err := link(mainMod, f.plugins)
 	if err != nil {
 		return fail(io, exitFailure, fmt.Errorf("%s: %w", modulePath, err))
+	}
+	if f.failLimit && linked.provider == nil {
+		return fail(io, exitUsage, fmt.Errorf("--fail-over-limit: %s imports no Shopify Functions provider: it has no limits", modulePath))
 	}
 	opts.Plugin = linked.plugin
 	opts.Entry = f.export
@@ -343,6 +351,12 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 		if function != nil {
 			writeFunctionSummary(io, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "")
+			if over := overLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
+				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", inputName(f.input), paint(io, red, over))
+				if code == 0 {
+					code = exitFailure
+				}
+			}
 		}
 		wrote = f.output
 	} else if function != nil {
