@@ -166,13 +166,15 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	} else if name := ownFlag(fs, guestArgs); name != "" {
 		warn(io, fmt.Errorf("%s comes after the module, so it goes to the guest, as wasmtime passes it: put jsprof's flags before the module (or -- before the guest's)", name))
 	}
+	// What the guest writes on stderr last tells an uncaught JS error.
+	guestErr := &profiler.Tail{W: io.err}
 	opts := runner.Options{
 		Name:   filepath.Base(modulePath),
 		Args:   guestArgs,
 		Env:    f.env,
 		Stdin:  io.in,
 		Stdout: io.out,
-		Stderr: io.err,
+		Stderr: guestErr,
 
 		Deterministic: f.fixedClock,
 	}
@@ -314,12 +316,14 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	}
 	code := profiler.ExitCode(res)
 	info := jsprofile.RunInfo{Export: res.Entry, MemoryBytes: res.MemoryBytes}
+	guestOutput := guestErr.Bytes()
 	if sess != nil {
 		info.MemoryBytes = sess.GuestMemory(res.MemoryBytes)
 	}
 	if function != nil {
 		info.Provider, info.Codec, info.InputBytes = function.Namespace, function.Codec.String(), uint64(len(function.Input))
 		out, err := function.Output()
+		guestOutput = append(guestOutput, out.Logs...)
 		info.OutputBytes = uint64(len(out.Output))
 		info.Limits = functionLimits(info.InputBytes, info.OutputBytes)
 		if werr := writeFunctionOutput(out, err, function.Codec, res, io); werr != nil {
@@ -342,12 +346,15 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 		// The tables are for the reports and a function's summary.
 		profileOnly := !f.report && f.reportJSON == "" && function == nil
-		out, err := sess.Finish(finishCtx, profiler.Run{Start: start, ExitCode: code, Trap: res.Trap, Info: info, ProfileOnly: profileOnly})
+		out, err := sess.Finish(finishCtx, profiler.Run{Start: start, ExitCode: code, Trap: res.Trap, Info: info, GuestOutput: guestOutput, ProfileOnly: profileOnly})
 		if err != nil {
 			return fail(io, exitFailure, err)
 		}
 		if err := outs.write(out, f, io); err != nil {
 			return fail(io, exitFailure, err)
+		}
+		if out.Throw != nil {
+			fmt.Fprintf(io.err, "jsprof: uncaught %s%s\n", out.Throw.Message, throwPlace(out.Throw.Stack))
 		}
 		if function != nil {
 			writeFunctionSummary(io, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "")
@@ -369,6 +376,22 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintf(io.err, "jsprof: profile written to %s (jsprof report %s; go tool pprof -http=: %s)\n", wrote, wrote, wrote)
 	}
 	return code
+}
+
+// throwPlace is where a JS error was thrown, for the run's summary:
+// ", thrown at inner (index.js:3) ← outer (index.js:8)", or "" when no
+// stack is known.
+func throwPlace(stack []jsprofile.ThrowFrame) string {
+	var b strings.Builder
+	for i, f := range stack {
+		if i == 0 {
+			b.WriteString(", thrown at ")
+		} else {
+			b.WriteString(" ← ")
+		}
+		b.WriteString(f.String())
+	}
+	return b.String()
 }
 
 // ownFlag returns the first of the guest's arguments that names one of
