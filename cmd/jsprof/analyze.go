@@ -25,7 +25,7 @@ func cmdAnalyze(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		return usageError(io, fs, fmt.Sprintf("want one module, have %d", fs.NArg()))
+		return badCommandLine(io, fs, fmt.Sprintf("want one module, have %d", fs.NArg()))
 	}
 	path := fs.Arg(0)
 	wasm, err := os.ReadFile(path)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/profiler"
 )
 
 const buildSynopsis = `jsprof build --plugin PLUGIN.wasm [--dynamic] index.js -o index.wasm
@@ -26,7 +27,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	pluginPath := fs.String("plugin", "", "the Javy `plugin.wasm` (required)")
 	dynamic := fs.Bool("dynamic", false, "build a dynamic module that imports the plugin")
 	output := fs.String("o", "index.wasm", "write the module to `file`")
-	openCache := cacheFlag(fs)
+	cacheDir := cacheFlag(fs)
 	// Accept flags after the JS file too: jsprof build index.js -o out.wasm.
 	var positional []string
 	for {
@@ -40,7 +41,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		args = fs.Args()[1:]
 	}
 	if len(positional) != 1 {
-		return usageError(io, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
+		return badCommandLine(io, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
 	}
 	if *pluginPath == "" {
 		return fail(io, exitUsage, errors.New("build: --plugin is required"))
@@ -49,15 +50,15 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	plugin, err := loadPlugin(*pluginPath)
+	plugin, err := profiler.LoadPlugin(*pluginPath)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	cache, err := openCache()
+	cache, err := cacheDir().Open()
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	bytecode, err := javy.Compile(ctx, plugin.info, plugin.wasm, src, cache)
+	bytecode, err := javy.Compile(ctx, plugin.Info, plugin.Wasm, src, cache)
 	if err != nil {
 		var compileErr *javy.CompileError
 		if errors.As(err, &compileErr) {
@@ -71,9 +72,9 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	}
 	var out []byte
 	if *dynamic {
-		out, err = javy.BuildDynamic(plugin.module, plugin.info, bytecode)
+		out, err = javy.BuildDynamic(plugin.Module, plugin.Info, bytecode)
 	} else {
-		out, err = javy.BuildStatic(ctx, plugin.wasm, plugin.info, bytecode, cache)
+		out, err = javy.BuildStatic(ctx, plugin.Wasm, plugin.Info, bytecode, cache)
 	}
 	if err != nil {
 		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))

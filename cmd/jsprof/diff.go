@@ -49,7 +49,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if len(files) != 2 {
-		return usageError(io, fs, fmt.Sprintf("want two profiles, BASE and NEW, have %d", len(files)))
+		return badCommandLine(io, fs, fmt.Sprintf("want two profiles, BASE and NEW, have %d", len(files)))
 	}
 	f, err := format()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -155,7 +156,7 @@ func TestRunHabits(t *testing.T) {
 	t.Run("JS given to run", func(t *testing.T) {
 		t.Parallel()
 		got := jsprof(t, "", "run", fixtures.Path("js", "fib.js"))
-		assert.Equal(t, exitFailure, got.code)
+		assert.Equal(t, exitUsage, got.code)
 		assert.Contains(t, got.stderr, "fib.js is JavaScript, not a Wasm module: build it first (jsprof build --plugin PLUGIN.wasm ")
 		assert.Equal(t, 1, strings.Count(got.stderr, "\n"), got.stderr)
 	})
@@ -187,7 +188,7 @@ func TestColor(t *testing.T) {
 	for _, color := range []bool{true, false} {
 		var errOut strings.Builder
 		io := stdio{err: &errOut, color: color}
-		writeFunctionSummary(io, 12_000_000, "fuel", info, "")
+		profiler.WriteFunctionSummary(io.err, 12_000_000, "fuel", info, "", func(s string) string { return paint(io, red, s) })
 		warn(io, os.ErrClosed)
 		if color {
 			assert.Equal(t, 2, strings.Count(errOut.String(), "\x1b[1;31mOVER THE LIMIT\x1b[0m"), errOut.String())

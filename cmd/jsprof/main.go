@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/tetratelabs/wazero"
+	"github.com/jsprof/jsprof/internal/runner"
 )
 
 func main() {
@@ -137,12 +137,18 @@ func Main(ctx context.Context, args []string, io stdio) int {
 	}
 	// jsprof module.wasm is jsprof run module.wasm: what is neither a
 	// flag, a command, a file nor a .wasm path was meant as a command.
-	if !strings.HasPrefix(args[0], "-") && !strings.HasSuffix(strings.ToLower(args[0]), ".wasm") && !exists(args[0]) {
+	if !strings.HasPrefix(args[0], "-") && !strings.HasSuffix(strings.ToLower(args[0]), ".wasm") && !isFile(args[0]) {
 		fmt.Fprintf(io.err, "jsprof: unknown command %q (and no such module file)\n", args[0])
 		usage(io.err)
 		return exitUsage
 	}
 	return cmdRun(ctx, args, io)
+}
+
+// isFile says whether path names something that exists.
+func isFile(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func usage(w io.Writer) {
@@ -200,7 +206,7 @@ func isString(v any) bool { _, ok := v.(string); return ok }
 
 // parseFlags parses args; done reports that the caller should return code.
 // --help prints the usage on stdout; a bad flag, one line saying what is
-// wrong and where to read more (usageError).
+// wrong and where to read more (badCommandLine).
 func parseFlags(fs *flag.FlagSet, args []string, io stdio) (code int, done bool) {
 	usage := fs.Usage
 	fs.Usage = func() {}     // printed below, once, where it belongs
@@ -217,14 +223,14 @@ func parseFlags(fs *flag.FlagSet, args []string, io stdio) (code int, done bool)
 			return 0, true
 		}
 		// flag names flags with one dash; jsprof's documents two.
-		return usageError(io, fs, strings.Replace(err.Error(), " for flag -", " for --", 1)), true
+		return badCommandLine(io, fs, strings.Replace(err.Error(), " for flag -", " for --", 1)), true
 	}
 	return 0, false
 }
 
-// usageError says what is wrong with a command line in one line, and
+// badCommandLine says what is wrong with a command line in one line, and
 // where the command's flags are told, and returns exitUsage.
-func usageError(io stdio, fs *flag.FlagSet, msg string) int {
+func badCommandLine(io stdio, fs *flag.FlagSet, msg string) int {
 	fmt.Fprintf(io.err, "jsprof: %s: %s\nsee 'jsprof %s --help'\n", fs.Name(), profiler.FirstLine(msg), fs.Name())
 	return exitUsage
 }
@@ -273,8 +279,8 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // cacheFlag adds --cache-dir and --cache-size and returns a function that
-// opens the cache, kept within its size (cache.go).
-func cacheFlag(fs *flag.FlagSet) func() (wazero.CompilationCache, error) {
+// reads them: the cache, opened within its size (runner.CacheDir).
+func cacheFlag(fs *flag.FlagSet) func() runner.CacheDir {
 	def := os.Getenv("JSPROF_CACHE_DIR")
 	if def == "" {
 		if d, err := os.UserCacheDir(); err == nil {
@@ -282,19 +288,6 @@ func cacheFlag(fs *flag.FlagSet) func() (wazero.CompilationCache, error) {
 		}
 	}
 	dir := fs.String("cache-dir", def, "directory for compiled modules (empty: no cache; env JSPROF_CACHE_DIR)")
-	size := fs.Int64("cache-size", defaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
-	return func() (wazero.CompilationCache, error) {
-		if *dir == "" {
-			return nil, nil
-		}
-		if *size <= 0 {
-			return nil, fmt.Errorf("--cache-size %d: want a size in MB, at least 1", *size)
-		}
-		trimCache(*dir, *size<<20, time.Now())
-		c, err := wazero.NewCompilationCacheWithDir(*dir)
-		if err != nil {
-			return nil, fmt.Errorf("--cache-dir %s: %w", *dir, err)
-		}
-		return c, nil
-	}
+	size := fs.Int64("cache-size", runner.DefaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
+	return func() runner.CacheDir { return runner.CacheDir{Dir: *dir, Limit: *size << 20} }
 }

@@ -77,7 +77,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if len(files) != 1 {
-		return usageError(io, fs, fmt.Sprintf("want one profile, have %d", len(files)))
+		return badCommandLine(io, fs, fmt.Sprintf("want one profile, have %d", len(files)))
 	}
 	f, err := format()
 	if err != nil {

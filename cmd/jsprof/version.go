@@ -18,7 +18,7 @@ func cmdVersion(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if fs.NArg() > 0 {
-		return usageError(io, fs, fmt.Sprintf("want no argument, have %q", fs.Arg(0)))
+		return badCommandLine(io, fs, fmt.Sprintf("want no argument, have %q", fs.Arg(0)))
 	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
