@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -33,9 +34,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(io.err, "jsprof: build: want one JS file, have %d\n", len(positional))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
 	}
 	if *pluginPath == "" {
 		return fail(io, exitUsage, errors.New("build: --plugin is required"))
@@ -58,6 +57,10 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	} else if be != nil {
 		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, be.Err))
 	} else if err != nil {
+		if strings.Contains(err.Error(), "could not load module") {
+			// Javy compiles one file: imports must be bundled in.
+			err = fmt.Errorf("%w; bundle its imports into one file first, e.g. npx esbuild %s --bundle --format=esm --outfile=bundle.js", err, positional[0])
+		}
 		return fail(io, exitFailure, fmt.Errorf("%s: %w", positional[0], err))
 	}
 	out = javy.NameSource(out, filepath.Base(positional[0]))

@@ -60,9 +60,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(io.err, "jsprof: compare: want one JS file (guest arguments go after --), have %d: %s\n", len(positional), strings.Join(positional, " "))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want one JS file (guest arguments go after --), have %d: %s", len(positional), strings.Join(positional, " ")))
 	}
 	if len(plugins) != 2 {
 		return fail(io, exitUsage, fmt.Errorf("compare: want two --plugin, the base and the new, have %d", len(plugins)))

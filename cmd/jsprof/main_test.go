@@ -36,13 +36,24 @@ func jsprof(t *testing.T, stdin string, args ...string) invocation {
 	var out, errOut bytes.Buffer
 	if len(args) > 0 && (args[0] == "build" || args[0] == "run") {
 		extra := []string{"--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero")}
-		if args[0] == "run" && !slices.Contains(args, "-o") {
+		if args[0] == "run" && !slices.Contains(args, "-o") && !unprofiled(args) {
 			extra = append(extra, "-o", filepath.Join(t.TempDir(), "jsprof.pb.gz"))
 		}
 		args = append(append([]string{args[0]}, extra...), args[1:]...)
 	}
 	code := Main(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errOut})
 	return invocation{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+// unprofiled says whether a run's arguments ask for --mode off, which writes
+// no profile (and takes no -o).
+func unprofiled(args []string) bool {
+	for i, a := range args {
+		if a == "--mode=off" || a == "-mode=off" || (a == "--mode" || a == "-mode") && i+1 < len(args) && args[i+1] == "off" {
+			return true
+		}
+	}
+	return false
 }
 
 var javyPlugins = []string{"javy-plugin-1.7.0", "javy-plugin-1.1.0"}
@@ -66,9 +77,9 @@ func jsPrograms(t *testing.T) map[string]string {
 // of issue 28 whose functions a dynamic build once misnamed (the engine
 // had freed the plugin's start-up code and read the program into its
 // place), built static and dynamic on both plugins, prints what it should,
-// and the two builds' profiles have the same opcode executions, functions
-// and calls: the program's bytecode is the same, only the engine's
-// start-up differs.
+// passes its self-check, and the two builds' profiles have the same opcode
+// executions, functions and calls: the program's bytecode is the same,
+// only the engine's start-up differs.
 func TestStaticAndDynamicAgree(t *testing.T) {
 	programs := jsPrograms(t)
 	for _, name := range []string{"fib20", "recurse"} {
@@ -115,7 +126,9 @@ type profileFacts struct {
 func readProfileFacts(t *testing.T, path string) profileFacts {
 	t.Helper()
 	var doc struct {
-		Opcodes []struct {
+		CheckedFunctions int               `json:"checked_functions"`
+		CheckFailures    []json.RawMessage `json:"check_failures"`
+		Opcodes          []struct {
 			Name       string `json:"name"`
 			Executions uint64 `json:"executions"`
 		} `json:"opcodes"`
@@ -131,6 +144,8 @@ func readProfileFacts(t *testing.T, path string) profileFacts {
 		} `json:"functions"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(readFileText(t, path)), &doc))
+	assert.Positive(t, doc.CheckedFunctions, "the run checked itself")
+	assert.Empty(t, doc.CheckFailures, "and passed")
 	facts := profileFacts{Opcodes: map[string]uint64{}, Functions: map[string][]string{}}
 	for _, o := range doc.Opcodes {
 		if o.Executions > 0 {

@@ -83,9 +83,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if len(files) != 1 {
-		fmt.Fprintf(io.err, "jsprof: report: want one profile, have %d\n", len(files))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want one profile, have %d", len(files)))
 	}
 	f, err := format("report")
 	if err != nil {

@@ -28,9 +28,11 @@
 // compare).
 //
 // It also says how a run ended (ExitCode, Ending: the exit codes jsprof
-// documents; Interrupted, the cause of a signal's cancellation) and serves
-// a running guest's profile (Serve). It owns the order of those steps and
-// what passes between them, nothing else: flags, messages and which files
-// are written belong to cmd/jsprof; the work of each step to the package
-// named beside it.
+// documents; Interrupted, the cause of a signal's cancellation), reads
+// the uncaught JS error an engine told before it trapped (Uncaught, from a
+// Tail of the guest's stderr; Outcome.Throw, its stack found in the run's
+// own profile) and serves a running guest's profile (Serve). It owns the
+// order of those steps and what passes between them, nothing else: flags,
+// messages and which files are written belong to cmd/jsprof; the work of
+// each step to the package named beside it.
 package profiler

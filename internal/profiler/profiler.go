@@ -628,6 +628,10 @@ type Run struct {
 	// export run, memory, a Shopify Function's provider and sizes);
 	// Finish adds the phases it measured.
 	Info jsprofile.RunInfo
+	// GuestOutput is the last of what the guest wrote on stderr (a Tail's)
+	// and a provider's logs: where an engine that trapped on an uncaught
+	// JS error told it (Outcome.Throw).
+	GuestOutput []byte
 	// ProfileOnly leaves Outcome.Tables nil: the caller writes the
 	// profile alone. The tables read the whole profile again (0.5 s of a
 	// million-stack profile's post-run work, 2-3 ms of a sampled fib(30)'s).
@@ -642,6 +646,10 @@ type Outcome struct {
 	// Warnings say what the profile lacks (unreadable counters, a run too
 	// short for a sample).
 	Warnings []error
+	// Throw is the uncaught JS error the guest trapped on, with the JS
+	// stack at the throw from the profile's own stacks; nil when the run
+	// did not trap, or its output told no error. The profile carries it.
+	Throw *jsprofile.Throw
 }
 
 // Finish collects the measurements once the guest has ended and builds
@@ -703,10 +711,21 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 			out.Profile, err = s.sampler.Profile(meta, s.identity())
 		}
 	} else {
-		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), s.identity(), stacks.WasmNames{Sym: s.sym, Extra: s.wasmNames})
+		id := s.identity()
+		if s.namer != nil {
+			if w := s.selfCheck(results, id, &meta); w != nil {
+				out.Warnings = append(out.Warnings, w)
+			}
+		}
+		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), id, stacks.WasmNames{Sym: s.sym, Extra: s.wasmNames})
 	}
 	if err != nil {
 		return nil, err
+	}
+	if run.Trap != nil {
+		if out.Throw = throwOf(out.Profile, run.GuestOutput); out.Throw != nil {
+			jsprofile.SetThrow(out.Profile, out.Throw)
+		}
 	}
 	if run.ProfileOnly {
 		return out, nil
@@ -715,6 +734,33 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// selfCheck verifies the measured functions against the engine's own
+// data (naming.Namer.Check) and writes the outcome into meta, for the
+// profile's comments and the reports' marked rows; it returns the warning
+// to give when some function fails, nil otherwise.
+func (s *Session) selfCheck(results *meter.Results, id stacks.Identity, meta *jsprofile.Meta) error {
+	failed, checked := s.namer.Check(results.Functions)
+	meta.Checked = checked
+	if len(failed) == 0 {
+		return nil
+	}
+	var names []string
+	for _, d := range failed {
+		f := results.Functions[d.Function]
+		name, file, line := id.Function(f)
+		meta.CheckFailures = append(meta.CheckFailures, jsprofile.CheckFailure{
+			Function: jsprofile.JSFrame(name, file, line, line, f.Address, 0).SystemName, Why: d.Why})
+		if len(names) < 3 {
+			names = append(names, fmt.Sprintf("%s (%s)", name, d.Why))
+		}
+	}
+	if len(failed) > len(names) {
+		names = append(names, fmt.Sprintf("%d more", len(failed)-len(names)))
+	}
+	return fmt.Errorf("self-check: the engine contradicts the measurement of %d of %d JS functions, whose opcodes and lines are not to be trusted (marked ! in reports): %s",
+		len(failed), checked, strings.Join(names, "; "))
 }
 
 // learn has namer learn the run's functions (naming.Namer.Learn), unless

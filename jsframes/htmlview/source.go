@@ -111,7 +111,7 @@ func profileFiles(d *report.Tables) []string {
 	cost := map[string]uint64{}
 	for _, l := range d.Lines {
 		if l.File != "" {
-			cost[l.File] += l.WasmInstructions
+			cost[l.File] += l.SelfWasmInstructions
 		}
 	}
 	for _, f := range d.Functions {
@@ -181,7 +181,7 @@ type sourceView struct {
 	From         string // where its text came from; "" when not given
 	Instructions uint64 // its lines' cost
 	Share        float64
-	Hottest      int // its costliest line
+	Hottest      int // its costliest line, by total
 	Blocks       []sourceBlock
 	LineCount    int
 }
@@ -196,17 +196,21 @@ type sourceBlock struct {
 type sourceLine struct {
 	N            int
 	Text         string
-	Instructions uint64
+	Instructions uint64 // in the line's own opcodes
+	Total        uint64 // with what it called
 	Executions   uint64
 	Share        float64
+	TotalShare   float64
 	Functions    string
 	Heat         template.CSS
 }
 
-// lineCost is the cost of one line of a file, over the functions on it.
+// lineCost is the cost of one line of a file, over the functions on it:
+// its own opcodes' (instr) and, a sample counted once, everything that ran
+// while it was on the stack (total).
 type lineCost struct {
-	instr, execs uint64
-	functions    []string
+	instr, total, execs uint64
+	functions           []string
 }
 
 // sourceViews annotates the profile's files that have a source, and
@@ -228,10 +232,11 @@ func sourceViews(d *report.Tables, sources map[string]SourceFile) (views []sourc
 			c = &lineCost{}
 			m[l.Line] = c
 		}
-		c.instr += l.WasmInstructions
+		c.instr += l.SelfWasmInstructions
 		c.execs += l.Executions
+		c.total = d.SourceLineTotals[report.SourceLine{File: l.File, Line: l.Line}]
 		c.functions = append(c.functions, l.Function)
-		maxLine = max(maxLine, c.instr)
+		maxLine = max(maxLine, c.total)
 	}
 	total := float64(d.TotalWasmInstructions)
 	for i, file := range profileFiles(d) {
@@ -259,10 +264,10 @@ func sourceViews(d *report.Tables, sources map[string]SourceFile) (views []sourc
 			if c == nil {
 				continue
 			}
-			l.Instructions, l.Executions = c.instr, c.execs
-			l.Share = costfmt.Share(c.instr, total)
+			l.Instructions, l.Total, l.Executions = c.instr, c.total, c.execs
+			l.Share, l.TotalShare = costfmt.Share(c.instr, total), costfmt.Share(c.total, total)
 			l.Functions = strings.Join(dedupe(c.functions), ", ")
-			l.Heat = heat(c.instr, maxLine)
+			l.Heat = heat(c.total, maxLine)
 		}
 		// Costs on lines past the end of the text: the source is not the
 		// profile's; show them anyway, at the end.
@@ -275,14 +280,14 @@ func sourceViews(d *report.Tables, sources map[string]SourceFile) (views []sourc
 		sort.Ints(extra)
 		for _, n := range extra {
 			c := m[n]
-			lines = append(lines, sourceLine{N: n, Text: "(past the end of the source given)", Instructions: c.instr, Executions: c.execs,
-				Share: costfmt.Share(c.instr, total), Functions: strings.Join(dedupe(c.functions), ", "), Heat: heat(c.instr, maxLine)})
+			lines = append(lines, sourceLine{N: n, Text: "(past the end of the source given)", Instructions: c.instr, Total: c.total, Executions: c.execs,
+				Share: costfmt.Share(c.instr, total), TotalShare: costfmt.Share(c.total, total), Functions: strings.Join(dedupe(c.functions), ", "), Heat: heat(c.total, maxLine)})
 		}
 		var hot uint64
 		for _, l := range lines {
 			v.Instructions += l.Instructions
-			if l.Instructions > hot {
-				hot, v.Hottest = l.Instructions, l.N
+			if l.Total > hot {
+				hot, v.Hottest = l.Total, l.N
 			}
 		}
 		v.Share = costfmt.Share(v.Instructions, total)
@@ -302,7 +307,7 @@ func foldCold(lines []sourceLine) []sourceBlock {
 	}
 	near := make([]bool, len(lines))
 	for i, l := range lines {
-		if l.Instructions == 0 {
+		if l.Total == 0 {
 			continue
 		}
 		for k := max(0, i-sourceContext); k <= min(len(lines)-1, i+sourceContext); k++ {
