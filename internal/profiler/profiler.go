@@ -477,9 +477,6 @@ func (s *Session) warn(err error) {
 // Main is the main module to run in place of the one given.
 func (s *Session) Main() []byte { return s.main }
 
-// Plugin is the plugin to run in place of the one given (nil for none).
-func (s *Session) Plugin() []byte { return s.plugin }
-
 // Meter is the run's meter; nil when the session counts only.
 func (s *Session) Meter() *meter.Meter { return s.meter }
 
