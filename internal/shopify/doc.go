@@ -71,6 +71,7 @@
 // input_len, input_copy and output_copy. V1Host implements them as a wazero
 // host module, holding the input and collecting the output.
 //
-// This package depends on wasmcore and wazero only: the runner and the
-// profiler call it, not the other way round.
+// This package depends on wasmcore, wazero and internal/runner (Configure
+// sets a runner.Options up for a function's I/O): the profiler calls it,
+// not the other way round, and the runner knows nothing of it.
 package shopify
