@@ -305,7 +305,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		profiler.WriteFunctionSummary(io.err, 0, "", done.Info, "--mode off", mark)
 	}
 	code = exitStatus(done.Guest, code, io)
-	if done.Outcome != nil && !f.quiet {
+	// An interrupted run's last word is the interruption (exitStatus).
+	if done.Outcome != nil && !f.quiet && !errors.As(context.Cause(ctx), new(interrupted)) {
 		fmt.Fprintf(io.err, "jsprof: profile written to %s (jsprof report %s; go tool pprof -http=: %s)\n", f.output, f.output, f.output)
 	}
 	return code
