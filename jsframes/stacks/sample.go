@@ -45,6 +45,8 @@ type Sampler struct {
 	wasmNames map[uint32]string
 
 	mu sync.Mutex
+	// taken counts the samples Add took (not AddBucket's).
+	taken int
 	// cClass is the class id of C function objects, learned from the
 	// activations js_call_c_function confirmed (cClassSeen; cClassMixed
 	// if they disagreed): it tells a native activation sampled before it
@@ -384,6 +386,27 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 	}
 	s.buf = st
 	s.log.add(st, weight)
+	s.taken++
+}
+
+// Taken is how many samples Add took so far.
+func (s *Sampler) Taken() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.taken
+}
+
+// AddBucket adds a sample of weight rooted at the bucket frame name: what
+// was counted exactly outside the sampled code (a dynamic module's own
+// code, meter.BucketModuleCode), so that the samples and the total
+// account for it.
+func (s *Sampler) AddBucket(name string, weight uint64) {
+	if weight == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log.add([]rawFrame{{kind: rawBucket, name: s.nameNumber(name)}}, weight)
 }
 
 // isNative says whether an interpreter activation a, whose Wasm frames
