@@ -21,6 +21,17 @@ import (
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
+// wasmRoot is the outermost frame of a sampled stack under its phase
+// frame (sample mode roots each stack at its phase, as exact mode does).
+func wasmRoot(t *testing.T, s *profile.Sample) *profile.Function {
+	t.Helper()
+	n := len(s.Location)
+	require.GreaterOrEqual(t, n, 2, "a phase frame and a stack under it")
+	phase := s.Location[n-1].Line[0].Function
+	require.True(t, strings.HasPrefix(phase.SystemName, "phase:"), "the root is a phase: %s", phase.SystemName)
+	return s.Location[n-2].Line[0].Function
+}
+
 func readProfile(t *testing.T, path string) *profile.Profile {
 	t.Helper()
 	f, err := os.Open(path)
@@ -94,12 +105,12 @@ func TestSampleMode(t *testing.T) {
 				layered, atStart := 0, 0
 				for _, s := range sp.Sample {
 					k := strings.Join(kinds(s), ",")
-					root := s.Location[len(s.Location)-1].Line[0].Function
+					root := wasmRoot(t, s)
 					switch {
 					case root.Name == "_start":
 						atStart++
 					case root.Name == jsprofile.BucketTruncated:
-						require.True(t, strings.HasPrefix(k, "bucket,"), "a truncated stack: %s", k)
+						require.True(t, strings.HasPrefix(k, "phase,bucket,"), "a truncated stack: %s", k)
 					default:
 						t.Fatalf("a stack starts at %s, neither _start nor a truncation mark", root.Name)
 					}
@@ -223,7 +234,7 @@ func TestSampleModeDynamic(t *testing.T) {
 			for _, s := range p.Sample {
 				// the dynamic module's _start, or the plugin's runtime
 				// initialization, which the host calls first
-				root := s.Location[len(s.Location)-1].Line[0].Function
+				root := wasmRoot(t, s)
 				if root.Name == "_start" && root.SystemName == "wasm:other:_start" || strings.HasPrefix(root.Name, "initialize") {
 					atStart++
 				}
