@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -40,9 +41,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		args = fs.Args()[1:]
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(io.err, "jsprof: build: want one JS file, have %d\n", len(positional))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
 	}
 	if *pluginPath == "" {
 		return fail(io, exitUsage, errors.New("build: --plugin is required"))
@@ -63,6 +62,10 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		var compileErr *javy.CompileError
 		if errors.As(err, &compileErr) {
+			if strings.Contains(err.Error(), "could not load module") {
+				// Javy compiles one file: imports must be bundled in.
+				err = fmt.Errorf("%w; bundle its imports into one file first, e.g. npx esbuild %s --bundle --format=esm --outfile=bundle.js", err, positional[0])
+			}
 			return fail(io, exitFailure, fmt.Errorf("%s: %w", positional[0], err))
 		}
 		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, err))

@@ -77,9 +77,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if len(files) != 1 {
-		fmt.Fprintf(io.err, "jsprof: report: want one profile, have %d\n", len(files))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want one profile, have %d", len(files)))
 	}
 	f, err := format()
 	if err != nil {
@@ -111,7 +109,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
 		}
 		if len(sources) == 0 && *module == "" {
-			srcs = profileModuleSource(path, data.Module)
+			srcs = htmlview.ProfileModuleSource(path, data.Module)
 		}
 		if _, left := htmlview.MatchSources(r.Data(), srcs); len(left) > 0 {
 			for _, s := range left {
@@ -160,7 +158,7 @@ func readSources(files []string, module string, io stdio) ([]htmlview.SourceFile
 	if err != nil {
 		return nil, fmt.Errorf("--module: %w", err)
 	}
-	src, note, err := moduleSource(wasm, module)
+	src, note, err := htmlview.ModuleFileSource(wasm, module)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("--module %s: %w", module, err)
@@ -169,50 +167,6 @@ func readSources(files []string, module string, io stdio) ([]htmlview.SourceFile
 	}
 	fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", module, note)
 	return out, nil
-}
-
-// moduleSource reads the JS a module carries, or the JS file it names
-// from beside it (a module jsprof build made before it embedded the JS);
-// nil and why when there is neither.
-func moduleSource(wasm []byte, module string) (src *htmlview.SourceFile, note string, err error) {
-	s, err := htmlview.ModuleSource(wasm, "")
-	switch {
-	case err == nil:
-		s.From = module + " (" + s.From + ")"
-		return &s, "", nil
-	case !errors.Is(err, htmlview.ErrNoModuleSource):
-		return nil, "", err
-	case s.Name != "":
-		beside := filepath.Join(filepath.Dir(module), filepath.Base(s.Name))
-		if text, err := os.ReadFile(beside); err == nil {
-			return &htmlview.SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
-		}
-		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", s.Name, s.Name), nil
-	}
-	return nil, err.Error(), nil
-}
-
-// profileModuleSource is the JS of the module a profile was made of, when
-// no --source or --module says where the JS is: the profile names its
-// module (by its file's name), and the module is looked for beside the
-// profile, then in the current directory, where jsprof build and jsprof run
-// leave it. A module not found, or without JS, annotates nothing; the page
-// says how to give the JS.
-func profileModuleSource(profilePath, module string) []htmlview.SourceFile {
-	if module == "" {
-		return nil
-	}
-	name := filepath.Base(module) // the profile names a file, not a path to follow
-	for _, p := range []string{filepath.Join(filepath.Dir(profilePath), name), name} {
-		wasm, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		if src, _, err := moduleSource(wasm, p); err == nil && src != nil {
-			return []htmlview.SourceFile{*src}
-		}
-	}
-	return nil
 }
 
 // parseInterleaved parses flags that may come before, between or after the
@@ -232,7 +186,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string, io stdio) (positional []s
 
 // writeHTML writes a page to path, atomically; errors name the file.
 func writeHTML(path string, write func(io.Writer) error) error {
-	err := writeFileAtomic(path, func(f *os.File) error { return write(f) })
+	err := files.WriteAtomic(path, func(f *os.File) error { return write(f) })
 	if err != nil && !strings.Contains(err.Error(), path) {
 		err = fmt.Errorf("--html %s: %w", path, err)
 	}

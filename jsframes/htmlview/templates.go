@@ -96,7 +96,8 @@ h3 .meta { font-family: system-ui, sans-serif; font-weight: normal; color: var(-
 
 const reportPage = `{{define "report"}}{{template "head" .}}{{with .Data}}<p class="meta" id="totals"><b>{{human .TotalWasmInstructions}}</b> Wasm instructions ({{exact .TotalWasmInstructions}}),
 {{if .Counted}}{{human .Executions}} JS opcode executions, {{human .Calls}} JS calls, {{.Mode}} mode{{else}}{{.Mode}} mode (it counts no opcode executions or calls: --mode exact does){{end}}
-· engine <b>{{engine .Engine}}</b>{{if .Engine.OpcodeNamesSource}} (opcode names: {{.Engine.OpcodeNamesSource}}){{end}}{{if .Module}} · module {{.Module}}{{end}}{{if .Trap}} · the guest trapped: {{.Trap}}{{else if failed .ExitCode}} · exit code {{.ExitCode}}{{end}}</p>{{end}}
+· engine <b>{{engine .Engine}}</b>{{if .Engine.OpcodeNamesSource}} (opcode names: {{.Engine.OpcodeNamesSource}}){{end}}{{if .Module}} · module {{.Module}}{{end}}{{if .Trap}} · the guest trapped: {{.Trap}}{{else if failed .ExitCode}} · exit code {{.ExitCode}}{{end}}</p>
+{{with .Throw}}<p class="meta" id="throw">uncaught <b>{{.Message}}</b>{{range $i, $f := .Stack}}{{if $i}} ← {{else}}, thrown at {{end}}{{$f}}{{end}}</p>{{end}}{{end}}
 {{if .Function}}<p class="meta">Only the JS functions named <b>{{.Function}}</b>; shares are of the whole profile.</p>{{end}}
 {{with .Data.Phases}}<h2 id="phases">Phases of the run</h2>
 <table class="phases">

@@ -44,6 +44,9 @@ type Tables struct {
 	Module           string `json:"module,omitempty"`
 	ExitCode         *int   `json:"exit_code,omitempty"`
 	Trap             string `json:"trap,omitempty"`
+	// Throw is the uncaught JS error the guest trapped on, with the JS
+	// stack at the throw.
+	Throw *jsprofile.Throw `json:"throw,omitempty"`
 	// CostModel is what one instruction cost (jsprofile.CostAll or
 	// CostFuel); "" for profiles that do not say (they count all).
 	CostModel string            `json:"cost_model,omitempty"`
@@ -261,7 +264,7 @@ func FromProfile(p *profile.Profile) (*Tables, error) {
 func New(p *jsprofile.Profile) *Tables {
 	m := p.Meta
 	d := &Tables{Mode: m.Mode, TotalWasmInstructions: m.TotalInstructions, Engine: m.Engine,
-		UncertainOpcodes: m.UncertainOpcodes, Module: m.Module, ExitCode: m.ExitCode, Trap: m.Trap, CostModel: m.CostModel, Run: m.Run}
+		UncertainOpcodes: m.UncertainOpcodes, Module: m.Module, ExitCode: m.ExitCode, Trap: m.Trap, Throw: m.Throw, CostModel: m.CostModel, Run: m.Run}
 	if d.Engine.Releases == nil {
 		d.Engine.Releases = []string{}
 	}

@@ -273,6 +273,12 @@ func (r *Report) writeHeading(b *strings.Builder) {
 	}
 	if d.Trap != "" {
 		fmt.Fprintf(b, "the guest trapped: %s\n", d.Trap)
+		if d.Throw != nil {
+			fmt.Fprintf(b, "uncaught: %s\n", d.Throw.Message)
+			for _, f := range d.Throw.Stack {
+				fmt.Fprintf(b, "    at %s\n", f)
+			}
+		}
 	} else if d.ExitCode != nil && *d.ExitCode != 0 {
 		fmt.Fprintf(b, "the guest exited with code %d\n", *d.ExitCode)
 	}
@@ -364,6 +370,7 @@ type reportJSON struct {
 	Module                   string                   `json:"module,omitempty"`
 	ExitCode                 *int                     `json:"exit_code,omitempty"`
 	Trap                     string                   `json:"trap,omitempty"`
+	Throw                    *jsprofile.Throw         `json:"throw,omitempty"`
 	CostModel                string                   `json:"cost_model,omitempty"`
 	Run                      *jsprofile.RunInfo       `json:"run,omitempty"`
 	Engine                   jsprofile.EngineInfo     `json:"engine"`
@@ -394,7 +401,7 @@ type reportJSON struct {
 func (r *Report) WriteJSON(w io.Writer) error {
 	d := r.data
 	doc := reportJSON{
-		Profile: r.opts.Source, By: r.opts.By, Function: r.opts.Function, Mode: d.Mode, Module: d.Module, ExitCode: d.ExitCode, Trap: d.Trap,
+		Profile: r.opts.Source, By: r.opts.By, Function: r.opts.Function, Mode: d.Mode, Module: d.Module, ExitCode: d.ExitCode, Trap: d.Trap, Throw: d.Throw,
 		Engine: d.Engine, UncertainOpcodes: d.UncertainOpcodes,
 		TotalWasmInstructions: d.TotalWasmInstructions, SampledWasmInstructions: d.SampledWasmInstructions,
 		SelectedWasmInstructions: d.SampledWasmInstructions, Executions: d.Executions, Calls: d.Calls,
