@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -67,6 +68,9 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 		if profs[i], err = jsprofile.ReadFile(path); err != nil {
 			return fail(io, exitFailure, err)
 		}
+	}
+	if b, n := profs[0].Meta.Mode, profs[1].Meta.Mode; b != n {
+		warn(io, errors.New(diff.ModesDiffer(b, n)))
 	}
 	df := diff.New(report.New(profs[0]), report.New(profs[1]), filepath.Base(files[0]), filepath.Base(files[1]))
 	var flame *htmlview.Flame

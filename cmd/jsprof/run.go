@@ -142,8 +142,6 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	switch {
 	case !profiling && (f.report || f.reportJSON != "" || f.collapsed != ""):
 		return errors.New("--report, --report-json and --collapsed need a profiling --mode")
-	case f.mode != modeExact && (f.report || f.reportJSON != ""):
-		return errors.New("--report and --report-json need --mode exact")
 	case f.mode != modeSample && f.pprofAddr != "":
 		return errors.New("--pprof-addr needs --mode sample")
 	case !profiling && f.maxInstr > 0:

@@ -253,6 +253,41 @@ func knownLayout(tableID string, format bytecode.Format) (memLayout, bool) {
 		pc2lineLen: m.PC2LineLen, pc2line: m.PC2Line, pc2colLen: m.PC2ColLen, pc2col: m.PC2Col}, true
 }
 
+// knownFromMeter is the engine's known layout (knownLayout), and the
+// serialization variant of its pc → line tables, for a run with no
+// function matched to calibrate on, in whichever variant the engine's
+// table has one for, if the measured functions'
+// objects agree with it: their buffer pointer and length words are what
+// the meter found (more agree than not, at least two).
+func (n *Namer) knownFromMeter(fs []meter.FunctionCost) (memLayout, bytecode.Format, bool) {
+	if n.prog != nil && n.prog.Format != bytecode.FormatUnknown {
+		return memLayout{}, 0, false // calibration had its chance
+	}
+	for _, format := range []bytecode.Format{bytecode.FormatNG, bytecode.FormatColumns, bytecode.FormatLines} {
+		l, ok := knownLayout(n.engine.TableID, format)
+		if !ok {
+			continue
+		}
+		agree, disagree := 0, 0
+		for _, f := range fs {
+			if f.Bytecode == 0 || f.Length == 0 {
+				continue
+			}
+			b, ok1 := n.word(f.Bytecode + uint32(l.buf))
+			k, ok2 := n.word(f.Bytecode + uint32(l.length))
+			if ok1 && ok2 && b == f.Address && k == f.Length {
+				agree++
+			} else {
+				disagree++
+			}
+		}
+		if agree >= 2 && agree > disagree {
+			return l, format, true
+		}
+	}
+	return memLayout{}, 0, false
+}
+
 // runtimeAtomOf returns the runtime atom of a serialized atom reference,
 // when the engine keeps it (builtin atoms) or the matches showed it.
 func (n *Namer) runtimeAtomOf(ref uint32) (uint32, bool) {
@@ -415,7 +450,11 @@ func (n *Namer) fromMemory(f meter.FunctionCost) (FunctionInfo, bool) {
 // could not be located or read.
 func (n *Namer) memLines(f meter.FunctionCost, line, col int) []bytecode.PCLine {
 	l := n.layout
-	if n.prog == nil || l.pc2line < 0 || l.pc2lineLen < 0 {
+	format := n.memFormat
+	if n.prog != nil {
+		format = n.prog.Format
+	}
+	if format == bytecode.FormatUnknown || l.pc2line < 0 || l.pc2lineLen < 0 {
 		return nil
 	}
 	read := func(ptrOff, lenOff int) ([]byte, bool) {
@@ -435,7 +474,7 @@ func (n *Namer) memLines(f meter.FunctionCost, line, col int) []bytecode.PCLine 
 		return nil
 	}
 	var colTab []byte
-	if n.prog.Format == bytecode.FormatColumns {
+	if format == bytecode.FormatColumns {
 		if l.pc2col < 0 || l.pc2colLen < 0 {
 			return nil
 		}
@@ -443,7 +482,7 @@ func (n *Namer) memLines(f meter.FunctionCost, line, col int) []bytecode.PCLine 
 			return nil
 		}
 	}
-	lines, _, err := bytecode.DecodeLines(n.prog.Format, line, col, tab, colTab)
+	lines, _, err := bytecode.DecodeLines(format, line, col, tab, colTab)
 	if err != nil {
 		return nil
 	}
