@@ -21,7 +21,7 @@
 //     with their flame graphs and annotated source.
 //
 // No package here runs modules (internal/profiler and internal/runner do;
-// internal/bctest, for tests only, runs the real engines the tests read)
+// the tests' kit, internal/bctest, runs the real engines the tests read)
 // or rewrites them outside the meter's instrumentation. Two internal
 // packages serve the last three: costfmt writes their numbers alike, and
 // reporttest, for tests only, holds the profiles, golden files and
