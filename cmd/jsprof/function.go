@@ -15,8 +15,9 @@ import (
 
 // Cost models of --cost.
 const (
-	costFuel = jsprofile.CostFuel
-	costAll  = jsprofile.CostAll
+	costFuel    = jsprofile.CostFuel
+	costAll     = jsprofile.CostAll
+	costFuelOps = jsprofile.CostFuelOps
 )
 
 func parseCost(s string) (wasmcore.CostModel, error) {
@@ -25,6 +26,8 @@ func parseCost(s string) (wasmcore.CostModel, error) {
 		return wasmcore.CostFuel, nil
 	case costAll:
 		return wasmcore.CostAll, nil
+	case costFuelOps: // undocumented: the wasmtime reference test's negative control
+		return wasmcore.CostFuelOps, nil
 	}
 	return 0, fmt.Errorf("--cost %q: want %s or %s", s, costFuel, costAll)
 }

@@ -131,9 +131,10 @@ type Session struct {
 	programReport *dispatch.Report
 
 	meter *meter.Meter
-	// The measurement window (Configure's Around): the counts discarded
-	// before the entry call, the results collected right after it, and
-	// the sampled profile of the call (sample mode).
+	// The measurement window (Configure's BeforeMain and Around): the
+	// counts discarded before the main module's instantiation, the
+	// results collected right after the entry call, and the sampled
+	// profile of the window (sample mode).
 	startup   uint64
 	windowed  *meter.Results
 	windowErr error
@@ -460,21 +461,28 @@ func (s *Session) Configure(o *runner.Options) {
 	}
 	o.Link, o.Instantiated = s.meter.Link, s.Start
 	o.KeepOnContextDone = true
-	// The profile covers the entry call alone, as function-runner counts
-	// a function: what ran before it (instantiating and initializing the
-	// engine, a provider's input) is discarded by Restart, and the results
-	// are collected as soon as it returns, before a provider's output is
-	// read. Both are reported as phases beside the profile.
-	around := o.Around
-	measured := func(ctx context.Context, call func(context.Context) error) error {
-		var err error
-		if s.startup, err = s.meter.Restart(); err != nil {
-			return err
+	// The profile covers what function-runner counts of a function: its
+	// module's instantiation (a start section) and its entry call. What
+	// ran before (instantiating and initializing the engine, a provider's
+	// initialize and input) is discarded by Restart, and the results are
+	// collected as soon as the call returns, before a provider's output is
+	// read. Both are reported as phases beside the profile. A static
+	// module is the instrumented one: nothing of it has run before its
+	// instantiation, so there is nothing to discard.
+	o.BeforeMain = chainBeforeMain(o.BeforeMain, func() error {
+		if s.meter.Started() {
+			var err error
+			if s.startup, err = s.meter.Restart(); err != nil {
+				return err
+			}
 		}
 		if s.sampler != nil {
 			s.window = s.sampler.Window()
 		}
-		s.moduleCode.restart()
+		return nil
+	})
+	around := o.Around
+	measured := func(ctx context.Context, call func(context.Context) error) error {
 		callErr := call(ctx)
 		if s.sampler == nil {
 			res, err := s.meter.Collect()
@@ -493,6 +501,19 @@ func (s *Session) Configure(o *runner.Options) {
 			return measured(ctx, call)
 		}
 		return around(ctx, in, func(ctx context.Context) error { return measured(ctx, call) })
+	}
+}
+
+// chainBeforeMain runs first (a provider's input, when set), then start
+// (the measurement window's start): runner.Options.BeforeMain.
+func chainBeforeMain(first func(context.Context, api.Module) error, start func() error) func(context.Context, api.Module) error {
+	return func(ctx context.Context, plugin api.Module) error {
+		if first != nil {
+			if err := first(ctx, plugin); err != nil {
+				return err
+			}
+		}
+		return start()
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/internal/runner"
 )
@@ -51,13 +52,15 @@ func Configure(o *runner.Options, r Resolved, codec Codec, input []byte) *Run {
 		o.Stdin = bytes.NewReader(input)
 		o.Stdout = &run.stdout
 	case InMemory:
-		o.Around = func(ctx context.Context, in runner.Instances, call func(context.Context) error) error {
-			if in.Plugin == nil {
+		// As function-runner: initialize and the input before the
+		// function module is instantiated, finalize after its export.
+		o.BeforeMain = func(ctx context.Context, plugin api.Module) error {
+			if plugin == nil {
 				return fmt.Errorf("provider %s was not instantiated", r.Namespace)
 			}
-			if err := Prepare(ctx, in.Plugin, input); err != nil {
-				return err
-			}
+			return Prepare(ctx, plugin, input)
+		}
+		o.Around = func(ctx context.Context, in runner.Instances, call func(context.Context) error) error {
 			callErr := call(ctx)
 			// The logs explain a trap too: read them whatever happened.
 			run.output, run.outErr = Finish(context.WithoutCancel(ctx), in.Plugin)
