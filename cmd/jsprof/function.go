@@ -32,6 +32,34 @@ func parseCost(s string) (wasmcore.CostModel, error) {
 	return 0, fmt.Errorf("--cost %q: want %s or %s", s, costFuel, costAll)
 }
 
+// functionIO decides whether a run uses function-runner's I/O
+// (docs/running.md): a module importing a Shopify Functions provider
+// (shopify_functions_javy_vN, shopify_function_vN, the shopify_v1 host
+// ABI) does, and so does any module given --input or --codec (explicit);
+// a static build of an in-memory provider runs through its own initialize
+// and finalize exports. It returns the run's provider, or nil: then the
+// guest's stdin and stdout are jsprof's, as under wasmtime run, and a
+// javy_quickjs_provider_vN a module imports is linked as wasmtime run
+// --preload links it (changing linked.plugin).
+func functionIO(main *wasmcore.Module, linked *linking, explicit bool) *shopify.Resolved {
+	switch {
+	case linked.provider != nil && (linked.provider.Family != shopify.JavyQuickJS || explicit):
+		return linked.provider
+	case linked.provider != nil:
+		r := linked.provider
+		linked.plugin = &runner.Plugin{Name: r.Path, Wasm: r.Wasm, Namespace: r.Namespace}
+		return nil
+	case shopify.SelfProvided(main):
+		r := shopify.SelfProvidedRun()
+		return &r
+	case explicit:
+		// function-runner runs a module that imports no provider over
+		// WASI, its input in JSON.
+		return &shopify.Resolved{Provider: shopify.Provider{Codec: shopify.JSON, IO: shopify.WASI}}
+	}
+	return nil
+}
+
 // prepareFunction sets a Shopify Function's run up as function-runner
 // does: the JSON input (--input, else stdin) encoded with the provider's
 // codec, or override (--codec) and handed over the provider's way.
@@ -118,8 +146,12 @@ func writeFunctionSummary(io stdio, instructions uint64, costModel string, info 
 	if costModel != "" {
 		counted = fmt.Sprintf("%s (%s) of %s%s", humanInstructions(instructions), costModel, humanInstructions(shopify.InstructionLimit), over(instructions, shopify.InstructionLimit))
 	}
+	provider := info.Provider
+	if provider == "" {
+		provider = "no provider"
+	}
 	fmt.Fprintf(io.err, "jsprof: %s (%s, %s): Instructions: %s; Linear Memory Usage: %dKB; Input Size: %s of %s%s; Output Size: %s of %s%s\n",
-		info.Export, info.Provider, info.Codec, counted, info.MemoryBytes/1024,
+		info.Export, provider, info.Codec, counted, info.MemoryBytes/1024,
 		humanSize(info.InputBytes), humanSize(shopify.InputLimit), over(info.InputBytes, shopify.InputLimit),
 		humanSize(info.OutputBytes), humanSize(shopify.OutputLimit), over(info.OutputBytes, shopify.OutputLimit))
 	if info.StartupInstructions > 0 || info.FinishInstructions > 0 {

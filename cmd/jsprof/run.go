@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -71,8 +70,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.Var(&f.env, "env", "set a guest environment variable `KEY=VALUE` (repeatable)")
 	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
 	fs.Var(&f.plugins, "plugin", "the Javy plugin or Shopify Functions provider a dynamic module imports: a `file`, or a folder of providers named by namespace as function-runner's providers/ (repeatable)")
-	fs.StringVar(&f.input, "input", "", "the function's input: a JSON `file` (a Shopify Function's, encoded for its provider), else the guest's stdin; default: jsprof's stdin")
-	fs.StringVar(&f.codec, "codec", "", "how a Shopify Function's input and output are encoded: json, messagepack or raw (default: the provider's, as function-runner chooses)")
+	fs.StringVar(&f.input, "input", "", "the function's input: a JSON `file`, encoded for its provider (any module given it runs with function-runner's I/O); default: jsprof's stdin")
+	fs.StringVar(&f.codec, "codec", "", "how a function's input and output are encoded: json, messagepack or raw (default: the provider's, as function-runner chooses; any module given it runs with function-runner's I/O)")
 	fs.StringVar(&f.export, "export", "", "the export to run (default _start, else shopify_main)")
 	fs.StringVar(&f.export, "e", "", "short for --export")
 	fs.StringVar(&f.cost, "cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
@@ -184,19 +183,18 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, fmt.Errorf("%s: %w", modulePath, err))
 	}
+	provider := functionIO(mainMod, &linked, f.input != "" || codec != nil)
 	opts.Plugin = linked.plugin
+	opts.SkipPluginInit = linked.provider != nil // providers come pre-initialized
 	opts.Entry = f.export
 	var function *shopify.Run
-	if linked.provider != nil {
-		if function, err = prepareFunction(&opts, *linked.provider, codec, f.input, io); err != nil {
+	if provider != nil {
+		if provider.Self {
+			fmt.Fprintf(io.err, "jsprof: %s is a static build of an in-memory provider, which function-runner cannot run (build it --dynamic, as Shopify CLI does); running it through its own initialize and finalize\n", opts.Name)
+		}
+		if function, err = prepareFunction(&opts, *provider, codec, f.input, io); err != nil {
 			return fail(io, exitFailure, err)
 		}
-	} else if f.input != "" {
-		in, err := os.ReadFile(f.input)
-		if err != nil {
-			return fail(io, exitFailure, fmt.Errorf("--input: %w", err))
-		}
-		opts.Stdin = bytes.NewReader(in)
 	}
 	if opts.Cache, err = openCache(); err != nil {
 		return fail(io, exitFailure, err)

@@ -477,3 +477,64 @@ func TestShopifyMemoryUnprofiled(t *testing.T) {
 	require.NotEmpty(t, got[0])
 	assert.Equal(t, got[0], got[1], "--mode off, then exact")
 }
+
+// buildStatic builds src on a provider without --dynamic: one module
+// holding the provider's engine, importing no provider.
+func buildStatic(t *testing.T, provider, src string) string {
+	t.Helper()
+	module := filepath.Join(t.TempDir(), "static.wasm")
+	got := jsprof(t, "", "build", "--plugin", filepath.Join(providersDir(t), provider+".wasm"), src, "-o", module)
+	require.Equal(t, 0, got.code, got.stderr)
+	return module
+}
+
+// TestRunModes: function-runner's I/O is for modules importing a Shopify
+// provider and for runs given --input or --codec. A module importing a
+// Javy QuickJS provider otherwise runs as wasmtime run --preload would,
+// stdin and stdout passed through; a module importing no provider, given
+// --codec and --input, gets its input encoded and its output decoded; a
+// static build of an in-memory provider says so and runs through its own
+// initialize and finalize.
+func TestRunModes(t *testing.T) {
+	dir := providersDir(t)
+	src := filepath.Join(t.TempDir(), "echo.js")
+	require.NoError(t, os.WriteFile(src, []byte(`const b = new Uint8Array(4096); const n = Javy.IO.readSync(0, b);
+console.error("read " + n); Javy.IO.writeSync(1, b.subarray(0, n));`), 0o644))
+	plain := buildFunction(t, "javy_quickjs_provider_v2", src)
+	bench := buildStatic(t, "shopify_functions_javy_v2", filepath.Join("testdata", "shopify", "payment_bench.js"))
+	self := buildStatic(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "shopify_function.js"))
+	const sorted = `{"sort_response":{"proposedOrder":["gid://shopify/PaymentMethod/1","gid://shopify/PaymentMethod/2","gid://shopify/PaymentMethod/3"]}}` + "\n"
+	for _, tt := range []struct {
+		name, stdin string
+		args        []string
+		code        int
+		stdout      string
+		stderr      []string
+		notStderr   string
+	}{
+		{"javy provider, stdin passed through", "not JSON at all", []string{"--plugin", filepath.Join(dir, "javy_quickjs_provider_v2.wasm"), plain},
+			0, "not JSON at all", []string{"read 15"}, "Instructions:"},
+		{"javy provider folder, stdin passed through", "{\"a\": 1}", []string{"--plugin", dir, plain},
+			0, "{\"a\": 1}", []string{"read 8"}, "Instructions:"},
+		{"javy provider given --input: function-runner's I/O", "", []string{"--plugin", dir, "--input", "testdata/shopify/input.json", plain},
+			0, "", []string{"read 182", "jsprof: _start (javy_quickjs_provider_v2, json): Instructions: "}, ""},
+		{"no provider, --codec messagepack", "", []string{"--codec", "messagepack", "--input", "testdata/shopify/payment_input.json", bench},
+			0, sorted, []string{"jsprof: _start (no provider, messagepack): Instructions: "}, ""},
+		{"static build of an in-memory provider", "", []string{"--input", "testdata/shopify/input.json", self},
+			0, wantOutput, []string{"is a static build of an in-memory provider, which function-runner cannot run (build it --dynamic, as Shopify CLI does)", "lines: 2"}, "unreachable"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := jsprof(t, tt.stdin, append([]string{"run", "-q"}, tt.args...)...)
+			require.Equal(t, tt.code, got.code, got.stderr)
+			if tt.stdout != "" {
+				assert.Equal(t, tt.stdout, got.stdout)
+			}
+			for _, s := range tt.stderr {
+				assert.Contains(t, got.stderr, s)
+			}
+			if tt.notStderr != "" {
+				assert.NotContains(t, got.stderr, tt.notStderr)
+			}
+		})
+	}
+}

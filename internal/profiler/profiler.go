@@ -466,15 +466,15 @@ func (s *Session) Configure(o *runner.Options) {
 	// ran before (instantiating and initializing the engine, a provider's
 	// initialize and input) is discarded by Restart, and the results are
 	// collected as soon as the call returns, before a provider's output is
-	// read. Both are reported as phases beside the profile. A static
-	// module is the instrumented one: nothing of it has run before its
-	// instantiation, so there is nothing to discard.
+	// read. Both are reported as phases beside the profile.
+	restarted := false
 	o.BeforeMain = chainBeforeMain(o.BeforeMain, func() error {
 		if s.meter.Started() {
 			var err error
 			if s.startup, err = s.meter.Restart(); err != nil {
 				return err
 			}
+			restarted = true
 		}
 		if s.sampler != nil {
 			s.window = s.sampler.Window()
@@ -483,6 +483,18 @@ func (s *Session) Configure(o *runner.Options) {
 	})
 	around := o.Around
 	measured := func(ctx context.Context, call func(context.Context) error) error {
+		// A static module is the instrumented one: the window starts
+		// here, after what its own provider exports set up (a static
+		// build of an in-memory provider's input).
+		if !restarted {
+			var err error
+			if s.startup, err = s.meter.Restart(); err != nil {
+				return err
+			}
+			if s.sampler != nil {
+				s.window = s.sampler.Window()
+			}
+		}
 		callErr := call(ctx)
 		if s.sampler == nil {
 			res, err := s.meter.Collect()
@@ -522,6 +534,17 @@ func chainBeforeMain(first func(context.Context, api.Module) error, start func()
 // meter's accounting state made. Instances other than the profiled module
 // are left alone.
 func (s *Session) Start(ctx context.Context, mod api.Module) error {
+	if s.moduleCode != nil && !meter.Instrumented(mod) {
+		if g, ok := mod.ExportedGlobal(wasmcore.InstructionCounterExport).(api.MutableGlobal); ok {
+			s.moduleCode.counter = g
+		}
+	}
+	// The meter first: it fixes the guest's view of its memory, so that
+	// the pages the program is put back in are past it, as the meter's
+	// own are (meter/memview.go), and the guest allocates as unprofiled.
+	if err := s.meter.Start(ctx, mod); err != nil {
+		return err
+	}
 	if s.detached != nil {
 		grew, err := restoreDetached(ctx, mod, s.detached)
 		if err != nil {
@@ -529,12 +552,7 @@ func (s *Session) Start(ctx context.Context, mod api.Module) error {
 		}
 		s.detachedBytes += grew
 	}
-	if s.moduleCode != nil && !meter.Instrumented(mod) {
-		if g, ok := mod.ExportedGlobal(wasmcore.InstructionCounterExport).(api.MutableGlobal); ok {
-			s.moduleCode.counter = g
-		}
-	}
-	return s.meter.Start(ctx, mod)
+	return nil
 }
 
 // GuestMemory is the part of an instance's linear memory of total bytes
@@ -544,6 +562,11 @@ func (s *Session) Start(ctx context.Context, mod api.Module) error {
 func (s *Session) GuestMemory(total uint64) uint64 {
 	if s.counting != nil {
 		return total // a counter is a global: it takes no memory
+	}
+	if guest := s.meter.GuestBytes(); guest > 0 {
+		// The guest's own view of its memory (meter/memview.go): the
+		// meter's pages and the gap before them are not in it.
+		return min(total, guest)
 	}
 	own := s.meter.ReservedBytes() + s.detachedBytes
 	if own > total {

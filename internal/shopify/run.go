@@ -54,13 +54,24 @@ func Configure(o *runner.Options, r Resolved, codec Codec, input []byte) *Run {
 	case InMemory:
 		// As function-runner: initialize and the input before the
 		// function module is instantiated, finalize after its export.
-		o.BeforeMain = func(ctx context.Context, plugin api.Module) error {
-			if plugin == nil {
-				return fmt.Errorf("provider %s was not instantiated", r.Namespace)
+		// A function that is its own provider (Self) has no instance
+		// before its own, and no start section: its input goes in just
+		// before the call.
+		if !r.Self {
+			o.BeforeMain = func(ctx context.Context, plugin api.Module) error {
+				if plugin == nil {
+					return fmt.Errorf("provider %s was not instantiated", r.Namespace)
+				}
+				return Prepare(ctx, plugin, input)
 			}
-			return Prepare(ctx, plugin, input)
 		}
 		o.Around = func(ctx context.Context, in runner.Instances, call func(context.Context) error) error {
+			if r.Self {
+				in.Plugin = in.Main
+				if err := Prepare(ctx, in.Main, input); err != nil {
+					return err
+				}
+			}
 			callErr := call(ctx)
 			// The logs explain a trap too: read them whatever happened.
 			run.output, run.outErr = Finish(context.WithoutCancel(ctx), in.Plugin)
