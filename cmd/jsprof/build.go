@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/profiler"
 )
 
 const buildSynopsis = `jsprof build --plugin PLUGIN.wasm [--dynamic] index.js -o index.wasm
@@ -21,27 +24,18 @@ carries the program's JS (Brotli-compressed in a javy_source section, as
 shows the source of the profiles it makes.`
 
 func cmdBuild(ctx context.Context, args []string, io stdio) int {
-	fs := newFlagSet("build", buildSynopsis, io)
+	fs := cli.NewFlagSet("build", buildSynopsis, io.err)
 	pluginPath := fs.String("plugin", "", "the Javy `plugin.wasm` (required)")
 	dynamic := fs.Bool("dynamic", false, "build a dynamic module that imports the plugin")
 	output := fs.String("o", "index.wasm", "write the module to `file`")
-	openCache := cacheFlag(fs)
+	cacheDir := cacheFlag(fs)
 	// Accept flags after the JS file too: jsprof build index.js -o out.wasm.
-	var positional []string
-	for {
-		if code, done := parseFlags(fs, args, io); done {
-			return code
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	positional, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
+	if done {
+		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(io.err, "jsprof: build: want one JS file, have %d\n", len(positional))
-		fs.Usage()
-		return exitUsage
+		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
 	}
 	if *pluginPath == "" {
 		return fail(io, exitUsage, errors.New("build: --plugin is required"))
@@ -50,30 +44,25 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	plugin, err := loadPlugin(*pluginPath)
+	plugin, err := profiler.LoadPlugin(*pluginPath)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	cache, err := openCache()
+	cache, err := cacheDir().Open()
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	bytecode, err := javy.Compile(ctx, plugin.info, plugin.wasm, src, cache)
-	if err != nil {
-		var compileErr *javy.CompileError
-		if errors.As(err, &compileErr) {
-			return fail(io, exitFailure, fmt.Errorf("%s: %w", positional[0], err))
+	out, err := profiler.BuildJS(ctx, plugin, src, *dynamic, cache)
+	if be := (*profiler.BuildError)(nil); errors.As(err, &be) && be.Step == "compiling" {
+		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, be.Err))
+	} else if be != nil {
+		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, be.Err))
+	} else if err != nil {
+		if strings.Contains(err.Error(), "could not load module") {
+			// Javy compiles one file: imports must be bundled in.
+			err = fmt.Errorf("%w; bundle its imports into one file first, e.g. npx esbuild %s --bundle --format=esm --outfile=bundle.js", err, positional[0])
 		}
-		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, err))
-	}
-	var out []byte
-	if *dynamic {
-		out, err = javy.BuildDynamic(plugin.module, plugin.info, bytecode)
-	} else {
-		out, err = javy.BuildStatic(ctx, plugin.wasm, plugin.info, bytecode, cache)
-	}
-	if err != nil {
-		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))
+		return fail(io, exitFailure, fmt.Errorf("%s: %w", positional[0], err))
 	}
 	out = javy.NameSource(out, filepath.Base(positional[0]))
 	if out, err = javy.EmbedSource(out, src); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,16 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/pprof/profile"
-	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
-	"github.com/tetratelabs/wazero"
 )
 
 const compareSynopsis = `jsprof compare --plugin BASE.wasm --plugin NEW.wasm [flags] index.js [-- guest args...]
@@ -34,63 +28,18 @@ jsprof's stderr; their stdout is compared, not printed. The exit code is 0
 when both behaved alike, 1 when they did not or --timeout stopped either
 (the diff is still printed).`
 
-// profileRunner runs a module with exact profiling under a cost model and
-// returns its profile and jsprof's exit code for the run. The guest gets
-// args, io.in as stdin (a Shopify Function: its JSON input, encoded for its
-// provider) and io.out (a function's output, as JSON) and io.err. It fails
-// when no profile could be made.
-type profileRunner func(ctx context.Context, name string, module []byte, provider *shopify.Resolved, args []string, cost wasmcore.CostModel, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error)
-
-// runProfiled is the profileRunner of jsprof compare: the pipeline of
-// jsprof run, in exact mode.
-func runProfiled(ctx context.Context, name string, module []byte, provider *shopify.Resolved, args []string, cost wasmcore.CostModel, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
-	ropts := runner.Options{Name: name, Args: args, Stdin: io.in, Stdout: io.out, Stderr: io.err, Cache: cache}
-	var function *shopify.Run
-	if provider != nil {
-		var err error
-		if function, err = prepareFunction(&ropts, *provider, nil, "", io); err != nil {
-			return nil, 0, err
-		}
-	}
-	out, res, err := profiler.Profile(ctx, module, ropts,
-		profiler.Options{Mode: profiler.Exact, Cost: cost, Warn: func(err error) { warn(io, err) }})
-	if err != nil {
-		return nil, 0, err
-	}
-	for _, w := range out.Warnings {
-		warn(io, w)
-	}
-	code := profiler.ExitCode(res)
-	if function != nil {
-		o, oerr := function.Output()
-		if err := writeFunctionOutput(o, oerr, function.Codec, res, io); err != nil {
-			warn(io, err)
-		}
-	}
-	return out.Profile, code, nil
-}
+// profileRunner runs a job: profiler.Execute (tests give another).
+type profileRunner func(ctx context.Context, job profiler.Job) (*profiler.Done, error)
 
 func cmdCompare(ctx context.Context, args []string, io stdio) int {
-	return compare(ctx, args, io, runProfiled)
-}
-
-// compareSide is one engine's build and run.
-type compareSide struct {
-	label      string // "base" or "new"
-	pluginPath string
-	module     []byte            // the built module
-	provider   *shopify.Resolved // a Shopify Function's (--input)
-	tables     *report.Tables
-	stdout     bytes.Buffer
-	exitCode   int
+	return compare(ctx, args, io, profiler.Execute)
 }
 
 func compare(ctx context.Context, args []string, io stdio, run profileRunner) int {
-	fs := newFlagSet("compare", compareSynopsis, io)
-	var plugins listFlag
+	fs := cli.NewFlagSet("compare", compareSynopsis, io.err)
+	var plugins cli.List
 	fs.Var(&plugins, "plugin", "a Javy `plugin.wasm`: give two, the base first, then the new")
-	format := formatFlags(fs)
-	top := fs.Int("top", -1, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
+	top, format := viewFlags(fs, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
 	by := diffByFlag(fs)
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
 	outDir := fs.String("out-dir", "", "keep the modules, profiles and guest outputs in `DIR` (base.wasm, base.pb.gz, base.stdout, new.…)")
@@ -98,7 +47,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	inputPath := fs.String("input", "", "a Shopify Function's JSON input `file`: each plugin given is then a provider, and the JS is built against it as a dynamic function")
 	timeout := fs.Duration("timeout", 0, "stop each guest after it has run this `duration` (compiling not counted); a guest stopped makes the compare fail (exit 1), its diff still printed")
 	costName := fs.String("cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
-	openCache := cacheFlag(fs)
+	cacheDir := cacheFlag(fs)
 	// Flags may come after the JS file; guest arguments after --.
 	var guestArgs []string
 	for i, a := range args {
@@ -107,24 +56,19 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 			break
 		}
 	}
-	positional, code, done := parseInterleaved(fs, args, io)
+	positional, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(io.err, "jsprof: compare: want one JS file (guest arguments go after --), have %d: %s\n", len(positional), strings.Join(positional, " "))
-		fs.Usage()
-		return exitUsage
+		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one JS file (guest arguments go after --), have %d: %s", len(positional), strings.Join(positional, " ")))
 	}
 	if len(plugins) != 2 {
 		return fail(io, exitUsage, fmt.Errorf("compare: want two --plugin, the base and the new, have %d", len(plugins)))
 	}
-	f, err := format()
+	f, err := format("compare")
 	if err != nil {
-		return fail(io, exitUsage, fmt.Errorf("compare: %w", err))
-	}
-	if *top < -1 {
-		return fail(io, exitUsage, fmt.Errorf("compare: --top %d: want 0 (all) or more", *top))
+		return fail(io, exitUsage, err)
 	}
 	if err := checkDiffBy(*by); err != nil {
 		return fail(io, exitUsage, fmt.Errorf("compare: %w", err))
@@ -152,173 +96,61 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 			return fail(io, exitFailure, fmt.Errorf("--stdin: %w", err))
 		}
 	}
-	cache, err := openCache()
-	if err != nil {
-		return fail(io, exitFailure, err)
-	}
 	if *outDir != "" {
 		if err := os.MkdirAll(*outDir, 0o755); err != nil {
 			return fail(io, exitFailure, fmt.Errorf("--out-dir: %w", err))
 		}
 	}
-
-	sides := []*compareSide{{label: "base", pluginPath: plugins[0]}, {label: "new", pluginPath: plugins[1]}}
-	for _, s := range sides {
-		plugin, err := loadPlugin(s.pluginPath)
-		if err != nil {
-			return fail(io, exitFailure, err)
-		}
-		bytecode, err := javy.Compile(ctx, plugin.info, plugin.wasm, src, cache)
-		if err != nil {
-			var compileErr *javy.CompileError
-			if errors.As(err, &compileErr) {
-				return fail(io, exitFailure, fmt.Errorf("%s (with %s): %w", jsPath, s.pluginPath, err))
+	sides, err := profiler.Compare(ctx, profiler.Comparison{Source: src, SourcePath: jsPath, Plugins: [2]string{plugins[0], plugins[1]},
+		Function: *inputPath != "", Stdin: stdin, Args: guestArgs, Cost: cost, Timeout: *timeout, Cache: cacheDir(),
+		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run,
+		Ran: func(s *profiler.Side) error {
+			if *outDir == "" {
+				return nil
 			}
-			return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", jsPath, s.pluginPath, err))
-		}
-		var module []byte
-		if *inputPath != "" {
-			// A Shopify Function: built dynamic, as javy build -C dynamic
-			// does, and run with its provider, as function-runner runs it.
-			if module, err = javy.BuildDynamic(plugin.module, plugin.info, bytecode); err == nil {
-				var m *wasmcore.Module
-				if m, err = wasmcore.Decode(module); err == nil {
-					var r shopify.Resolved
-					if r, err = shopify.Resolve(m, s.pluginPath); err == nil {
-						s.provider = &r
-					}
-				}
+			if err := keepSide(*outDir, s); err != nil {
+				return fmt.Errorf("--out-dir: %w", err)
 			}
-		} else {
-			module, err = javy.BuildStatic(ctx, plugin.wasm, plugin.info, bytecode, cache)
-		}
-		if err != nil {
-			return fail(io, exitFailure, fmt.Errorf("building %s with %s: %w", jsPath, s.pluginPath, err))
-		}
-		s.module = module
-	}
-	for _, s := range sides {
-		guest := stdio{in: bytes.NewReader(stdin), out: &s.stdout, err: io.err}
-		runCtx := ctx
-		if *timeout > 0 {
-			// Counted from when the module is compiled, and inside the run
-			// alone (runner.WithTimeout): the context naming sees is not
-			// done by it, so a guest its timeout stopped still has its
-			// functions named; only a signal skips that.
-			runCtx = runner.WithTimeout(ctx, *timeout, fmt.Errorf("%s %v", profiler.TimeoutPrefix, *timeout))
-		}
-		prof, code, err := run(runCtx, s.label+".wasm", s.module, s.provider, guestArgs, cost, cache, guest)
-		if err != nil {
-			return fail(io, exitFailure, fmt.Errorf("running %s built with %s: %w", jsPath, s.pluginPath, err))
-		}
-		s.exitCode = code
-		if s.tables, err = report.FromProfile(prof); err != nil {
-			return fail(io, exitFailure, fmt.Errorf("%s built with %s: %w", jsPath, s.pluginPath, err))
-		}
-		if *outDir != "" {
-			if err := keepSide(*outDir, s, prof); err != nil {
-				return fail(io, exitFailure, fmt.Errorf("--out-dir: %w", err))
-			}
-		}
-		if ctx.Err() != nil {
-			// Interrupted: what was kept is kept; the other side is not run.
-			return failInterrupted(ctx, io, exitFailure, context.Cause(ctx))
-		}
+			return nil
+		},
+	})
+	if err != nil {
+		return failInterrupted(ctx, io, exitFailure, err)
 	}
 	names := [2]string{filepath.Base(plugins[0]), filepath.Base(plugins[1])}
 	if names[0] == names[1] {
 		names = [2]string{plugins[0], plugins[1]}
 	}
-	df := diff.New(sides[0].tables, sides[1].tables, names[0], names[1])
-	if err := writeDiff(io.out, df, f, *by, *top, *htmlPath); err != nil {
+	df := diff.New(sides[0].Tables, sides[1].Tables, names[0], names[1])
+	if err := writeDiff(io.out, df, f, *by, *top, *htmlPath, nil); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	// The diff's counts mean nothing without their cost model, and its
 	// formats have no place for it: it is said beside them, in every format.
 	fmt.Fprintf(io.err, "jsprof: compare: Wasm instructions counted as %s\n", costModelText(cost))
-	base, new := sides[0], sides[1]
-	if stopped := timedOut(base, new); stopped != "" {
+	if stopped := profiler.TimedOut(sides); stopped != "" {
 		// A guest stopped part-way did not do all its work: its output
 		// and its profile are no measure of the engine's, whether or not
 		// the other side was stopped too.
 		return fail(io, exitFailure, fmt.Errorf("compare: %s after --timeout %v: the profiles cover part of a run", stopped, *timeout))
 	}
-	if mismatch := behaviourMismatch(base, new); mismatch != "" {
-		return fail(io, exitFailure, errors.New(mismatch))
+	if mismatch := profiler.Mismatch(sides); mismatch != "" {
+		return fail(io, exitFailure, errors.New("compare: the engines behaved differently: "+mismatch))
 	}
-	fmt.Fprintf(io.err, "jsprof: both engines printed the same output (%s) and exited with %d\n", lineCount(base.stdout.Bytes()), base.exitCode)
+	fmt.Fprintf(io.err, "jsprof: both engines printed the same output (%s) and exited with %d\n", profiler.LineCount(sides[0].Stdout.Bytes()), sides[0].Done.ExitCode)
 	return 0
 }
 
 // keepSide writes a side's module, profile and output into dir.
-func keepSide(dir string, s *compareSide, prof *profile.Profile) error {
-	base := filepath.Join(dir, s.label)
-	if err := writeFileAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.module); return err }); err != nil {
+func keepSide(dir string, s *profiler.Side) error {
+	base := filepath.Join(dir, s.Label)
+	if err := files.WriteAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.Module); return err }); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(base+".pb.gz", func(w *os.File) error { return jsprofile.Write(w, prof) }); err != nil {
+	if err := files.WriteAtomic(base+".pb.gz", func(w *os.File) error { return jsprofile.Write(w, s.Done.Outcome.Profile) }); err != nil {
 		return err
 	}
-	return writeFileAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.stdout.Bytes()); return err })
-}
-
-// timedOut says which guests their timeout stopped ("the base was
-// stopped"), as their profiles record it; "" when none.
-func timedOut(base, new *compareSide) string {
-	b := strings.HasPrefix(base.tables.Trap, profiler.TimeoutPrefix)
-	n := strings.HasPrefix(new.tables.Trap, profiler.TimeoutPrefix)
-	switch {
-	case b && n:
-		return "both guests were stopped"
-	case b:
-		return "the base was stopped"
-	case n:
-		return "the new was stopped"
-	}
-	return ""
-}
-
-// behaviourMismatch says how the two guests behaved differently, "" when
-// they printed the same and exited alike.
-func behaviourMismatch(base, new *compareSide) string {
-	var why []string
-	if base.exitCode != new.exitCode {
-		why = append(why, fmt.Sprintf("the base exited with %d, the new with %d", base.exitCode, new.exitCode))
-	}
-	if !bytes.Equal(base.stdout.Bytes(), new.stdout.Bytes()) {
-		b := strings.Split(base.stdout.String(), "\n")
-		n := strings.Split(new.stdout.String(), "\n")
-		i := 0
-		for i < len(b) && i < len(n) && b[i] == n[i] {
-			i++
-		}
-		line := func(l []string) string {
-			if i < len(l) {
-				return fmt.Sprintf("%q", l[i])
-			}
-			return "nothing"
-		}
-		why = append(why, fmt.Sprintf("the outputs differ from line %d: the base printed %s, the new %s", i+1, line(b), line(n)))
-	}
-	if len(why) == 0 {
-		return ""
-	}
-	return "compare: the engines behaved differently: " + strings.Join(why, "; ")
-}
-
-// lineCount reads "1 line", "12 lines", "no output".
-func lineCount(b []byte) string {
-	if len(b) == 0 {
-		return "no output"
-	}
-	n := bytes.Count(b, []byte("\n"))
-	if b[len(b)-1] != '\n' {
-		n++
-	}
-	if n == 1 {
-		return "1 line"
-	}
-	return fmt.Sprintf("%d lines", n)
+	return files.WriteAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.Stdout.Bytes()); return err })
 }
 
 // costModelText names a cost model and says what it counts.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,8 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/tetratelabs/wazero"
+	"github.com/jsprof/jsprof/internal/runner"
 )
 
 func main() {
@@ -30,7 +30,7 @@ func main() {
 		if !ok {
 			return
 		}
-		cancel(interrupted{sig.(syscall.Signal)})
+		cancel(interrupted{Sig: sig.(syscall.Signal)})
 		if sig, ok := <-signals; ok {
 			exitNow(sig.(syscall.Signal))
 		}
@@ -40,6 +40,7 @@ func main() {
 	// which the guest sees as EIO (wazero has no EPIPE to give it).
 	signal.Ignore(syscall.SIGPIPE)
 	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
+		color:          cli.UseColor(cli.IsTerminal(os.Stderr), os.Getenv),
 		defaultSignals: func() { signal.Reset(os.Interrupt, syscall.SIGTERM) }})
 	signal.Stop(signals)
 	cancel(nil)
@@ -52,7 +53,7 @@ func main() {
 // given a moment, not more: stderr may be a pipe nobody reads, where a
 // write would block for ever and the exit with it.
 func exitNow(sig syscall.Signal) {
-	removeTemporaries()
+	files.RemoveTemporaries()
 	said := make(chan struct{})
 	go func() {
 		fmt.Fprintf(os.Stderr, "jsprof: %s, a second signal: exiting without writing\n", sig)
@@ -66,21 +67,18 @@ func exitNow(sig syscall.Signal) {
 }
 
 // interrupted is the cause of a context cancelled by a signal.
-type interrupted struct{ sig syscall.Signal }
+type interrupted = profiler.Interrupted
 
-func (i interrupted) Error() string { return "interrupted by " + i.sig.String() }
-
-// Signal is the signal that interrupted the run.
-func (i interrupted) Signal() syscall.Signal { return i.sig }
-
-// exitLimit is the exit code of a guest stopped by --timeout or
-// --max-instructions, as timeout(1) exits.
-const exitLimit = 124
+// exitLimit: a guest stopped by --timeout or --max-instructions.
+const exitLimit = profiler.ExitLimit
 
 // stdio is the user's terminal, or a test's buffers.
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
+	// color says whether err is a terminal that may show colour
+	// (useColor): warnings and OVER THE LIMIT are coloured there.
+	color bool
 	// defaultSignals, when set (the jsprof binary; not tests running
 	// Main), gives SIGINT and SIGTERM back their default action, ending the
 	// process: --mode off without --timeout runs the guest where Go cannot
@@ -108,6 +106,7 @@ func commands() []command {
 		{"report", "print a profile's cost per opcode, JS function or line", cmdReport},
 		{"diff", "compare two profiles of the same JS, opcodes aligned by name", cmdDiff},
 		{"compare", "build the same JS with two Javy plugins, profile both and diff", cmdCompare},
+		{"version", "print jsprof's version and the revision it was built from", cmdVersion},
 	}
 }
 
@@ -122,13 +121,28 @@ func Main(ctx context.Context, args []string, io stdio) int {
 	case "-h", "-help", "--help", "help":
 		usage(io.out)
 		return 0
+	case "-version", "--version":
+		return cmdVersion(ctx, args[1:], io)
 	}
 	for _, c := range commands() {
 		if args[0] == c.name {
 			return c.run(ctx, args[1:], io)
 		}
 	}
+	// jsprof module.wasm is jsprof run module.wasm: what is neither a
+	// flag, a command, a file nor a .wasm path was meant as a command.
+	if !strings.HasPrefix(args[0], "-") && !strings.HasSuffix(strings.ToLower(args[0]), ".wasm") && !isFile(args[0]) {
+		fmt.Fprintf(io.err, "jsprof: unknown command %q (and no such module file)\n", args[0])
+		usage(io.err)
+		return exitUsage
+	}
 	return cmdRun(ctx, args, io)
+}
+
+// isFile says whether path names something that exists.
+func isFile(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func usage(w io.Writer) {
@@ -140,94 +154,15 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\njsprof module.wasm is jsprof run module.wasm. 'jsprof COMMAND --help' tells more.")
 }
 
-// newFlagSet returns a flag set that reports errors on io.err and prints
-// synopsis above the flags for --help, once, on io.out.
-func newFlagSet(name, synopsis string, io stdio) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.err)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", synopsis)
-		printDefaults(fs)
-	}
-	return fs
-}
-
-// printDefaults is flag's PrintDefaults, except that a default of -1
-// (--top's "not given": the default depends on the output) is not shown,
-// as the flag's own text says what it means.
-func printDefaults(fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		var b strings.Builder
-		fmt.Fprintf(&b, "  -%s", f.Name)
-		kind, usage := flag.UnquoteUsage(f)
-		if kind != "" {
-			b.WriteString(" " + kind)
-		}
-		if b.Len() <= 4 && kind == "" {
-			b.WriteString("\t")
-		} else {
-			b.WriteString("\n    \t")
-		}
-		b.WriteString(strings.ReplaceAll(usage, "\n", "\n    \t"))
-		switch f.DefValue {
-		case "", "0", "0s", "false", "-1":
-		default:
-			if g, ok := f.Value.(flag.Getter); ok && isString(g.Get()) {
-				fmt.Fprintf(&b, " (default %q)", f.DefValue)
-			} else {
-				fmt.Fprintf(&b, " (default %v)", f.DefValue)
-			}
-		}
-		fmt.Fprintln(fs.Output(), b.String())
-	})
-}
-
-func isString(v any) bool { _, ok := v.(string); return ok }
-
-// parseFlags parses args; done reports that the caller should return code.
-// --help prints the usage on stdout; a bad flag, flag's message and the
-// usage on stderr.
-func parseFlags(fs *flag.FlagSet, args []string, io stdio) (code int, done bool) {
-	usage := fs.Usage
-	fs.Usage = func() {} // printed below, once, where it belongs
-	err := fs.Parse(args)
-	fs.Usage = usage
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(io.out)
-			fs.Usage()
-			fs.SetOutput(io.err)
-			return 0, true
-		}
-		fs.Usage()
-		return exitUsage, true
-	}
-	return 0, false
-}
-
 // fail prints err as one line prefixed with jsprof and returns code.
 func fail(io stdio, code int, err error) int {
 	fmt.Fprintf(io.err, "jsprof: %s\n", profiler.FirstLine(err.Error()))
 	return code
 }
 
-// given says whether the flag called name was set on the command line,
-// as opposed to left at its default.
-func given(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
-// listFlag collects a repeated flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
 // cacheFlag adds --cache-dir and --cache-size and returns a function that
-// opens the cache, kept within its size (cache.go).
-func cacheFlag(fs *flag.FlagSet) func() (wazero.CompilationCache, error) {
+// reads them: the cache, opened within its size (runner.CacheDir).
+func cacheFlag(fs *flag.FlagSet) func() runner.CacheDir {
 	def := os.Getenv("JSPROF_CACHE_DIR")
 	if def == "" {
 		if d, err := os.UserCacheDir(); err == nil {
@@ -235,19 +170,6 @@ func cacheFlag(fs *flag.FlagSet) func() (wazero.CompilationCache, error) {
 		}
 	}
 	dir := fs.String("cache-dir", def, "directory for compiled modules (empty: no cache; env JSPROF_CACHE_DIR)")
-	size := fs.Int64("cache-size", defaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
-	return func() (wazero.CompilationCache, error) {
-		if *dir == "" {
-			return nil, nil
-		}
-		if *size <= 0 {
-			return nil, fmt.Errorf("--cache-size %d: want a size in MB, at least 1", *size)
-		}
-		trimCache(*dir, *size<<20, time.Now())
-		c, err := wazero.NewCompilationCacheWithDir(*dir)
-		if err != nil {
-			return nil, fmt.Errorf("--cache-dir %s: %w", *dir, err)
-		}
-		return c, nil
-	}
+	size := fs.Int64("cache-size", runner.DefaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
+	return func() runner.CacheDir { return runner.CacheDir{Dir: *dir, Limit: *size << 20} }
 }

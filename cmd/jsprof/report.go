@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
@@ -41,20 +42,27 @@ const (
 	formatJSON
 )
 
-// formatFlags adds --csv and --json and returns a function that reads them.
-func formatFlags(fs *flag.FlagSet) func() (outputFormat, error) {
+// viewFlags adds --csv, --json and --top (with topUsage) and returns --top
+// and a function that reads and checks them: its error, a usage error,
+// names the command.
+func viewFlags(fs *flag.FlagSet, topUsage string) (*int, func(cmd string) (outputFormat, error)) {
 	csvOut := fs.Bool("csv", false, "write CSV, with exact counts")
 	jsonOut := fs.Bool("json", false, "write one JSON document, with exact counts")
-	return func() (outputFormat, error) {
+	top := fs.Int("top", -1, topUsage)
+	return top, func(cmd string) (outputFormat, error) {
+		f := formatText
 		switch {
 		case *csvOut && *jsonOut:
-			return 0, errors.New("--csv and --json: choose one")
+			return 0, fmt.Errorf("%s: --csv and --json: choose one", cmd)
 		case *csvOut:
-			return formatCSV, nil
+			f = formatCSV
 		case *jsonOut:
-			return formatJSON, nil
+			f = formatJSON
 		}
-		return formatText, nil
+		if *top < -1 {
+			return 0, fmt.Errorf("%s: --top %d: want 0 (all) or more", cmd, *top)
+		}
+		return f, nil
 	}
 }
 
@@ -63,30 +71,24 @@ func formatFlags(fs *flag.FlagSet) func() (outputFormat, error) {
 const defaultTop = 20
 
 func cmdReport(ctx context.Context, args []string, io stdio) int {
-	fs := newFlagSet("report", reportSynopsis, io)
-	format := formatFlags(fs)
+	fs := cli.NewFlagSet("report", reportSynopsis, io.err)
+	top, format := viewFlags(fs, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV and JSON, up to 300 in HTML); at most 5 callers under each Wasm function", defaultTop))
 	by := fs.String("by", report.ByOpcode, "the view: `opcode`, function (each function with its opcodes), line, summary or wasm (each Wasm function with the opcodes and natives that reached it)")
-	top := fs.Int("top", -1, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV and JSON, up to 300 in HTML); at most 5 callers under each Wasm function", defaultTop))
 	function := fs.String("function", "", "only the JS functions named `NAME`")
 	htmlPath := fs.String("html", "", "also write an HTML report to `file` (self-contained, no network)")
-	var sources listFlag
+	var sources cli.List
 	fs.Var(&sources, "source", "annotate the HTML report with the JS `file` (repeatable; matched to the profile's JS files by name)")
 	module := fs.String("module", "", "annotate the HTML report with the JS the Javy module `file` carries (its javy_source section)")
-	files, code, done := parseInterleaved(fs, args, io)
+	files, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
 	}
 	if len(files) != 1 {
-		fmt.Fprintf(io.err, "jsprof: report: want one profile, have %d\n", len(files))
-		fs.Usage()
-		return exitUsage
+		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one profile, have %d", len(files)))
 	}
-	f, err := format()
+	f, err := format("report")
 	if err != nil {
-		return fail(io, exitUsage, fmt.Errorf("report: %w", err))
-	}
-	if *top < -1 {
-		return fail(io, exitUsage, fmt.Errorf("report: --top %d: want 0 (all) or more", *top))
+		return fail(io, exitUsage, err)
 	}
 	if (len(sources) > 0 || *module != "") && *htmlPath == "" {
 		return fail(io, exitUsage, errors.New("report: --source and --module annotate the HTML report: add --html FILE"))
@@ -106,12 +108,14 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		if err != nil {
 			return fail(io, exitUsage, fmt.Errorf("report: %w", err))
 		}
-		srcs, err := readSources(sources, *module, io)
+		srcs, note, err := htmlview.ReadSources(sources, *module)
 		if err != nil {
 			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
+		} else if note != "" {
+			fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", *module, note)
 		}
 		if len(sources) == 0 && *module == "" {
-			srcs = profileModuleSource(path, data.Module)
+			srcs = htmlview.ProfileModuleSource(path, data.Module)
 		}
 		if _, left := htmlview.MatchSources(r.Data(), srcs); len(left) > 0 {
 			for _, s := range left {
@@ -141,98 +145,9 @@ func reportPage(r *report.Report, o htmlview.ReportOptions) func(io.Writer) erro
 	return func(w io.Writer) error { return htmlview.WriteReport(w, r, o) }
 }
 
-// readSources reads the JS files of --source, and the JS the module of
-// --module carries (a module an earlier jsprof build made records only its
-// JS file's name: that file is read from beside the module, when there).
-func readSources(files []string, module string, io stdio) ([]htmlview.SourceFile, error) {
-	var out []htmlview.SourceFile
-	for _, f := range files {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("--source: %w", err)
-		}
-		out = append(out, htmlview.SourceFile{Name: f, Text: text, From: "--source " + f})
-	}
-	if module == "" {
-		return out, nil
-	}
-	wasm, err := os.ReadFile(module)
-	if err != nil {
-		return nil, fmt.Errorf("--module: %w", err)
-	}
-	src, note, err := moduleSource(wasm, module)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("--module %s: %w", module, err)
-	case src != nil:
-		return append(out, *src), nil
-	}
-	fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", module, note)
-	return out, nil
-}
-
-// moduleSource reads the JS a module carries, or the JS file it names
-// from beside it (a module jsprof build made before it embedded the JS);
-// nil and why when there is neither.
-func moduleSource(wasm []byte, module string) (src *htmlview.SourceFile, note string, err error) {
-	s, err := htmlview.ModuleSource(wasm, "")
-	switch {
-	case err == nil:
-		s.From = module + " (" + s.From + ")"
-		return &s, "", nil
-	case !errors.Is(err, htmlview.ErrNoModuleSource):
-		return nil, "", err
-	case s.Name != "":
-		beside := filepath.Join(filepath.Dir(module), filepath.Base(s.Name))
-		if text, err := os.ReadFile(beside); err == nil {
-			return &htmlview.SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
-		}
-		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", s.Name, s.Name), nil
-	}
-	return nil, err.Error(), nil
-}
-
-// profileModuleSource is the JS of the module a profile was made of, when
-// no --source or --module says where the JS is: the profile names its
-// module (by its file's name), and the module is looked for beside the
-// profile, then in the current directory, where jsprof build and jsprof run
-// leave it. A module not found, or without JS, annotates nothing; the page
-// says how to give the JS.
-func profileModuleSource(profilePath, module string) []htmlview.SourceFile {
-	if module == "" {
-		return nil
-	}
-	name := filepath.Base(module) // the profile names a file, not a path to follow
-	for _, p := range []string{filepath.Join(filepath.Dir(profilePath), name), name} {
-		wasm, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		if src, _, err := moduleSource(wasm, p); err == nil && src != nil {
-			return []htmlview.SourceFile{*src}
-		}
-	}
-	return nil
-}
-
-// parseInterleaved parses flags that may come before, between or after the
-// positional arguments (jsprof report PROFILE --json), and returns those.
-func parseInterleaved(fs *flag.FlagSet, args []string, io stdio) (positional []string, code int, done bool) {
-	for {
-		if code, done := parseFlags(fs, args, io); done {
-			return nil, code, true
-		}
-		if fs.NArg() == 0 {
-			return positional, 0, false
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
 // writeHTML writes a page to path, atomically; errors name the file.
 func writeHTML(path string, write func(io.Writer) error) error {
-	err := writeFileAtomic(path, func(f *os.File) error { return write(f) })
+	err := files.WriteAtomic(path, func(f *os.File) error { return write(f) })
 	if err != nil && !strings.Contains(err.Error(), path) {
 		err = fmt.Errorf("--html %s: %w", path, err)
 	}

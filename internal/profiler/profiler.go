@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/dispatch/natives"
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/bytecode"
@@ -100,6 +102,10 @@ type Options struct {
 	// *NoInterpreterError: a Shopify Function not written in JS still has
 	// its export call counted, as function-runner counts it.
 	CountWithoutInterpreter bool
+	// CountOnly makes the run count the instructions of every module
+	// (PrepareCount), whatever they hold: tests compare the two ways of
+	// counting with it.
+	CountOnly bool
 }
 
 // NoInterpreterError says that no module of the run holds a JS interpreter:
@@ -139,9 +145,9 @@ type Session struct {
 	windowed  *meter.Results
 	windowErr error
 	window    func(jsprofile.Meta, stacks.Identity) (*profile.Profile, error)
-	namer     *naming.Namer   // nil: functions named by address
-	natives   *nativeIndex    // nil: natives named by table index
-	sampler   *stacks.Sampler // Sample mode only
+	namer     *naming.Namer      // nil: functions named by address
+	natives   *natives.Catalogue // nil: natives named by table index
+	sampler   *stacks.Sampler    // Sample mode only
 	// sym and wasmNames name the engine's Wasm functions (sampling, or
 	// exact mode's Wasm frames).
 	sym       *wasmcore.Symbolizer
@@ -170,6 +176,9 @@ type Session struct {
 // interpreter gives a *NoInterpreterError, or, with
 // Options.CountWithoutInterpreter, a count-only session.
 func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options) (*Session, error) {
+	if opts.CountOnly {
+		return PrepareCount(ctx, name, main, plugin, opts)
+	}
 	if opts.Mode == "" {
 		opts.Mode = Exact
 	}
@@ -206,16 +215,14 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 		}
 		s.engine, s.analysis, plan = pluginMod, pluginReport, pplan
 		// The dynamic module's own code runs in the measured call too, and
-		// function-runner counts it: exact mode counts it with wasmcore's
-		// counter and adds it as a bucket (moduleCode). The stops come
+		// function-runner counts it: both modes count it with wasmcore's
+		// counter and add it as a bucket (moduleCode). The stops come
 		// after, uncounted: they are jsprof's, not the guest's.
-		if !mopts.Sample {
-			per := s.opts.Meter != nil && s.opts.Meter.PerInstruction
-			if s.main, err = countOnly(name, s.main, s.costModel(), per); err != nil {
-				return nil, err
-			}
-			s.moduleCode = &moduleCode{}
+		per := s.opts.Meter != nil && s.opts.Meter.PerInstruction
+		if s.main, err = countOnly(name, s.main, s.costModel(), per); err != nil {
+			return nil, err
 		}
+		s.moduleCode = &moduleCode{}
 		if s.main, err = addStops(name, s.main); err != nil {
 			return nil, err
 		}
@@ -290,16 +297,26 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 			memo.store(r)
 		}
 	}
-	set := func(out []byte) {
+	set := func(out []byte) error {
+		if m.Start != nil {
+			// Not cached so: a start function is rare in an engine.
+			var err error
+			if out, err = addStartStops(what, out); err != nil {
+				return err
+			}
+		}
 		if isMain {
 			s.main, s.detached = out, detached
 		} else {
 			s.plugin = out
 		}
+		return nil
 	}
 	if key != "" {
 		if out, p, ok := loadPrepared(s.opts.CacheDir, key); ok {
-			set(out)
+			if err := set(out); err != nil {
+				return nil, nil, nil, err
+			}
 			s.facts = p.Facts
 			return m, p.Report, p.Plan, nil
 		}
@@ -332,7 +349,9 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 	if key != "" {
 		storePrepared(s.opts.CacheDir, key, out, r, plan, facts)
 	}
-	set(out)
+	if err := set(out); err != nil {
+		return nil, nil, nil, err
+	}
 	s.facts = facts
 	return m, r, plan, nil
 }
@@ -398,6 +417,24 @@ func addStops(what string, wasm []byte) ([]byte, error) {
 	return out, nil
 }
 
+// addStartStops gives the loops of an instrumented engine's start
+// function a checkpoint (meter.AddStartStops), so that a timeout or an
+// interrupt stops it: it runs before the engine's own checkpoints can.
+func addStartStops(what string, wasm []byte) ([]byte, error) {
+	m, err := wasmcore.Decode(wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if changed, err := meter.AddStartStops(m); err != nil || !changed {
+		return wasm, err
+	}
+	out, err := m.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
 // makeRoomForCounters lifts the maximum of a memory the module defines, so
 // that the meter can grow it for its counters even when the module fixed
 // its size (maximum = minimum): such a module could not be profiled at all.
@@ -446,9 +483,10 @@ func (s *Session) Plugin() []byte { return s.plugin }
 func (s *Session) Meter() *meter.Meter { return s.meter }
 
 // Configure hooks the session into a run: the plugin to load, the meter's
-// host functions and start. The meter stops the guest itself, at its
-// checkpoints, on a limit, a timeout or an interrupt, so that its counters
-// stay readable: wazero must not close the module first.
+// host functions and start, composed with the hooks o has already (the
+// session's run first, then the caller's). The meter stops the guest
+// itself, at its checkpoints, on a limit, a timeout or an interrupt, so
+// that its counters stay readable: wazero must not close the module first.
 func (s *Session) Configure(o *runner.Options) {
 	if o.Plugin != nil && s.plugin != nil {
 		p := *o.Plugin
@@ -459,7 +497,8 @@ func (s *Session) Configure(o *runner.Options) {
 		s.configureCount(o)
 		return
 	}
-	o.Link, o.Instantiated = s.meter.Link, s.Start
+	o.Link = composeLink(s.meter.Link, o.Link)
+	o.Instantiated = composeInstantiated(s.Start, o.Instantiated)
 	o.KeepOnContextDone = true
 	// The profile covers what function-runner counts of a function: its
 	// module's instantiation (a start section) and its entry call. What
@@ -505,6 +544,12 @@ func (s *Session) Configure(o *runner.Options) {
 			s.windowed, s.windowErr = res, err
 		} else {
 			s.windowed, s.windowErr = s.meter.Collect()
+			if s.windowed != nil {
+				// Counted exactly, never sampled: its own sample, so that
+				// the total is exact mode's.
+				s.moduleCode.add(s.windowed)
+				s.sampler.AddBucket(meter.BucketModuleCode, s.moduleCode.counted())
+			}
 		}
 		return callErr
 	}
@@ -526,6 +571,35 @@ func chainBeforeMain(first func(context.Context, api.Module) error, start func()
 			}
 		}
 		return start()
+	}
+}
+
+// composeLink links first's host modules, then then's (nil: none).
+func composeLink(first, then func(context.Context, wazero.Runtime) ([]string, error)) func(context.Context, wazero.Runtime) ([]string, error) {
+	if then == nil {
+		return first
+	}
+	return func(ctx context.Context, rt wazero.Runtime) ([]string, error) {
+		a, err := first(ctx, rt)
+		if err != nil {
+			return nil, err
+		}
+		b, err := then(ctx, rt)
+		return append(a, b...), err
+	}
+}
+
+// composeInstantiated readies each instance with first, then then (nil:
+// none).
+func composeInstantiated(first, then func(context.Context, api.Module) error) func(context.Context, api.Module) error {
+	if then == nil {
+		return first
+	}
+	return func(ctx context.Context, mod api.Module) error {
+		if err := first(ctx, mod); err != nil {
+			return err
+		}
+		return then(ctx, mod)
 	}
 }
 
@@ -603,6 +677,10 @@ type Run struct {
 	// export run, memory, a Shopify Function's provider and sizes);
 	// Finish adds the phases it measured.
 	Info jsprofile.RunInfo
+	// GuestOutput is the last of what the guest wrote on stderr (a Tail's)
+	// and a provider's logs: where an engine that trapped on an uncaught
+	// JS error told it (Outcome.Throw).
+	GuestOutput []byte
 	// ProfileOnly leaves Outcome.Tables nil: the caller writes the
 	// profile alone. The tables read the whole profile again (0.5 s of a
 	// million-stack profile's post-run work, 2-3 ms of a sampled fib(30)'s).
@@ -617,6 +695,10 @@ type Outcome struct {
 	// Warnings say what the profile lacks (unreadable counters, a run too
 	// short for a sample).
 	Warnings []error
+	// Throw is the uncaught JS error the guest trapped on, with the JS
+	// stack at the throw from the profile's own stacks; nil when the run
+	// did not trap, or its output told no error. The profile carries it.
+	Throw *jsprofile.Throw
 }
 
 // Finish collects the measurements once the guest has ended and builds
@@ -637,7 +719,11 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	if results == nil {
 		// The guest never reached its entry call (or ended in its
 		// instantiation): what ran is all there is.
-		if results, err = s.meter.Collect(); results == nil {
+		if results, err = s.meter.Collect(); errors.Is(err, meter.ErrNotStarted) {
+			// Stopped in a start function, before the engine's own code:
+			// an empty profile says how the run ended.
+			results, err = &meter.Results{}, errors.New("the guest was stopped before its engine started: nothing was measured")
+		} else if results == nil {
 			return nil, fmt.Errorf("collecting the measurements: %w", err)
 		}
 	} else {
@@ -664,9 +750,8 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	if s.sampler != nil {
 		meta.TotalInstructions = results.TotalInstructions
 		meta.SampleEvery = s.opts.SampleEvery
-		if s.sampler.Total() == 0 {
-			out.Warnings = append(out.Warnings, fmt.Errorf("no samples: the guest ran only %d Wasm instructions, and a sample comes about every %d (--sample-every); --mode exact measures short runs exactly",
-				results.TotalInstructions, s.opts.SampleEvery))
+		if w := fewSamples(s.sampler.Taken(), results.TotalInstructions, s.opts.SampleEvery); w != nil {
+			out.Warnings = append(out.Warnings, w)
 		}
 		if s.window != nil {
 			out.Profile, err = s.window(meta, s.identity())
@@ -674,10 +759,21 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 			out.Profile, err = s.sampler.Profile(meta, s.identity())
 		}
 	} else {
-		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), s.identity(), stacks.WasmNames{Sym: s.sym, Extra: s.wasmNames})
+		id := s.identity()
+		if s.namer != nil {
+			if w := s.selfCheck(results, id, &meta); w != nil {
+				out.Warnings = append(out.Warnings, w)
+			}
+		}
+		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), id, stacks.WasmNames{Sym: s.sym, Extra: s.wasmNames})
 	}
 	if err != nil {
 		return nil, err
+	}
+	if run.Trap != nil {
+		if out.Throw = throwOf(out.Profile, run.GuestOutput); out.Throw != nil {
+			jsprofile.SetThrow(out.Profile, out.Throw)
+		}
 	}
 	if run.ProfileOnly {
 		return out, nil
@@ -686,6 +782,68 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// minRankSamples is how many samples a sampled run needs before its
+// functions can be ranked by their samples: with n samples, a share's
+// error is about 1/sqrt(n) of the run, 10% at 100.
+const minRankSamples = 100
+
+// fewSamples is the warning for a sampled run with no samples, or too few
+// to rank functions (minRankSamples): how many it took, and the
+// --sample-every that takes about a thousand.
+func fewSamples(taken int, total, every uint64) error {
+	if taken >= minRankSamples {
+		return nil
+	}
+	rate := suggestedEvery(total)
+	if taken == 0 {
+		return fmt.Errorf("no samples: the guest ran only %d Wasm instructions, and a sample comes about every %d (--sample-every); --sample-every %d takes about 1,000, --mode exact measures short runs exactly",
+			total, every, rate)
+	}
+	return fmt.Errorf("only %d samples (one about every %d Wasm instructions, --sample-every): too few to rank functions, one sample can make a function look like %.1f%% of the run; --sample-every %d takes about 1,000, --mode exact counts every instruction",
+		taken, every, 100/float64(taken), rate)
+}
+
+// suggestedEvery is a round sampling period giving about 1,000 samples of
+// a run of total instructions: one significant digit, at least 1.
+func suggestedEvery(total uint64) uint64 {
+	n := total / 1000
+	if n < 1 {
+		return 1
+	}
+	p := uint64(1)
+	for n >= 10 {
+		n, p = n/10, p*10
+	}
+	return n * p
+}
+
+// selfCheck verifies the measured functions against the engine's own
+// data (naming.Namer.Check) and writes the outcome into meta, for the
+// profile's comments and the reports' marked rows; it returns the warning
+// to give when some function fails, nil otherwise.
+func (s *Session) selfCheck(results *meter.Results, id stacks.Identity, meta *jsprofile.Meta) error {
+	failed, checked := s.namer.Check(results.Functions)
+	meta.Checked = checked
+	if len(failed) == 0 {
+		return nil
+	}
+	var names []string
+	for _, d := range failed {
+		f := results.Functions[d.Function]
+		name, file, line := id.Function(f)
+		meta.CheckFailures = append(meta.CheckFailures, jsprofile.CheckFailure{
+			Function: jsprofile.JSFrame(name, file, line, line, f.Address, 0).SystemName, Why: d.Why})
+		if len(names) < 3 {
+			names = append(names, fmt.Sprintf("%s (%s)", name, d.Why))
+		}
+	}
+	if len(failed) > len(names) {
+		names = append(names, fmt.Sprintf("%d more", len(failed)-len(names)))
+	}
+	return fmt.Errorf("self-check: the engine contradicts the measurement of %d of %d JS functions, whose opcodes and lines are not to be trusted (marked ! in reports): %s",
+		len(failed), checked, strings.Join(names, "; "))
 }
 
 // learn has namer learn the run's functions (naming.Namer.Learn), unless
@@ -837,27 +995,14 @@ func (s *Session) Serve(addr string) (listening string, stop func(), err error) 
 	}, nil
 }
 
-// Profile runs wasm profiled from start to end: Prepare, Configure,
-// runner.Run, Finish. ropts is the run as it would go unprofiled.
+// Profile runs wasm profiled from start to end (Execute); ropts is the
+// run as it would go unprofiled, its plugin linked already.
 func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Options) (*Outcome, runner.Result, error) {
-	var plugin []byte
-	if ropts.Plugin != nil {
-		plugin = ropts.Plugin.Wasm
-	}
-	s, err := Prepare(ctx, ropts.Name, wasm, plugin, opts)
+	done, err := Execute(ctx, Job{Module: wasm, Guest: ropts, Profile: opts, NeedProfile: true})
 	if err != nil {
 		return nil, runner.Result{}, err
 	}
-	s.Configure(&ropts)
-	start := time.Now()
-	res, err := runner.Run(ctx, s.Main(), ropts)
-	if err != nil {
-		s.Finished()
-		return nil, res, err
-	}
-	out, err := s.Finish(ctx, Run{Start: start, ExitCode: ExitCode(res), Trap: res.Trap,
-		Info: jsprofile.RunInfo{Export: res.Entry, MemoryBytes: s.GuestMemory(res.MemoryBytes)}})
-	return out, res, err
+	return done.Outcome, done.Guest, nil
 }
 
 // moduleCode is the count of a dynamic module's own instructions in the

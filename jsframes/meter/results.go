@@ -125,9 +125,13 @@ func (c *ContextCost) IsNative() bool { return c.Function < 0 && c.Native >= 0 }
 // FunctionCost is the cost of one JS function, identified by its bytecode
 // buffer.
 type FunctionCost struct {
-	Address  uint32 // address of byte 0 of the bytecode buffer
-	Length   uint32 // bytecode length, 0 when unknown
-	Bytecode uint32 // address of the engine's function-bytecode object, 0 when unknown
+	Address uint32 // address of byte 0 of the bytecode buffer
+	// Generation tells functions whose buffers were at one address in
+	// turn apart: 0 for the first, 1 for the one the engine put there after
+	// freeing it, and so on. Address and Generation identify a function.
+	Generation uint32
+	Length     uint32 // bytecode length, 0 when unknown
+	Bytecode   uint32 // address of the engine's function-bytecode object, 0 when unknown
 	// Resumptions are addresses inside the buffer where activations began
 	// (generators and async functions resuming).
 	Resumptions []uint32
@@ -149,10 +153,19 @@ type FunctionCost struct {
 	Opcodes []OpcodeCost // by opcode value, only those with a cost
 }
 
+// DispatchedSeveral is PCCost.Dispatched of a pc at which the contexts of
+// a function recorded different opcodes.
+const DispatchedSeveral = 256
+
 // PCCost is the cost of the opcode at one pc of a function.
 type PCCost struct {
-	PC           uint32 // offset in the bytecode buffer
-	Opcode       int    // the byte at PC as first seen; -1 if past the buffer
+	PC     uint32 // offset in the bytecode buffer
+	Opcode int    // the opcode dispatched at PC, else the byte there as first seen; -1 if past the buffer
+	// Dispatched is the opcode the interpreter last dispatched at PC, as
+	// its dispatch read it: the byte at PC as first seen, unless the buffer
+	// changed since (the self-check's concern). -1 when not recorded (no execution; sampling),
+	// DispatchedSeveral when the function's contexts disagree.
+	Dispatched   int
 	Executions   uint64
 	Instructions uint64
 }

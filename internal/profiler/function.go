@@ -1,4 +1,4 @@
-package main
+package profiler
 
 import (
 	"errors"
@@ -6,31 +6,13 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
-
-// Cost models of --cost.
-const (
-	costFuel    = jsprofile.CostFuel
-	costAll     = jsprofile.CostAll
-	costFuelOps = jsprofile.CostFuelOps
-)
-
-func parseCost(s string) (wasmcore.CostModel, error) {
-	switch s {
-	case costFuel:
-		return wasmcore.CostFuel, nil
-	case costAll:
-		return wasmcore.CostAll, nil
-	case costFuelOps: // undocumented: the wasmtime reference test's negative control
-		return wasmcore.CostFuelOps, nil
-	}
-	return 0, fmt.Errorf("--cost %q: want %s or %s", s, costFuel, costAll)
-}
 
 // functionIO decides whether a run uses function-runner's I/O
 // (docs/running.md): a module importing a Shopify Functions provider
@@ -40,16 +22,16 @@ func parseCost(s string) (wasmcore.CostModel, error) {
 // and finalize exports. It returns the run's provider, or nil: then the
 // guest's stdin and stdout are jsprof's, as under wasmtime run, and a
 // javy_quickjs_provider_vN a module imports is linked as wasmtime run
-// --preload links it (changing linked.plugin).
-func functionIO(main *wasmcore.Module, linked *linking, explicit bool) *shopify.Resolved {
+// --preload links it (changing linked.Plugin).
+func functionIO(main *wasmcore.Module, linked *Linking, explicit bool) *shopify.Resolved {
 	switch {
-	case linked.provider != nil && (linked.provider.Family != shopify.JavyQuickJS || explicit):
-		return linked.provider
-	case linked.provider != nil:
-		r := linked.provider
-		linked.plugin = &runner.Plugin{Name: r.Path, Wasm: r.Wasm, Namespace: r.Namespace}
+	case linked.Provider != nil && (linked.Provider.Family != shopify.JavyQuickJS || explicit):
+		return linked.Provider
+	case linked.Provider != nil:
+		r := linked.Provider
+		linked.Plugin = &runner.Plugin{Name: r.Path, Wasm: r.Wasm, Namespace: r.Namespace}
 		return nil
-	case shopify.SelfProvided(main):
+	case main != nil && shopify.SelfProvided(main):
 		r := shopify.SelfProvidedRun()
 		return &r
 	case explicit:
@@ -61,9 +43,9 @@ func functionIO(main *wasmcore.Module, linked *linking, explicit bool) *shopify.
 }
 
 // prepareFunction sets a Shopify Function's run up as function-runner
-// does: the JSON input (--input, else stdin) encoded with the provider's
-// codec, or override (--codec) and handed over the provider's way.
-func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Codec, inputPath string, io stdio) (*shopify.Run, error) {
+// does: the JSON input (the file inputPath, else o.Stdin) encoded with the
+// provider's codec, or override, and handed over the provider's way.
+func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Codec, inputPath string) (*shopify.Run, error) {
 	codec := r.Codec
 	if override != nil {
 		codec = *override
@@ -75,7 +57,7 @@ func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Co
 		what = inputPath
 		raw, err = os.ReadFile(inputPath)
 	} else {
-		raw, err = readAll(io.in)
+		raw, err = readAll(o.Stdin)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--input: %w", err)
@@ -97,11 +79,11 @@ func readAll(r io.Reader) ([]byte, error) {
 // writeFunctionOutput prints a function's output as JSON on stdout (raw
 // bytes with the raw codec, or when it does not decode) and its logs on
 // stderr, as function-runner shows them.
-func writeFunctionOutput(out shopify.Output, outErr error, codec shopify.Codec, res runner.Result, io stdio) error {
+func writeFunctionOutput(out shopify.Output, outErr error, codec shopify.Codec, res runner.Result, stdout, stderr io.Writer) error {
 	if len(out.Logs) > 0 {
-		io.err.Write(out.Logs)
+		stderr.Write(out.Logs)
 		if out.Logs[len(out.Logs)-1] != '\n' {
-			fmt.Fprintln(io.err)
+			fmt.Fprintln(stderr)
 		}
 	}
 	if outErr != nil {
@@ -118,46 +100,76 @@ func writeFunctionOutput(out shopify.Output, outErr error, codec shopify.Codec, 
 	}
 	decoded, err := codec.DecodeOutput(out.Output)
 	if errors.Is(err, shopify.ErrRawOutput) {
-		_, werr := io.out.Write(out.Output)
+		_, werr := stdout.Write(out.Output)
 		return werr
 	}
 	if err != nil {
-		io.out.Write(out.Output)
+		stdout.Write(out.Output)
 		return fmt.Errorf("the function's output does not decode as %s: %w", codec, err)
 	}
-	_, err = fmt.Fprintf(io.out, "%s\n", decoded)
+	_, err = fmt.Fprintf(stdout, "%s\n", decoded)
 	return err
 }
 
-// writeFunctionSummary prints, on stderr, what function-runner's
+// WriteFunctionSummary prints, on w (stderr), what function-runner's
 // "Benchmark Results" say, in its wording and units, on one line: the
 // export call's instructions (when counted), linear memory, input and
 // output sizes, each against Shopify's limit (before @scaleLimits) and
-// flagged when over it; then what ran outside the call, which neither
+// flagged when over it (mark, when not nil, dresses the flag: a
+// terminal's colour); then what ran outside the call, which neither
 // counts.
-func writeFunctionSummary(io stdio, instructions uint64, costModel string, info jsprofile.RunInfo, uncounted string) {
+func WriteFunctionSummary(w io.Writer, instructions uint64, costModel string, info jsprofile.RunInfo, uncounted string, mark func(string) string) {
 	over := func(n, limit uint64) string {
-		if n > limit {
-			return " — OVER THE LIMIT"
+		if n <= limit {
+			return ""
 		}
-		return ""
+		if mark != nil {
+			return " — " + mark(OverTheLimit)
+		}
+		return " — " + OverTheLimit
 	}
 	counted := "not counted (" + uncounted + ")"
 	if costModel != "" {
-		counted = fmt.Sprintf("%s (%s) of %s%s", humanInstructions(instructions), costModel, humanInstructions(shopify.InstructionLimit), over(instructions, shopify.InstructionLimit))
+		counted = fmt.Sprintf("%s (%s) of %s%s", HumanInstructions(instructions), costModel, HumanInstructions(shopify.InstructionLimit), over(instructions, shopify.InstructionLimit))
 	}
 	provider := info.Provider
 	if provider == "" {
 		provider = "no provider"
 	}
-	fmt.Fprintf(io.err, "jsprof: %s (%s, %s): Instructions: %s; Linear Memory Usage: %dKB; Input Size: %s of %s%s; Output Size: %s of %s%s\n",
+	fmt.Fprintf(w, "jsprof: %s (%s, %s): Instructions: %s; Linear Memory Usage: %dKB; Input Size: %s of %s%s; Output Size: %s of %s%s\n",
 		info.Export, provider, info.Codec, counted, info.MemoryBytes/1024,
-		humanSize(info.InputBytes), humanSize(shopify.InputLimit), over(info.InputBytes, shopify.InputLimit),
-		humanSize(info.OutputBytes), humanSize(shopify.OutputLimit), over(info.OutputBytes, shopify.OutputLimit))
+		HumanSize(info.InputBytes), HumanSize(shopify.InputLimit), over(info.InputBytes, shopify.InputLimit),
+		HumanSize(info.OutputBytes), HumanSize(shopify.OutputLimit), over(info.OutputBytes, shopify.OutputLimit))
 	if info.StartupInstructions > 0 || info.FinishInstructions > 0 {
-		fmt.Fprintf(io.err, "jsprof: not counted, as function-runner does not: %s instructions before the call (provider set-up, input), %s after it (output)\n",
-			humanInstructions(info.StartupInstructions), humanInstructions(info.FinishInstructions))
+		fmt.Fprintf(w, "jsprof: not counted, as function-runner does not: %s instructions before the call (provider set-up, input), %s after it (output)\n",
+			HumanInstructions(info.StartupInstructions), HumanInstructions(info.FinishInstructions))
 	}
+}
+
+// OverTheLimit flags a value over its limit, as function-runner does.
+const OverTheLimit = "OVER THE LIMIT"
+
+// OverLimit says which of function-runner's limits a run went over, in
+// the summary's words and units, or "".
+func OverLimit(instructions uint64, info jsprofile.RunInfo) string {
+	l := info.Limits
+	if l == nil {
+		return ""
+	}
+	var over []string
+	if l.InstructionsOver {
+		over = append(over, fmt.Sprintf("Instructions %s of %s", HumanInstructions(instructions), HumanInstructions(l.Instructions)))
+	}
+	if l.InputOver {
+		over = append(over, fmt.Sprintf("Input Size %s of %s", HumanSize(info.InputBytes), HumanSize(l.InputBytes)))
+	}
+	if l.OutputOver {
+		over = append(over, fmt.Sprintf("Output Size %s of %s", HumanSize(info.OutputBytes), HumanSize(l.OutputBytes)))
+	}
+	if len(over) == 0 {
+		return ""
+	}
+	return "over the limit: " + strings.Join(over, "; ")
 }
 
 // functionLimits are Shopify's limits for a run, with the input and output
@@ -169,12 +181,12 @@ func functionLimits(inputBytes, outputBytes uint64) *jsprofile.Limits {
 	}
 }
 
-// humanInstructions reads a count as function-runner's humanize_instructions
+// HumanInstructions reads a count as function-runner's humanize_instructions
 // does (function_run_result.rs): up to 999 as it is, then the count over
 // 10^3, 10^6 or 10^9 as the shortest decimal that reads back as the same
 // float (Rust's Display of an f64), with K, M or B: 999, 1K, 1.001K,
 // 172.809K, 11M.
-func humanInstructions(n uint64) string {
+func HumanInstructions(n uint64) string {
 	var unit string
 	var div float64
 	switch {
@@ -190,10 +202,10 @@ func humanInstructions(n uint64) string {
 	return strconv.FormatFloat(float64(n)/div, 'f', -1, 64) + unit
 }
 
-// humanSize reads a size as function-runner's humanize_size does: bytes up
+// HumanSize reads a size as function-runner's humanize_size does: bytes up
 // to 1023, then binary kilo-, mega- and gigabytes with two decimals,
 // rounded half to even as Rust's {:.2} rounds: 142B, 1.12KB, 125.00KB.
-func humanSize(n uint64) string {
+func HumanSize(n uint64) string {
 	switch {
 	case n < 1<<10:
 		return fmt.Sprintf("%dB", n)
