@@ -1006,23 +1006,18 @@ func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Option
 }
 
 // moduleCode is the count of a dynamic module's own instructions in the
-// measured call: its export, around the plugin's code the meter counts.
+// measured window: its instantiation and export, around the plugin's code
+// the meter counts.
 type moduleCode struct {
 	counter api.MutableGlobal // wasmcore's counter in the module's instance
 	count   uint64            // what the call ran, once added
 }
 
-// restart zeroes the counter before the call. A nil moduleCode (a static
-// module, or sampling) does nothing, as do its other methods.
-func (c *moduleCode) restart() {
-	if c != nil && c.counter != nil {
-		c.counter.Set(0)
-		c.count = 0
-	}
-}
-
-// add charges what the module's own code ran in the call to
-// meter.BucketModuleCode, on top of the meter's results.
+// add charges what the module's own code ran, from its instantiation
+// (its counter starts at 0 there, as function-runner's window does) to
+// the call's return, to meter.BucketModuleCode, on top of the meter's
+// results. A nil moduleCode (a static module) does nothing, as do its
+// other methods.
 func (c *moduleCode) add(res *meter.Results) {
 	if c == nil || c.counter == nil {
 		return
