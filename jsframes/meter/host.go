@@ -683,15 +683,22 @@ func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
 // the memory to the next allocation: in a dynamic module, the code the
 // plugin evaluates at start-up is freed and the program read into its
 // place, so that one address holds two functions in one run.
+//
+// The bytes compared are the first and last sampledPrefix: a function
+// called from thousands of contexts asks the host once per context, and
+// a module's top level can be hundreds of kilobytes long.
 func (mt *Meter) holds(f *function, length, bytecode uint32) bool {
 	if f.length != length || f.bytecode != bytecode {
 		return false
 	}
-	if f.code == nil {
+	if len(f.code) != int(f.length) {
 		return true // never read: nothing to compare
 	}
-	code, ok := mt.mod.Memory().Read(f.start, f.length)
-	return ok && bytes.Equal(code, f.code)
+	mem := mt.mod.Memory()
+	n := min(f.length, sampledPrefix)
+	head, ok1 := mem.Read(f.start, n)
+	tail, ok2 := mem.Read(f.start+f.length-n, n)
+	return ok1 && ok2 && bytes.Equal(head, f.code[:n]) && bytes.Equal(tail, f.code[f.length-n:])
 }
 
 // retire forgets f as the function at its address, which holds another
