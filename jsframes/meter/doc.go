@@ -17,8 +17,12 @@
 // stack (wasmstacks.go).
 //
 // The counters live in memory the host reserves in the guest's linear memory
-// by growing it before the guest runs; the guest's allocator takes later
-// pages as usual. The host reads them back into Results when the guest ends.
+// by growing it, the first time past a gap of untouched pages; the guest
+// sees a memory of its own size (memview.go: its memory.size and
+// memory.grow read and move a global), so that its own growth lands right
+// after its heap, as in an unprofiled run, and its allocator runs the same
+// instructions. The host reads the counters back into Results when the
+// guest ends.
 // The guest can write there too (wazero has no memory the injected code
 // could update cheaply and the guest could not address), so nothing read
 // back is trusted (collect.go): each block is checked against what the host
