@@ -89,12 +89,14 @@ func jsprofBinary(t *testing.T) string {
 	return bin
 }
 
-// TestInterruptWritesTheProfile sends SIGINT and SIGTERM to a jsprof
-// process running a guest that never ends.
+// TestInterruptWritesTheProfile sends SIGINT, SIGTERM, SIGHUP (a closed
+// terminal) and SIGQUIT to a jsprof process running a guest that never
+// ends. (SIGHUP and SIGQUIT killed it with no profile and its temporary
+// files left.)
 func TestInterruptWritesTheProfile(t *testing.T) {
 	bin := jsprofBinary(t)
 	module := buildJS(t, "testdata/forever.js")
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			prof := filepath.Join(t.TempDir(), "p.pb.gz")
 			cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, module)

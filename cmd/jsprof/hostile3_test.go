@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -178,4 +182,93 @@ func TestStopsBeforeTheExportCall(t *testing.T) {
 			assert.Equal(t, exitLimit, *p.Meta.ExitCode)
 		})
 	}
+}
+
+// startRunning starts the jsprof binary with args, progress lines on, and
+// returns once the guest runs (its first progress line), with the lines
+// of stderr still to come.
+func startRunning(t *testing.T, bin string, args ...string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero")}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() && !strings.HasPrefix(lines.Text(), "jsprof: running:") {
+	}
+	return cmd, lines
+}
+
+// finish waits for cmd and returns its exit code and the lines of stderr
+// that are not progress.
+func finish(t *testing.T, cmd *exec.Cmd, lines *bufio.Scanner) (int, []string) {
+	t.Helper()
+	var rest []string
+	for lines.Scan() {
+		if !strings.HasPrefix(lines.Text(), "jsprof: running:") {
+			rest = append(rest, lines.Text())
+		}
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if err != nil {
+		require.ErrorAs(t, err, &exit)
+		return exit.ExitCode(), rest
+	}
+	return 0, rest
+}
+
+// TestRepeatedSignalIsOneSignal: GNU timeout sends SIGTERM to its child
+// and then to its process group, so that jsprof gets it twice within
+// microseconds; it took the repeat for a second signal and exited without
+// writing the profile (2 runs in 12). A repeat of the first signal that
+// soon is the same event: the profile is written, jsprof exits 143 with
+// one line. (Another signal still ends it at once:
+// TestSecondSignalExitsAtOnce.) A start function that loops is stopped
+// by the first signal as well.
+func TestRepeatedSignalIsOneSignal(t *testing.T) {
+	bin := jsprofBinary(t)
+	module := buildJS(t, "testdata/forever.js")
+	for i := range 3 {
+		t.Run(fmt.Sprintf("SIGTERM twice, run %d", i), func(t *testing.T) {
+			prof := filepath.Join(t.TempDir(), "p.pb.gz")
+			cmd, lines := startRunning(t, bin, "-o", prof, module)
+			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+			code, rest := finish(t, cmd, lines)
+			assert.Equal(t, 143, code)
+			assert.Equal(t, []string{"jsprof: interrupted by terminated"}, rest)
+			assert.Positive(t, sampleTotal(readProfile(t, prof)))
+		})
+	}
+	t.Run("under GNU timeout", func(t *testing.T) {
+		timeout, err := exec.LookPath("timeout")
+		if err != nil {
+			t.Skip("no timeout(1) here")
+		}
+		prof := filepath.Join(t.TempDir(), "p.pb.gz")
+		// Its own process group, as a shell gives a command: timeout
+		// signals the group.
+		cmd := exec.Command(timeout, "2s", bin, "run", "-q", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, module)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit)
+		assert.Equal(t, exitLimit, exit.ExitCode(), "timeout's code for a command it stopped")
+		assert.Equal(t, "jsprof: interrupted by terminated\n", string(out))
+		assert.Positive(t, sampleTotal(readProfile(t, prof)))
+	})
+	t.Run("looping start function, SIGINT", func(t *testing.T) {
+		prof := filepath.Join(t.TempDir(), "p.pb.gz")
+		cmd, lines := startRunning(t, bin, "-o", prof, withStartLoop(t, module))
+		require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+		code, rest := finish(t, cmd, lines)
+		assert.Equal(t, 130, code)
+		assert.Equal(t, []string{"jsprof: warning: the guest was stopped before its engine started: nothing was measured", "jsprof: interrupted by interrupt"}, rest)
+		p, err := jsprofile.ReadFile(prof)
+		require.NoError(t, err)
+		require.NotNil(t, p.Meta.ExitCode)
+		assert.Equal(t, 130, *p.Meta.ExitCode)
+	})
 }
