@@ -152,7 +152,7 @@ func (mt *Meter) Collect() (*Results, error) {
 	if mt.plan.Sample {
 		// Sampling charges no slots: the functions seen are all there is.
 		for _, f := range mt.funcs {
-			res.Functions = append(res.Functions, FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code})
+			res.Functions = append(res.Functions, FunctionCost{Address: f.start, Generation: f.generation, Length: f.length, Bytecode: f.bytecode, Code: f.code})
 		}
 		return res, mt.collectErr(nil)
 	}
@@ -174,7 +174,7 @@ func (mt *Meter) Collect() (*Results, error) {
 	var sum [][2]uint64 // the function's slots over its contexts, reused
 	var pcs pcSlab
 	for fi, f := range mt.funcs {
-		fc := FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code}
+		fc := FunctionCost{Address: f.start, Generation: f.generation, Length: f.length, Bytecode: f.bytecode, Code: f.code}
 		fc.Resumptions = append([]uint32(nil), f.entries...)
 		sort.Slice(fc.Resumptions, func(i, j int) bool { return fc.Resumptions[i] < fc.Resumptions[j] })
 		base, limit := f.blockShape()
