@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -271,4 +273,58 @@ func TestRepeatedSignalIsOneSignal(t *testing.T) {
 		require.NotNil(t, p.Meta.ExitCode)
 		assert.Equal(t, 130, *p.Meta.ExitCode)
 	})
+}
+
+// TestReadingProfilesIsBounded: jsprof report and diff read a gzip bomb
+// (a profile file that inflates to more than jsprofile.MaxFileBytes)
+// only up to the bound, and say so; they read 1 GiB of zeros whole (34 s,
+// 2.7 GB).
+func TestReadingProfilesIsBounded(t *testing.T) {
+	bomb := filepath.Join(t.TempDir(), "bomb.pb.gz")
+	f, err := os.Create(bomb)
+	require.NoError(t, err)
+	gz, err := gzip.NewWriterLevel(f, gzip.BestCompression)
+	require.NoError(t, err)
+	zeros := make([]byte, 1<<20)
+	for range jsprofile.MaxFileBytes>>20 + 1 {
+		_, err := gz.Write(zeros)
+		require.NoError(t, err)
+	}
+	require.NoError(t, gz.Close())
+	require.NoError(t, f.Close())
+	st, err := os.Stat(bomb)
+	require.NoError(t, err)
+	require.Less(t, st.Size(), int64(1<<20), "a bomb: small on disk")
+	want := "jsprof: " + bomb + ": too large: more than 128 MiB uncompressed\n"
+	for _, args := range [][]string{{"report", bomb}, {"report", "--html", filepath.Join(t.TempDir(), "r.html"), bomb}, {"diff", bomb, bomb}} {
+		got := jsprof(t, "", args...)
+		assert.Equal(t, exitFailure, got.code, "%v", args)
+		assert.Equal(t, want, got.stderr, "%v", args)
+	}
+}
+
+// TestReportHTMLOpensOnlyFiles: report --html looks for the module a
+// profile names beside the profile (for its JS); a FIFO of that name (a
+// bundle unpacked from a tar) blocked it for ever, past the first
+// SIGTERM. Only regular files are opened: the page is written, without
+// the JS.
+func TestReportHTMLOpensOnlyFiles(t *testing.T) {
+	module := buildJS(t, fixtures.Path("js", "fib.js"))
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "p.pb.gz")
+	got := jsprof(t, "", "run", "-o", prof, module)
+	require.Equal(t, 0, got.code, got.stderr)
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, filepath.Base(module)), 0o644))
+	page := filepath.Join(dir, "r.html")
+	done := make(chan invocation, 1)
+	go func() { done <- jsprof(t, "", "report", "--html", page, prof) }()
+	select {
+	case got = <-done:
+	case <-time.After(2 * time.Minute): // a guard, not a measurement
+		t.Fatal("jsprof report --html blocked on the FIFO")
+	}
+	require.Equal(t, 0, got.code, got.stderr)
+	b, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "fib")
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/fileio"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
@@ -184,13 +185,19 @@ func moduleSource(wasm []byte, module string) (src *htmlview.SourceFile, note st
 		return nil, "", err
 	case s.Name != "":
 		beside := filepath.Join(filepath.Dir(module), filepath.Base(s.Name))
-		if text, err := os.ReadFile(beside); err == nil {
+		if text, err := fileio.ReadRegular(beside, maxFoundBytes); err == nil {
 			return &htmlview.SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
 		}
 		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", s.Name, s.Name), nil
 	}
 	return nil, err.Error(), nil
 }
+
+// maxFoundBytes bounds a file report reads because a profile or a module
+// names it, rather than the user: such a name may be anything (a FIFO
+// from a bundle unpacked from a tar blocked jsprof report --html for
+// ever), so only a regular file is read, and only so much of it.
+const maxFoundBytes = 512 << 20
 
 // profileModuleSource is the JS of the module a profile was made of, when
 // no --source or --module says where the JS is: the profile names its
@@ -204,7 +211,7 @@ func profileModuleSource(profilePath, module string) []htmlview.SourceFile {
 	}
 	name := filepath.Base(module) // the profile names a file, not a path to follow
 	for _, p := range []string{filepath.Join(filepath.Dir(profilePath), name), name} {
-		wasm, err := os.ReadFile(p)
+		wasm, err := fileio.ReadRegular(p, maxFoundBytes)
 		if err != nil {
 			continue
 		}

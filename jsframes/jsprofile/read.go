@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/jsprof/jsprof/internal/fileio"
 )
 
 // Profile is a jsprof profile read back: the pprof profile, what its
@@ -28,14 +30,25 @@ type StackFrame struct {
 	Opcode   int // the opcode value of a KindOpcode frame
 }
 
-// ReadFile reads a jsprof profile from a file; errors name it.
+// MaxFileBytes bounds a profile file's size, uncompressed, as ReadFile
+// reads it: far above what jsprof writes, far below what a gzip bomb
+// inflates to (1 MB of zeros compressed inflates to 1 GiB, which pprof's
+// parser read whole: 34 s and 2.7 GB).
+const MaxFileBytes = 128 << 20
+
+// ReadFile reads a jsprof profile from a file, of at most MaxFileBytes
+// uncompressed; errors name it.
 func ReadFile(path string) (*Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
+	data, err := fileio.ReadMaybeGzip(f, MaxFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p, err := profile.ParseData(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a pprof profile: %w", path, err)
 	}
