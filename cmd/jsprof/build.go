@@ -46,10 +46,22 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if *pluginPath == "" {
 		return fail(io, exitUsage, errors.New("build: --plugin is required"))
 	}
+	// The module may not be written over an input (run refuses the same):
+	// -o h.js replaced the JS, --dynamic -o plugin.wasm the plugin.
+	for _, in := range []struct{ what, path string }{{"the JS file", positional[0]}, {"the --plugin", *pluginPath}} {
+		if samePath(*output, in.path) {
+			return fail(io, exitUsage, fmt.Errorf("build: -o %s: that is %s", *output, in.what))
+		}
+	}
 	src, err := os.ReadFile(positional[0])
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
+	dest, err := createOutput(*output)
+	if err != nil {
+		return fail(io, exitUsage, err)
+	}
+	defer dest.discard()
 	plugin, err := loadPlugin(*pluginPath)
 	if err != nil {
 		return fail(io, exitFailure, err)
@@ -79,7 +91,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if out, err = javy.EmbedSource(out, src); err != nil {
 		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))
 	}
-	if err := os.WriteFile(*output, out, 0o644); err != nil {
+	if err := dest.commit(func(f *os.File) error { _, err := f.Write(out); return err }); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	return 0

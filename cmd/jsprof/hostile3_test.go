@@ -328,3 +328,45 @@ func TestReportHTMLOpensOnlyFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "fib")
 }
+
+// TestBuildKeepsItsInputs: jsprof build -o naming its JS file or its
+// plugin (by that path or another name for the file) is refused, exit 2,
+// as run refuses an output that is an input: -o h.js replaced the JS,
+// --dynamic -o plugin.wasm turned the plugin into a 514-byte module, and
+// both exited 0.
+func TestBuildKeepsItsInputs(t *testing.T) {
+	dir := t.TempDir()
+	js, plugin := filepath.Join(dir, "h.js"), filepath.Join(dir, "plugin.wasm")
+	src, err := os.ReadFile(fixtures.Path("js", "fib.js"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(js, src, 0o644))
+	wasm, err := os.ReadFile(fixtures.EnginePath(t, "javy-plugin-1.7.0"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(plugin, wasm, 0o644))
+	require.NoError(t, os.Link(plugin, filepath.Join(dir, "hard.wasm")))
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"the JS file", []string{"-o", js}, "jsprof: build: -o " + js + ": that is the JS file\n"},
+		{"the plugin, dynamic", []string{"--dynamic", "-o", plugin}, "jsprof: build: -o " + plugin + ": that is the --plugin\n"},
+		{"the plugin by another name", []string{"-o", filepath.Join(dir, "hard.wasm")}, "jsprof: build: -o " + filepath.Join(dir, "hard.wasm") + ": that is the --plugin\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := jsprof(t, "", append(append([]string{"build", "--plugin", plugin}, tt.args...), js)...)
+			assert.Equal(t, exitUsage, got.code)
+			assert.Equal(t, tt.want, got.stderr)
+		})
+	}
+	b, err := os.ReadFile(js)
+	require.NoError(t, err)
+	assert.Equal(t, src, b, "the JS is intact")
+	b, err = os.ReadFile(plugin)
+	require.NoError(t, err)
+	assert.Equal(t, wasm, b, "the plugin is intact")
+	out := filepath.Join(dir, "out.wasm")
+	got := jsprof(t, "", "build", "--plugin", plugin, js, "-o", out)
+	require.Equal(t, 0, got.code, "a control: another -o builds: %s", got.stderr)
+}
