@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -116,7 +117,7 @@ func writeFunctionSummary(io stdio, instructions uint64, costModel string, info 
 		counted = fmt.Sprintf("%s (%s) of %s%s", humanInstructions(instructions), costModel, humanInstructions(shopify.InstructionLimit), over(instructions, shopify.InstructionLimit))
 	}
 	fmt.Fprintf(io.err, "jsprof: %s (%s, %s): Instructions: %s; Linear Memory Usage: %dKB; Input Size: %s of %s%s; Output Size: %s of %s%s\n",
-		info.Export, info.Provider, info.Codec, counted, info.MemoryBytes/1024,
+		printable.String(info.Export), printable.String(info.Provider), info.Codec, counted, info.MemoryBytes/1024,
 		humanSize(info.InputBytes), humanSize(shopify.InputLimit), over(info.InputBytes, shopify.InputLimit),
 		humanSize(info.OutputBytes), humanSize(shopify.OutputLimit), over(info.OutputBytes, shopify.OutputLimit))
 	if info.StartupInstructions > 0 || info.FinishInstructions > 0 {

@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -369,4 +371,78 @@ func TestBuildKeepsItsInputs(t *testing.T) {
 	out := filepath.Join(dir, "out.wasm")
 	got := jsprof(t, "", "build", "--plugin", plugin, js, "-o", out)
 	require.Equal(t, 0, got.code, "a control: another -o builds: %s", got.stderr)
+}
+
+// assertPrintable fails if out holds anything that acts on a terminal or
+// reorders text (printable.String), other than the lines' own ends.
+func assertPrintable(t *testing.T, what, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		assert.Equal(t, printable.String(line), line, "%s: %q", what, line)
+	}
+}
+
+// TestAttackerTextIsPrintable: text a guest's module or a profile chose
+// reaches the terminal and the collapsed stacks made printable, by one
+// function (printable.String): a jsprof.source custom section with ESC
+// and OSC sequences, printed by run --report, cleared the screen and set
+// the window title; an import named with ESC was printed raw in jsprof's
+// error line; jsprof report passed ESC, NUL and line breaks from a
+// profile's names; U+202E reached --collapsed.
+func TestAttackerTextIsPrintable(t *testing.T) {
+	const evil = "\x1b[2J\x1b]0;owned\x07\x00evil\n\u202ename.js"
+	t.Run("run --report, a module's jsprof.source", func(t *testing.T) {
+		wasm, err := os.ReadFile(buildJS(t, fixtures.Path("js", "fib.js")))
+		require.NoError(t, err)
+		m, err := wasmcore.Decode(wasm)
+		require.NoError(t, err)
+		found := false
+		for i := range m.Customs {
+			if m.Customs[i].Name == javy.SourceSection {
+				m.Customs[i].Data, found = []byte(evil), true
+			}
+		}
+		require.True(t, found)
+		out, err := m.Encode()
+		require.NoError(t, err)
+		module := filepath.Join(t.TempDir(), "fib.wasm")
+		require.NoError(t, os.WriteFile(module, out, 0o644))
+		collapsed := filepath.Join(t.TempDir(), "stacks.txt")
+		got := jsprof(t, "", "run", "--report", "--collapsed", collapsed, module)
+		require.Equal(t, 0, got.code, got.stderr)
+		assert.Contains(t, got.stderr, "fib ( [2J ]0;owned  evil  name.js:1)", "the file's name, made printable")
+		assertPrintable(t, "stderr", got.stderr)
+		b, err := os.ReadFile(collapsed)
+		require.NoError(t, err)
+		assertPrintable(t, "collapsed", string(b))
+		assert.Contains(t, string(b), "fib ( [2J ]0:owned  evil  name.js:1)")
+	})
+	t.Run("an import's name in jsprof's error line", func(t *testing.T) {
+		got := jsprof(t, "", "run", "testdata/escimport.wasm")
+		assert.Equal(t, 134, got.code)
+		assertPrintable(t, "stderr", got.stderr)
+		assert.True(t, strings.HasSuffix(got.stderr, "\njsprof: the guest called import env. ]0;owned name  evil, which jsprof does not provide\n"), got.stderr)
+	})
+	t.Run("jsprof report of a profile's names", func(t *testing.T) {
+		b := jsprofile.NewBuilder(jsprofile.Meta{Mode: jsprofile.ModeExact, TotalInstructions: 7, Module: evil})
+		b.Add([]jsprofile.Frame{jsprofile.JSFrame(evil, evil, 1, 1, 0x100, 0)}, 7, 1, 1)
+		p, err := b.Profile()
+		require.NoError(t, err)
+		path := filepath.Join(t.TempDir(), "evil.pb.gz")
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, p.Write(f))
+		require.NoError(t, f.Close())
+		for _, by := range []string{"function", "line", "opcode", "summary"} {
+			got := jsprof(t, "", "report", "--by", by, path)
+			require.Equal(t, 0, got.code, got.stderr)
+			assertPrintable(t, by, got.stdout)
+			if by == "function" {
+				assert.Contains(t, got.stdout, " [2J ]0;owned  evil  name.js ( [2J ]0;owned  evil  name.js:1)")
+			}
+		}
+		got := jsprof(t, "", "diff", path, path)
+		require.Equal(t, 0, got.code, got.stderr)
+		assertPrintable(t, "diff", got.stdout)
+	})
 }

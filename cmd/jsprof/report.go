@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/fileio"
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
@@ -116,7 +117,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		}
 		if _, left := htmlview.MatchSources(r.Data(), srcs); len(left) > 0 {
 			for _, s := range left {
-				fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", s.From)
+				fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", printable.String(s.From))
 			}
 		}
 		o := htmlview.ReportOptions{Flame: htmlview.NewFlame(prof, htmlview.FlameOptions{Function: *function}), Sources: srcs}
@@ -168,7 +169,7 @@ func readSources(files []string, module string, io stdio) ([]htmlview.SourceFile
 	case src != nil:
 		return append(out, *src), nil
 	}
-	fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", module, note)
+	fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", module, printable.String(note))
 	return out, nil
 }
 

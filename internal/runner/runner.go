@@ -19,6 +19,8 @@ import (
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/jsprof/jsprof/internal/printable"
 )
 
 // ExitTrap is the exit code reported for a guest that trapped, as wasmtime
@@ -140,7 +142,8 @@ type UnresolvedImportError struct {
 }
 
 func (e *UnresolvedImportError) Error() string {
-	return fmt.Sprintf("the guest called import %s.%s, which jsprof does not provide", e.Module, e.Name)
+	// The names are the module's: whatever they hold stays on one line.
+	return fmt.Sprintf("the guest called import %s.%s, which jsprof does not provide", printable.String(e.Module), printable.String(e.Name))
 }
 
 // entryPoints are tried in order: WASI commands, then older Javy modules.
