@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -445,4 +446,31 @@ func TestAttackerTextIsPrintable(t *testing.T) {
 		require.Equal(t, 0, got.code, got.stderr)
 		assertPrintable(t, "diff", got.stdout)
 	})
+}
+
+// TestUnusableCacheRunsUncached: the compilation cache is an
+// optimisation: a cache directory that cannot be made (HOME=/proc/self,
+// XDG_CACHE_HOME=/sys, a file where the directory should be) stopped
+// every run with exit 1. The run goes uncached with one warning, and its
+// profile is written. (A directory removed during the run:
+// TestCacheRemovedDuringTheRun, internal/runner.)
+func TestUnusableCacheRunsUncached(t *testing.T) {
+	module := buildJS(t, fixtures.Path("js", "fib.js"))
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	for _, dir := range []string{"/proc/self/jsprof-cache", "/sys/jsprof-cache", filepath.Join(file, "cache")} {
+		t.Run(dir, func(t *testing.T) {
+			prof := filepath.Join(t.TempDir(), "p.pb.gz")
+			var out, errOut strings.Builder
+			code := Main(context.Background(), []string{"run", "-q", "--cache-dir", dir, "-o", prof, module}, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
+			require.Equal(t, 0, code, errOut.String())
+			assert.Equal(t, "fib(20) = 6765\n", out.String())
+			lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
+			require.Len(t, lines, 1, "one warning: %q", errOut.String())
+			assert.True(t, strings.HasPrefix(lines[0], "jsprof: warning: --cache-dir "+dir+": "), lines[0])
+			assert.True(t, strings.HasSuffix(lines[0], "; running uncached"), lines[0])
+			_, err := jsprofile.ReadFile(prof)
+			require.NoError(t, err)
+		})
+	}
 }

@@ -266,7 +266,11 @@ func cacheFlag(fs *flag.FlagSet) func() (wazero.CompilationCache, error) {
 		trimCache(*dir, *size<<20, time.Now())
 		c, err := wazero.NewCompilationCacheWithDir(*dir)
 		if err != nil {
-			return nil, fmt.Errorf("--cache-dir %s: %w", *dir, err)
+			// The cache is an optimisation: a directory that cannot be
+			// made (HOME=/proc/self, a read-only mount) leaves the run
+			// uncached, said once (on the flag set's output: stderr).
+			fmt.Fprintf(fs.Output(), "jsprof: warning: --cache-dir %s: %s; running uncached\n", *dir, profiler.FirstLine(err.Error()))
+			return nil, nil
 		}
 		return c, nil
 	}

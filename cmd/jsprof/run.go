@@ -293,6 +293,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 	}
 	stopProgress()
+	if res.Uncached != nil {
+		warn(io, fmt.Errorf("%w; ran uncached", res.Uncached))
+	}
 	if err != nil {
 		if sess != nil {
 			sess.Finished()

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -133,6 +135,10 @@ type Result struct {
 	// function-runner reports it; a main module importing the plugin's
 	// memory has one.
 	MemoryBytes uint64
+	// Uncached, when set, says why the compilation cache could not take
+	// what was compiled (its directory removed during the run, a
+	// read-only one): the run went again without it.
+	Uncached error
 }
 
 // UnresolvedImportError is raised when the guest calls an import that the
@@ -201,6 +207,22 @@ func (s *Session) Compile(ctx context.Context, name string, wasm []byte) (compil
 	return compiled, nil
 }
 
+// ErrCacheUnwritable says that the compilation cache could not store what
+// wazero compiled: its directory was removed since it was opened, or it
+// cannot be written. The cache is an optimisation: Run then runs
+// uncached (Result.Uncached).
+var ErrCacheUnwritable = errors.New("the compilation cache cannot be written")
+
+// cacheWriteFailed says whether err is wazero failing to store an entry:
+// its temporary file (NAME.*.tmp) could not be created, written or
+// renamed.
+func cacheWriteFailed(err error) bool {
+	var path *fs.PathError
+	var link *os.LinkError
+	return errors.As(err, &path) && strings.HasSuffix(path.Path, ".tmp") ||
+		errors.As(err, &link) && strings.HasSuffix(link.Old, ".tmp")
+}
+
 // ErrDamagedCache says that the compilation cache gave wazero something it
 // could not use: an entry damaged on disk. The caller can clear the cache
 // and run again.
@@ -220,6 +242,8 @@ func (s *Session) damagedCache(name string, err *error) {
 		*err = fmt.Errorf("%s: wazero failed on this module: %v", name, r)
 	case s.cached && *err != nil && strings.Contains((*err).Error(), "compilationcache"):
 		*err = fmt.Errorf("%w: %w", ErrDamagedCache, *err)
+	case s.cached && *err != nil && cacheWriteFailed(*err):
+		*err = fmt.Errorf("%w: %w", ErrCacheUnwritable, *err)
 	}
 }
 
@@ -345,8 +369,22 @@ func startTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
 
 // Run compiles, links and runs a command module. Errors before the guest
 // starts (invalid module, missing entry point, unlinkable import) are
-// returned as err; how the guest ended, trap included, is in Result.
+// returned as err; how the guest ended, trap included, is in Result. A
+// compilation cache that cannot be written is left out: the run goes
+// again uncached, and Result.Uncached says why.
 func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
+	res, err := run(ctx, wasm, opts)
+	if opts.Cache != nil && errors.Is(err, ErrCacheUnwritable) {
+		// Nothing of the guest ran: compiling comes first.
+		uncached := err
+		opts.Cache = nil
+		res, err = run(ctx, wasm, opts)
+		res.Uncached = uncached
+	}
+	return res, err
+}
+
+func run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		cfg = wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(!opts.KeepOnContextDone)

@@ -101,3 +101,31 @@ func TestWithTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheRemovedDuringTheRun: a compilation cache whose directory is
+// removed after it was opened (another process clearing it, as
+// docs/running.md says is always safe) cannot store what wazero
+// compiles: the run failed with "open …/<hash>.*.tmp: no such file or
+// directory". It goes again uncached and says why; with the directory
+// there, it is cached, as a control.
+func TestCacheRemovedDuringTheRun(t *testing.T) {
+	wasm, err := os.ReadFile("testdata/exitmem.wasm")
+	require.NoError(t, err)
+	for _, removed := range []bool{false, true} {
+		dir := t.TempDir()
+		cache, err := wazero.NewCompilationCacheWithDir(dir)
+		require.NoError(t, err)
+		if removed {
+			require.NoError(t, os.RemoveAll(dir))
+		}
+		res, err := Run(context.Background(), wasm, Options{Name: "exitmem.wasm", Cache: cache})
+		require.NoError(t, err)
+		assert.Equal(t, uint32(0), res.ExitCode)
+		if removed {
+			assert.ErrorIs(t, res.Uncached, ErrCacheUnwritable)
+		} else {
+			assert.NoError(t, res.Uncached)
+		}
+		require.NoError(t, cache.Close(context.Background()))
+	}
+}
