@@ -474,3 +474,62 @@ func TestUnusableCacheRunsUncached(t *testing.T) {
 		})
 	}
 }
+
+// commandWith writes a command module whose _start has body (its final
+// end included) and returns its path.
+func commandWith(t *testing.T, body []byte) string {
+	t.Helper()
+	m := &wasmcore.Module{Types: []wasmcore.FuncType{{}}, Functions: []wasmcore.Function{{Type: 0, Body: body}},
+		Exports: []wasmcore.Export{{Name: "_start", Kind: wasmcore.ExternFunc, Index: 0}}}
+	wasm, err := m.Encode()
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "hostile.wasm")
+	require.NoError(t, os.WriteFile(path, wasm, 0o644))
+	return path
+}
+
+// TestHostileCompilationIsBounded: modules that wazero's compiler takes
+// tens of seconds and gigabytes over — one br_table of 10^6 entries (1 MB:
+// 22 s, 2.4 GB), 100,000 nested blocks (300 KB: 40-46 s) — are refused
+// with one line naming the function and offset (wasmcore.CheckBounds),
+// profiled or not.
+func TestHostileCompilationIsBounded(t *testing.T) {
+	nested := func(n int) []byte {
+		var body []byte
+		for range n {
+			body = append(body, 0x02, 0x40)
+		}
+		for range n + 1 {
+			body = append(body, 0x0b)
+		}
+		return body
+	}
+	brTable := func(n int) []byte {
+		body := []byte{0x02, 0x40, 0x41, 0x00, 0x0e, 0xc0, 0x84, 0x3d} // n = 10^6, as LEB128
+		for range n + 1 {
+			body = append(body, 0x00)
+		}
+		return append(body, 0x0b, 0x0b)
+	}
+	tests := []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"a br_table of 10^6 entries", brTable(1_000_000), "a br_table of 1000001 entries, 1000002000001 br_table work in the module: more than jsprof compiles (268435456)"},
+		{"100,000 nested blocks", nested(100_000), "blocks nested 8192 deep, 33558528 nesting work in the module: more than jsprof compiles (33554432)"},
+	}
+	for _, tt := range tests {
+		module := commandWith(t, tt.body)
+		for _, mode := range []string{"exact", "off"} {
+			t.Run(tt.name+", --mode "+mode, func(t *testing.T) {
+				got := jsprof(t, "", "run", "--mode", mode, "--cache-dir", t.TempDir(), module)
+				assert.Equal(t, exitFailure, got.code)
+				lines := strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n")
+				last := lines[len(lines)-1]
+				assert.True(t, strings.HasPrefix(last, "jsprof: hostile.wasm: function 0 (offset 0x"), last)
+				assert.True(t, strings.HasSuffix(last, tt.want), last)
+			})
+		}
+	}
+}

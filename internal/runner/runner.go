@@ -23,6 +23,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/jsprof/jsprof/internal/printable"
+	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // ExitTrap is the exit code reported for a guest that trapped, as wasmtime
@@ -197,14 +198,58 @@ func (s *Session) Provide(names ...string) {
 // Runtime is the underlying wazero runtime.
 func (s *Session) Runtime() wazero.Runtime { return s.rt }
 
-// Compile compiles a module; name is used in errors.
-func (s *Session) Compile(ctx context.Context, name string, wasm []byte) (compiled wazero.CompiledModule, err error) {
-	defer s.damagedCache(name, &err)
-	compiled, err = s.rt.CompileModule(ctx, wasm)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+// Compile compiles a module; name is used in errors. wazero's compiler
+// cannot be interrupted, and a hostile module can keep it busy for
+// minutes (wasmcore.CheckBounds): the module's bounds are checked while
+// it compiles, and a module past them is refused as soon as that is
+// known, as is a compilation under way when ctx is done (an interrupt),
+// with ctx's cause. The compilation is then abandoned: the caller is
+// about to exit. A compilation that ends first (from the cache: a few
+// milliseconds) stops the check.
+func (s *Session) Compile(ctx context.Context, name string, wasm []byte) (wazero.CompiledModule, error) {
+	type result struct {
+		compiled wazero.CompiledModule
+		err      error
 	}
-	return compiled, nil
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() { done <- r }()
+		defer s.damagedCache(name, &r.err)
+		if r.compiled, r.err = s.rt.CompileModule(ctx, wasm); r.err != nil {
+			r.err = fmt.Errorf("%s: %w", name, r.err)
+		}
+	}()
+	checkCtx, stopCheck := context.WithCancel(ctx)
+	defer stopCheck()
+	refused := make(chan error, 1)
+	go func() { refused <- checkBounds(checkCtx, wasm) }()
+	for {
+		select {
+		case r := <-done:
+			return r.compiled, r.err
+		case err := <-refused:
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			refused = nil // within bounds: wait for the compiler
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+// checkBounds is wasmcore.CheckBounds on a module's bytes; a module that
+// does not decode is left for wazero to refuse, in its words.
+func checkBounds(ctx context.Context, wasm []byte) error {
+	m, err := wasmcore.Decode(wasm)
+	if err != nil {
+		return nil
+	}
+	if err := wasmcore.CheckBounds(ctx, m); errors.Is(err, wasmcore.ErrTooComplex) {
+		return err
+	}
+	return nil
 }
 
 // ErrCacheUnwritable says that the compilation cache could not store what
@@ -406,6 +451,9 @@ func run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	}
 	compiled, err := s.Compile(ctx, opts.Name, wasm)
 	if err != nil {
+		if ctx.Err() != nil { // interrupted while compiling
+			return ended(ctx, Result{}, err), nil
+		}
 		return Result{}, err
 	}
 	entry, err := findEntry(compiled, opts.Entry)
@@ -415,6 +463,9 @@ func run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	var pluginCompiled wazero.CompiledModule
 	if opts.Plugin != nil {
 		if pluginCompiled, err = s.Compile(ctx, "plugin "+opts.Plugin.Name, opts.Plugin.Wasm); err != nil {
+			if ctx.Err() != nil {
+				return ended(ctx, Result{}, err), nil
+			}
 			return Result{}, err
 		}
 	}
