@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/tetratelabs/wazero"
+	"github.com/jsprof/jsprof/internal/runner"
 )
 
 func main() {
@@ -246,8 +246,8 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // cacheFlag adds --cache-dir and --cache-size and returns a function that
-// opens the cache, kept within its size (cache.go).
-func cacheFlag(fs *flag.FlagSet) func() (wazero.CompilationCache, error) {
+// reads them: the cache, opened within its size (runner.CacheDir).
+func cacheFlag(fs *flag.FlagSet) func() runner.CacheDir {
 	def := os.Getenv("JSPROF_CACHE_DIR")
 	if def == "" {
 		if d, err := os.UserCacheDir(); err == nil {
@@ -255,23 +255,9 @@ func cacheFlag(fs *flag.FlagSet) func() (wazero.CompilationCache, error) {
 		}
 	}
 	dir := fs.String("cache-dir", def, "directory for compiled modules (empty: no cache; env JSPROF_CACHE_DIR)")
-	size := fs.Int64("cache-size", defaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
-	return func() (wazero.CompilationCache, error) {
-		if *dir == "" {
-			return nil, nil
-		}
-		if *size <= 0 {
-			return nil, fmt.Errorf("--cache-size %d: want a size in MB, at least 1", *size)
-		}
-		trimCache(*dir, *size<<20, time.Now())
-		c, err := wazero.NewCompilationCacheWithDir(*dir)
-		if err != nil {
-			// The cache is an optimisation: a directory that cannot be
-			// made (HOME=/proc/self, a read-only mount) leaves the run
-			// uncached, said once (on the flag set's output: stderr).
-			fmt.Fprintf(fs.Output(), "jsprof: warning: --cache-dir %s: %s; running uncached\n", *dir, profiler.FirstLine(err.Error()))
-			return nil, nil
-		}
-		return c, nil
-	}
+	size := fs.Int64("cache-size", runner.DefaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
+	// A directory that cannot be used is said once, on the flag set's
+	// output (stderr), and the run goes uncached.
+	warn := func(err error) { fmt.Fprintf(fs.Output(), "jsprof: warning: %s\n", profiler.FirstLine(err.Error())) }
+	return func() runner.CacheDir { return runner.CacheDir{Dir: *dir, Limit: *size << 20, Warn: warn} }
 }

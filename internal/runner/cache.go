@@ -1,18 +1,56 @@
-package main
+package runner
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/tetratelabs/wazero"
 )
 
-// defaultCacheMB is the compilation cache's default bound: a compiled
+// DefaultCacheMB is the compilation cache's default bound: a compiled
 // engine takes 6-7 MB, so this keeps about 70 of them.
-const defaultCacheMB = 512
+const DefaultCacheMB = 512
+
+// CacheDir is a compilation cache kept in a directory within a size.
+type CacheDir struct {
+	Dir   string // "": no cache
+	Limit int64  // bytes
+	// Warn, when set, hears why a directory that cannot be used is left
+	// out.
+	Warn func(error)
+}
+
+// Open trims the directory to its size (trimCache) and opens the cache in
+// it; nil when there is no directory, or when it cannot be made
+// (HOME=/proc/self, a read-only mount): the cache is an optimisation,
+// and the run goes uncached, Warn told why.
+func (c CacheDir) Open() (wazero.CompilationCache, error) {
+	if c.Dir == "" {
+		return nil, nil
+	}
+	if c.Limit <= 0 {
+		return nil, fmt.Errorf("--cache-size %d: want a size in MB, at least 1", c.Limit>>20)
+	}
+	trimCache(c.Dir, c.Limit, time.Now())
+	cache, err := wazero.NewCompilationCacheWithDir(c.Dir)
+	if err != nil {
+		if c.Warn != nil {
+			c.Warn(fmt.Errorf("--cache-dir %s: %w; running uncached", c.Dir, err))
+		}
+		return nil, nil
+	}
+	return cache, nil
+}
+
+// Clear removes every compiled module of the directory (clearCache), after
+// one was found damaged (ErrDamagedCache).
+func (c CacheDir) Clear() error { return clearCache(c.Dir) }
 
 // staleTemp is how old a temporary file wazero left (a process that died
 // while writing an entry) must be before it is removed: entries are written
