@@ -67,10 +67,12 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	cache, err := cacheDir().Open()
+	cd := cacheDir()
+	cache, err := cd.Open()
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
+	defer cd.Seal() // what was compiled, for the next runs
 	bytecode, err := javy.Compile(ctx, plugin.Info, plugin.Wasm, src, cache)
 	if err != nil {
 		var compileErr *javy.CompileError

@@ -116,10 +116,12 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 			return fail(io, exitFailure, fmt.Errorf("--stdin: %w", err))
 		}
 	}
-	cache, err := cacheDir().Open()
+	cd := cacheDir()
+	cache, err := cd.Open()
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
+	defer cd.Seal() // what was compiled, for the next runs
 	if *outDir != "" {
 		if err := os.MkdirAll(*outDir, 0o755); err != nil {
 			return fail(io, exitFailure, fmt.Errorf("--out-dir: %w", err))

@@ -247,6 +247,8 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 		}
 	}
 	stop()
+	// What this run compiled is sealed for the next ones (runner.CacheDir).
+	job.Cache.Seal()
 	if res.Uncached != nil && popts.Warn != nil {
 		popts.Warn(fmt.Errorf("%w; ran uncached", res.Uncached))
 	}

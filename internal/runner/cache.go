@@ -26,8 +26,8 @@ type CacheDir struct {
 	Warn func(error)
 }
 
-// Open trims the directory to its size (trimCache) and opens the cache in
-// it; nil when there is no directory, or when it cannot be made
+// Open trims the directory to its size (trimCache), drops the entries
+// that are not as sealed (verifyEntries) and opens the cache in it; nil when there is no directory, or when it cannot be made
 // (HOME=/proc/self, a read-only mount): the cache is an optimisation,
 // and the run goes uncached, Warn told why.
 func (c CacheDir) Open() (wazero.CompilationCache, error) {
@@ -38,6 +38,7 @@ func (c CacheDir) Open() (wazero.CompilationCache, error) {
 		return nil, fmt.Errorf("--cache-size %d: want a size in MB, at least 1", c.Limit>>20)
 	}
 	trimCache(c.Dir, c.Limit, time.Now())
+	verifyEntries(c.Dir, time.Now(), c.Warn)
 	cache, err := wazero.NewCompilationCacheWithDir(c.Dir)
 	if err != nil {
 		if c.Warn != nil {
@@ -85,6 +86,9 @@ func trimCache(dir string, limit int64, now time.Time) {
 			}
 			return nil
 		}
+		if strings.HasSuffix(path, sealSuffix) {
+			return nil // goes with its entry
+		}
 		e := entry{path: path, size: info.Size(), used: lastUse(info)}
 		entries = append(entries, e)
 		total += e.size
@@ -99,6 +103,7 @@ func trimCache(dir string, limit int64, now time.Time) {
 			break
 		}
 		if os.Remove(e.path) == nil {
+			os.Remove(e.path + sealSuffix)
 			total -= e.size
 		}
 	}
