@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
 )
 
@@ -40,9 +42,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		args = fs.Args()[1:]
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(io.err, "jsprof: build: want one JS file, have %d\n", len(positional))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
 	}
 	if *pluginPath == "" {
 		return fail(io, exitUsage, errors.New("build: --plugin is required"))
@@ -50,7 +50,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	// The module may not be written over an input (run refuses the same):
 	// -o h.js replaced the JS, --dynamic -o plugin.wasm the plugin.
 	for _, in := range []struct{ what, path string }{{"the JS file", positional[0]}, {"the --plugin", *pluginPath}} {
-		if samePath(*output, in.path) {
+		if outfile.SamePath(*output, in.path) {
 			return fail(io, exitUsage, fmt.Errorf("build: -o %s: that is %s", *output, in.what))
 		}
 	}
@@ -58,11 +58,11 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	dest, err := createOutput(*output)
+	dest, err := files.Create(*output)
 	if err != nil {
 		return fail(io, exitUsage, err)
 	}
-	defer dest.discard()
+	defer dest.Discard()
 	plugin, err := profiler.LoadPlugin(*pluginPath)
 	if err != nil {
 		return fail(io, exitFailure, err)
@@ -77,6 +77,10 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		var compileErr *javy.CompileError
 		if errors.As(err, &compileErr) {
+			if strings.Contains(err.Error(), "could not load module") {
+				// Javy compiles one file: imports must be bundled in.
+				err = fmt.Errorf("%w; bundle its imports into one file first, e.g. npx esbuild %s --bundle --format=esm --outfile=bundle.js", err, positional[0])
+			}
 			return fail(io, exitFailure, fmt.Errorf("%s: %w", positional[0], err))
 		}
 		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, err))
@@ -94,7 +98,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if out, err = javy.EmbedSource(out, src); err != nil {
 		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))
 	}
-	if err := dest.commit(func(f *os.File) error { _, err := f.Write(out); return err }); err != nil {
+	if err := dest.Commit(func(f *os.File) error { _, err := f.Write(out); return err }); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	return 0

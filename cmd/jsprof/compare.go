@@ -76,9 +76,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(io.err, "jsprof: compare: want one JS file (guest arguments go after --), have %d: %s\n", len(positional), strings.Join(positional, " "))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want one JS file (guest arguments go after --), have %d: %s", len(positional), strings.Join(positional, " ")))
 	}
 	if len(plugins) != 2 {
 		return fail(io, exitUsage, fmt.Errorf("compare: want two --plugin, the base and the new, have %d", len(plugins)))
@@ -214,13 +212,13 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 // keepSide writes a side's module, profile and output into dir.
 func keepSide(dir string, s *compareSide, prof *profile.Profile) error {
 	base := filepath.Join(dir, s.label)
-	if err := writeFileAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.module); return err }); err != nil {
+	if err := files.WriteAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.module); return err }); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(base+".pb.gz", func(w *os.File) error { return jsprofile.Write(w, prof) }); err != nil {
+	if err := files.WriteAtomic(base+".pb.gz", func(w *os.File) error { return jsprofile.Write(w, prof) }); err != nil {
 		return err
 	}
-	return writeFileAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.stdout.Bytes()); return err })
+	return files.WriteAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.stdout.Bytes()); return err })
 }
 
 // timedOut says which guests their timeout stopped ("the base was

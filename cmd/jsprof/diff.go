@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
@@ -13,7 +17,7 @@ import (
 	"github.com/jsprof/jsprof/jsframes/report"
 )
 
-const diffSynopsis = `jsprof diff [--csv|--json] [--by opcode|wasm] [--top N] [--html FILE] BASE.pb.gz NEW.pb.gz
+const diffSynopsis = `jsprof diff [--csv|--json] [--by opcode|function|wasm] [--top N] [--html FILE] [--fail-over PCT] BASE.pb.gz NEW.pb.gz
 
 Compares two profiles of the same JS, typically on two engine releases.
 Opcodes are aligned by name (their numbering differs between releases),
@@ -26,6 +30,11 @@ and the ratio (profiles with Wasm frames). CSV and JSON carry exact counts. --ht
 writes a page with the same, and the new profile's flame graph coloured
 by the change from the base.
 
+--fail-over PCT (5, 5%, 0.5%) makes a CI gate of it: jsprof diff exits 1,
+naming what rose, when the total rose by PCT or more (0: by anything),
+or, with --by function (the opcode view's tables), any JS or native
+function in both profiles whose total (with what it called) did.
+
 For pprof's own view of the change: go tool pprof -diff_base BASE.pb.gz NEW.pb.gz`
 
 func cmdDiff(ctx context.Context, args []string, io stdio) int {
@@ -34,14 +43,13 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	top := fs.Int("top", -1, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
 	by := diffByFlag(fs)
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
+	failOver := fs.String("fail-over", "", "exit 1 when the total (with --by function, any function's total) rose by `PCT` percent or more")
 	files, code, done := parseInterleaved(fs, args, io)
 	if done {
 		return code
 	}
 	if len(files) != 2 {
-		fmt.Fprintf(io.err, "jsprof: diff: want two profiles, BASE and NEW, have %d\n", len(files))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want two profiles, BASE and NEW, have %d", len(files)))
 	}
 	f, err := format()
 	if err != nil {
@@ -50,8 +58,16 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if *top < -1 {
 		return fail(io, exitUsage, fmt.Errorf("diff: --top %d: want 0 (all) or more", *top))
 	}
+	gateFunctions := *by == report.ByFunction
+	if gateFunctions {
+		*by = report.ByOpcode // its tables hold the functions
+	}
 	if err := checkDiffBy(*by); err != nil {
-		return fail(io, exitUsage, fmt.Errorf("diff: %w", err))
+		return fail(io, exitUsage, fmt.Errorf("diff: %w (or function)", err))
+	}
+	threshold, err := parsePercent(*failOver)
+	if err != nil {
+		return fail(io, exitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
 	}
 	var profs [2]*jsprofile.Profile
 	for i, path := range files {
@@ -67,7 +83,39 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if err := writeDiffWith(io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
 		return fail(io, exitFailure, err)
 	}
+	if *failOver == "" {
+		return 0
+	}
+	rises := df.RisesOver(threshold, gateFunctions)
+	for _, r := range rises {
+		fmt.Fprintf(io.err, "jsprof: diff: %s rose %s (%s → %s Wasm instructions): --fail-over %s\n",
+			r.What, percentText(r.Percent), report.Human(r.Base), report.Human(r.New), *failOver)
+	}
+	if len(rises) > 0 {
+		return exitFailure
+	}
 	return 0
+}
+
+// parsePercent reads --fail-over's percentage: 5, 5% or 0.5%; "" is 0.
+func parsePercent(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || p < 0 || math.IsInf(p, 0) || math.IsNaN(p) {
+		return 0, errors.New("want a percentage, 0 or more, such as 5 or 5%")
+	}
+	return p, nil
+}
+
+// percentText is a rise as a percentage with three significant digits,
+// or "from nothing".
+func percentText(p float64) string {
+	if math.IsInf(p, 1) {
+		return "from nothing"
+	}
+	return "by " + strconv.FormatFloat(p, 'g', 3, 64) + "%"
 }
 
 // diffByFlag adds --by to diff and compare.

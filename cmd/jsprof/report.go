@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/jsprof/jsprof/internal/fileio"
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -79,9 +78,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if len(files) != 1 {
-		fmt.Fprintf(io.err, "jsprof: report: want one profile, have %d\n", len(files))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want one profile, have %d", len(files)))
 	}
 	f, err := format()
 	if err != nil {
@@ -113,7 +110,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
 		}
 		if len(sources) == 0 && *module == "" {
-			srcs = profileModuleSource(path, data.Module)
+			srcs = htmlview.ProfileModuleSource(path, data.Module)
 		}
 		if _, left := htmlview.MatchSources(r.Data(), srcs); len(left) > 0 {
 			for _, s := range left {
@@ -162,7 +159,7 @@ func readSources(files []string, module string, io stdio) ([]htmlview.SourceFile
 	if err != nil {
 		return nil, fmt.Errorf("--module: %w", err)
 	}
-	src, note, err := moduleSource(wasm, module)
+	src, note, err := htmlview.ModuleFileSource(wasm, module)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("--module %s: %w", module, err)
@@ -171,56 +168,6 @@ func readSources(files []string, module string, io stdio) ([]htmlview.SourceFile
 	}
 	fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", module, printable.String(note))
 	return out, nil
-}
-
-// moduleSource reads the JS a module carries, or the JS file it names
-// from beside it (a module jsprof build made before it embedded the JS);
-// nil and why when there is neither.
-func moduleSource(wasm []byte, module string) (src *htmlview.SourceFile, note string, err error) {
-	s, err := htmlview.ModuleSource(wasm, "")
-	switch {
-	case err == nil:
-		s.From = module + " (" + s.From + ")"
-		return &s, "", nil
-	case !errors.Is(err, htmlview.ErrNoModuleSource):
-		return nil, "", err
-	case s.Name != "":
-		beside := filepath.Join(filepath.Dir(module), filepath.Base(s.Name))
-		if text, err := fileio.ReadRegular(beside, maxFoundBytes); err == nil {
-			return &htmlview.SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
-		}
-		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", s.Name, s.Name), nil
-	}
-	return nil, err.Error(), nil
-}
-
-// maxFoundBytes bounds a file report reads because a profile or a module
-// names it, rather than the user: such a name may be anything (a FIFO
-// from a bundle unpacked from a tar blocked jsprof report --html for
-// ever), so only a regular file is read, and only so much of it.
-const maxFoundBytes = 512 << 20
-
-// profileModuleSource is the JS of the module a profile was made of, when
-// no --source or --module says where the JS is: the profile names its
-// module (by its file's name), and the module is looked for beside the
-// profile, then in the current directory, where jsprof build and jsprof run
-// leave it. A module not found, or without JS, annotates nothing; the page
-// says how to give the JS.
-func profileModuleSource(profilePath, module string) []htmlview.SourceFile {
-	if module == "" {
-		return nil
-	}
-	name := filepath.Base(module) // the profile names a file, not a path to follow
-	for _, p := range []string{filepath.Join(filepath.Dir(profilePath), name), name} {
-		wasm, err := fileio.ReadRegular(p, maxFoundBytes)
-		if err != nil {
-			continue
-		}
-		if src, _, err := moduleSource(wasm, p); err == nil && src != nil {
-			return []htmlview.SourceFile{*src}
-		}
-	}
-	return nil
 }
 
 // parseInterleaved parses flags that may come before, between or after the
@@ -240,7 +187,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string, io stdio) (positional []s
 
 // writeHTML writes a page to path, atomically; errors name the file.
 func writeHTML(path string, write func(io.Writer) error) error {
-	err := writeFileAtomic(path, func(f *os.File) error { return write(f) })
+	err := files.WriteAtomic(path, func(f *os.File) error { return write(f) })
 	if err != nil && !strings.Contains(err.Error(), path) {
 		err = fmt.Errorf("--html %s: %w", path, err)
 	}

@@ -15,7 +15,10 @@
 //	          (stacks) and its tables (report)
 //
 // It also says how a run ended (ExitCode, Ending: the exit codes jsprof
-// documents) and serves a running guest's profile (Serve). It owns the
+// documents), reads the uncaught JS error an engine told before it
+// trapped (Uncaught, from a Tail of the guest's stderr; Outcome.Throw,
+// its stack found in the run's own profile) and serves a running guest's
+// profile (Serve). It owns the
 // order of those steps and what passes between them, nothing else: flags,
 // messages and files belong to cmd/jsprof; the work of each step to the
 // package named beside it.

@@ -113,6 +113,9 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 	if stderr == nil {
 		stderr = io.Discard
 	}
+	// What the guest writes on stderr last tells an uncaught JS error.
+	guestErr := &Tail{W: stderr}
+	opts.Stderr = guestErr
 	if opts.Name == "" {
 		opts.Name = filepath.Base(job.ModulePath)
 	}
@@ -263,10 +266,12 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 	if sess != nil {
 		done.Info.MemoryBytes = sess.GuestMemory(res.MemoryBytes)
 	}
+	guestOutput := guestErr.Bytes()
 	if function != nil {
 		info := &done.Info
 		info.Provider, info.Codec, info.InputBytes = function.Namespace, function.Codec.String(), uint64(len(function.Input))
 		out, err := function.Output()
+		guestOutput = append(guestOutput, out.Logs...)
 		info.OutputBytes = uint64(len(out.Output))
 		info.Limits = functionLimits(info.InputBytes, info.OutputBytes)
 		if werr := writeFunctionOutput(out, err, function.Codec, res, stdout, stderr); werr != nil {
@@ -290,7 +295,7 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 	}
 	// The tables are for the reports and a function's summary.
 	done.Outcome, err = sess.Finish(finishCtx, Run{Start: start, ExitCode: done.ExitCode, Trap: res.Trap, Info: done.Info,
-		ProfileOnly: job.ProfileOnly && function == nil})
+		GuestOutput: guestOutput, ProfileOnly: job.ProfileOnly && function == nil})
 	if err != nil {
 		return nil, err
 	}

@@ -629,6 +629,10 @@ type Run struct {
 	// export run, memory, a Shopify Function's provider and sizes);
 	// Finish adds the phases it measured.
 	Info jsprofile.RunInfo
+	// GuestOutput is the last of what the guest wrote on stderr (a Tail's)
+	// and a provider's logs: where an engine that trapped on an uncaught
+	// JS error told it (Outcome.Throw).
+	GuestOutput []byte
 	// ProfileOnly leaves Outcome.Tables nil: the caller writes the
 	// profile alone. The tables read the whole profile again (0.5 s of a
 	// million-stack profile's post-run work, 2-3 ms of a sampled fib(30)'s).
@@ -643,6 +647,10 @@ type Outcome struct {
 	// Warnings say what the profile lacks (unreadable counters, a run too
 	// short for a sample).
 	Warnings []error
+	// Throw is the uncaught JS error the guest trapped on, with the JS
+	// stack at the throw from the profile's own stacks; nil when the run
+	// did not trap, or its output told no error. The profile carries it.
+	Throw *jsprofile.Throw
 }
 
 // Finish collects the measurements once the guest has ended and builds
@@ -714,6 +722,11 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if run.Trap != nil {
+		if out.Throw = throwOf(out.Profile, run.GuestOutput); out.Throw != nil {
+			jsprofile.SetThrow(out.Profile, out.Throw)
+		}
 	}
 	if run.ProfileOnly {
 		return out, nil

@@ -104,6 +104,8 @@ type FunctionSide struct {
 	Calls                uint64 `json:"calls"`
 	Executions           uint64 `json:"executions"`
 	SelfWasmInstructions uint64 `json:"self_wasm_instructions"`
+	// TotalWasmInstructions ran while it was on the stack (pprof's cum).
+	TotalWasmInstructions uint64 `json:"total_wasm_instructions"`
 }
 
 // Function is one JS function, by name, file and first line, or one
@@ -194,7 +196,8 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 	fns := map[string]*Function{}
 	var order []string
 	fnSide := func(f report.FunctionStats) *FunctionSide {
-		return &FunctionSide{Address: f.Address, Calls: f.Calls, Executions: f.Executions, SelfWasmInstructions: f.SelfWasmInstructions}
+		return &FunctionSide{Address: f.Address, Calls: f.Calls, Executions: f.Executions,
+			SelfWasmInstructions: f.SelfWasmInstructions, TotalWasmInstructions: f.TotalWasmInstructions}
 	}
 	add := func(d *report.Tables, isBase bool) {
 		for _, f := range d.Functions {
@@ -214,6 +217,7 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 				(*into).Calls += s.Calls
 				(*into).Executions += s.Executions
 				(*into).SelfWasmInstructions += s.SelfWasmInstructions
+				(*into).TotalWasmInstructions += s.TotalWasmInstructions
 				continue
 			}
 			*into = s
