@@ -162,3 +162,19 @@ func flameMatches(t *testing.T, html string) flameCounts {
 	}
 	return c
 }
+
+// TestDiffModesDiffer: a diff of an exact and a sampled profile of the
+// same program warns that the modes differ, and does not read the missing
+// executions as different bytecode; two exact profiles do not warn (the
+// negative control).
+func TestDiffModesDiffer(t *testing.T) {
+	exact, sampled := fixtureProfile(filepath.Join("real", "sort-quickjs-ng-0.10.pb.gz")), fixtureProfile(filepath.Join("real", "sort-quickjs-ng-0.10-sample.pb.gz"))
+	got := jsprof(t, "", "diff", exact, sampled)
+	require.Equal(t, 0, got.code, got.stderr)
+	assert.Contains(t, got.stderr, "jsprof: warning: the base was measured in exact mode, the new in sample mode")
+	assert.Contains(t, got.stdout, "warning: the base was measured in exact mode, the new in sample mode")
+	assert.NotContains(t, got.stdout, "different bytecode")
+	same := jsprof(t, "", "diff", exact, exact)
+	require.Equal(t, 0, same.code, same.stderr)
+	assert.Empty(t, same.stderr)
+}

@@ -119,7 +119,7 @@ func TestInterruptWritesTheProfile(t *testing.T) {
 			}
 			require.NoError(t, cmd.Process.Signal(sig))
 			for lines.Scan() {
-				if !strings.HasPrefix(lines.Text(), "jsprof: running:") {
+				if !strings.HasPrefix(lines.Text(), "jsprof: running:") && !strings.HasPrefix(lines.Text(), "jsprof: profile written to ") {
 					rest = append(rest, lines.Text())
 				}
 			}
@@ -164,7 +164,7 @@ func TestFinishInterrupted(t *testing.T) {
 	wasm, err := os.ReadFile(buildJS(t, fixtures.Path("js", "fib.js")))
 	require.NoError(t, err)
 	stopped, cancel := context.WithCancelCause(context.Background())
-	cancel(interrupted{syscall.SIGINT})
+	cancel(interrupted{Sig: syscall.SIGINT})
 	tests := []struct {
 		name    string
 		ctx     context.Context

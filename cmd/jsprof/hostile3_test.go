@@ -219,12 +219,12 @@ func startRunning(t *testing.T, bin string, anyProgress bool, args ...string) (*
 }
 
 // finish waits for cmd and returns its exit code and the lines of stderr
-// that are not progress.
+// that are not progress, or the closing "profile written to" line.
 func finish(t *testing.T, cmd *exec.Cmd, lines *bufio.Scanner) (int, []string) {
 	t.Helper()
 	var rest []string
 	for lines.Scan() {
-		if !strings.HasPrefix(lines.Text(), "jsprof: running:") {
+		if !strings.HasPrefix(lines.Text(), "jsprof: running:") && !strings.HasPrefix(lines.Text(), "jsprof: profile written to ") {
 			rest = append(rest, lines.Text())
 		}
 	}

@@ -32,7 +32,7 @@ func main() {
 			return
 		}
 		at := time.Now()
-		cancel(interrupted{first.(syscall.Signal)})
+		cancel(interrupted{Sig: first.(syscall.Signal)})
 		for sig := range signals {
 			if sig == first && time.Since(at) < repeatWindow {
 				continue // the same event, signalled twice
@@ -87,16 +87,10 @@ func exitNow(sig syscall.Signal) {
 }
 
 // interrupted is the cause of a context cancelled by a signal.
-type interrupted struct{ sig syscall.Signal }
+type interrupted = profiler.Interrupted
 
-func (i interrupted) Error() string { return "interrupted by " + i.sig.String() }
-
-// Signal is the signal that interrupted the run.
-func (i interrupted) Signal() syscall.Signal { return i.sig }
-
-// exitLimit is the exit code of a guest stopped by --timeout or
-// --max-instructions, as timeout(1) exits.
-const exitLimit = 124
+// exitLimit: a guest stopped by --timeout or --max-instructions.
+const exitLimit = profiler.ExitLimit
 
 // stdio is the user's terminal, or a test's buffers.
 type stdio struct {

@@ -74,6 +74,9 @@ func openOutputs(f runFlags, modulePath string, linked profiler.Linking) (*outpu
 }
 
 func (o *outputs) discard() {
+	if o == nil {
+		return
+	}
 	o.profile.Discard()
 	o.collapsed.Discard()
 	o.reportJSON.Discard()

@@ -42,20 +42,27 @@ const (
 	formatJSON
 )
 
-// formatFlags adds --csv and --json and returns a function that reads them.
-func formatFlags(fs *flag.FlagSet) func() (outputFormat, error) {
+// viewFlags adds --csv, --json and --top (with topUsage) and returns --top
+// and a function that reads and checks them: its error, a usage error,
+// names the command.
+func viewFlags(fs *flag.FlagSet, topUsage string) (*int, func(cmd string) (outputFormat, error)) {
 	csvOut := fs.Bool("csv", false, "write CSV, with exact counts")
 	jsonOut := fs.Bool("json", false, "write one JSON document, with exact counts")
-	return func() (outputFormat, error) {
+	top := fs.Int("top", -1, topUsage)
+	return top, func(cmd string) (outputFormat, error) {
+		f := formatText
 		switch {
 		case *csvOut && *jsonOut:
-			return 0, errors.New("--csv and --json: choose one")
+			return 0, fmt.Errorf("%s: --csv and --json: choose one", cmd)
 		case *csvOut:
-			return formatCSV, nil
+			f = formatCSV
 		case *jsonOut:
-			return formatJSON, nil
+			f = formatJSON
 		}
-		return formatText, nil
+		if *top < -1 {
+			return 0, fmt.Errorf("%s: --top %d: want 0 (all) or more", cmd, *top)
+		}
+		return f, nil
 	}
 }
 
@@ -65,9 +72,8 @@ const defaultTop = 20
 
 func cmdReport(ctx context.Context, args []string, io stdio) int {
 	fs := newFlagSet("report", reportSynopsis, io)
-	format := formatFlags(fs)
+	top, format := viewFlags(fs, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV and JSON, up to 300 in HTML); at most 5 callers under each Wasm function", defaultTop))
 	by := fs.String("by", report.ByOpcode, "the view: `opcode`, function (each function with its opcodes), line, summary or wasm (each Wasm function with the opcodes and natives that reached it)")
-	top := fs.Int("top", -1, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV and JSON, up to 300 in HTML); at most 5 callers under each Wasm function", defaultTop))
 	function := fs.String("function", "", "only the JS functions named `NAME`")
 	htmlPath := fs.String("html", "", "also write an HTML report to `file` (self-contained, no network)")
 	var sources listFlag
@@ -80,12 +86,9 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	if len(files) != 1 {
 		return badCommandLine(io, fs, fmt.Sprintf("want one profile, have %d", len(files)))
 	}
-	f, err := format()
+	f, err := format("report")
 	if err != nil {
-		return fail(io, exitUsage, fmt.Errorf("report: %w", err))
-	}
-	if *top < -1 {
-		return fail(io, exitUsage, fmt.Errorf("report: --top %d: want 0 (all) or more", *top))
+		return fail(io, exitUsage, err)
 	}
 	if (len(sources) > 0 || *module != "") && *htmlPath == "" {
 		return fail(io, exitUsage, errors.New("report: --source and --module annotate the HTML report: add --html FILE"))
@@ -135,11 +138,6 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	return 0
 }
 
-// reportPage writes r's HTML page with o.
-func reportPage(r *report.Report, o htmlview.ReportOptions) func(io.Writer) error {
-	return func(w io.Writer) error { return htmlview.WriteReport(w, r, o) }
-}
-
 // readSources reads the JS files of --source, and the JS the module of
 // --module carries (a module an earlier jsprof build made records only its
 // JS file's name: that file is read from beside the module, when there).
@@ -168,6 +166,11 @@ func readSources(files []string, module string, io stdio) ([]htmlview.SourceFile
 	}
 	fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", module, printable.String(note))
 	return out, nil
+}
+
+// reportPage writes r's HTML page with o.
+func reportPage(r *report.Report, o htmlview.ReportOptions) func(io.Writer) error {
+	return func(w io.Writer) error { return htmlview.WriteReport(w, r, o) }
 }
 
 // parseInterleaved parses flags that may come before, between or after the

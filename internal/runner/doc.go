@@ -17,6 +17,9 @@
 // (by wazero, or by the profiler's checkpoints), and Run returns the
 // context's cause as the trap.
 //
+// It also keeps the compilation cache (cache.go: CacheDir, kept within
+// its size, cleared when an entry is found damaged).
+//
 // Compiling is bounded too (Session.Compile): a module past
 // wasmcore.CheckBounds, which wazero's compiler would take minutes over,
 // is refused while it compiles, and an interrupt abandons a compilation

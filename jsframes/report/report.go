@@ -67,7 +67,7 @@ type Tables struct {
 	Functions []FunctionStats `json:"functions"`
 	Lines     []LineStats     `json:"lines"`
 	Buckets   []BucketCost    `json:"buckets"`
-	// Phases are the run's phases (exact profiles' root frames: engine
+	// Phases are the run's phases (the profile's root frames: engine
 	// start-up, input decoding, the JS program, output encoding, garbage
 	// collection, the engine between and after JS), in that order, those
 	// with instructions; they add up to the sampled total. None for a
