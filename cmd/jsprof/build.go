@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/javy"
-	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
 )
 
@@ -42,10 +41,8 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	}
 	// The module may not be written over an input (run refuses the same):
 	// -o h.js replaced the JS, --dynamic -o plugin.wasm the plugin.
-	for _, in := range []struct{ what, path string }{{"the JS file", positional[0]}, {"the --plugin", *pluginPath}} {
-		if outfile.SamePath(*output, in.path) {
-			return fail(io, exitUsage, fmt.Errorf("build: -o %s: that is %s", *output, in.what))
-		}
+	if err := notInput("-o", *output, input{"the JS file", positional[0]}, input{"the --plugin", *pluginPath}); err != nil {
+		return fail(io, exitUsage, fmt.Errorf("build: %w", err))
 	}
 	src, err := os.ReadFile(positional[0])
 	if err != nil {

@@ -65,6 +65,9 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
 	}
+	if err := notInput("--html", *htmlPath, input{"the BASE profile", files[0]}, input{"the NEW profile", files[1]}); err != nil {
+		return fail(io, exitUsage, fmt.Errorf("diff: %w", err))
+	}
 	var profs [2]*jsprofile.Profile
 	for i, path := range files {
 		if profs[i], err = jsprofile.ReadFile(path); err != nil {

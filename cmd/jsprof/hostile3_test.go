@@ -546,3 +546,52 @@ func TestHostileCompilationIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLKeepsItsInputs: report --html and diff --html naming a file the
+// command reads — the profile, a --module or --source file, either
+// profile of a diff — are refused, exit 2, as run and build refuse an
+// output that is an input: report --html p.pb.gz p.pb.gz wrote the page
+// over the profile, with exit 0.
+func TestHTMLKeepsItsInputs(t *testing.T) {
+	module := buildJS(t, fixtures.Path("js", "fib.js"))
+	dir := t.TempDir()
+	prof, base := filepath.Join(dir, "p.pb.gz"), filepath.Join(dir, "base.pb.gz")
+	for _, p := range []string{prof, base} {
+		got := jsprof(t, "", "run", "-q", "-o", p, module)
+		require.Equal(t, 0, got.code, got.stderr)
+	}
+	src := filepath.Join(dir, "fib.js")
+	b, err := os.ReadFile(fixtures.Path("js", "fib.js"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(src, b, 0o644))
+	before := map[string][]byte{}
+	for _, p := range []string{prof, base, src, module} {
+		before[p], err = os.ReadFile(p)
+		require.NoError(t, err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"report over its profile", []string{"report", "--html", prof, prof}, "jsprof: report: --html " + prof + ": that is the profile\n"},
+		{"report over its --module", []string{"report", "--html", module, "--module", module, prof}, "jsprof: report: --html " + module + ": that is the --module\n"},
+		{"report over a --source", []string{"report", "--html", src, "--source", src, prof}, "jsprof: report: --html " + src + ": that is a --source file\n"},
+		{"diff over NEW", []string{"diff", "--html", prof, base, prof}, "jsprof: diff: --html " + prof + ": that is the NEW profile\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := jsprof(t, "", tt.args...)
+			assert.Equal(t, exitUsage, got.code)
+			assert.Equal(t, tt.want, got.stderr)
+			assert.Empty(t, got.stdout)
+		})
+	}
+	for p, b := range before {
+		now, err := os.ReadFile(p)
+		require.NoError(t, err)
+		assert.Equal(t, b, now, "%s is intact", p)
+	}
+	got := jsprof(t, "", "report", "--html", filepath.Join(dir, "page.html"), prof)
+	require.Equal(t, 0, got.code, "a control: another --html is written: %s", got.stderr)
+}

@@ -22,13 +22,29 @@ type outputs struct {
 	profile, collapsed, reportJSON *outfile.File
 }
 
+// input is a file a command reads: what it is, for messages, and its
+// path ("": none).
+type input struct{ what, path string }
+
+// notInput refuses an output (given with flag) that names one of the
+// inputs, by that path or another name for the file: writing it would
+// destroy what the command read (jsprof build -o h.js replaced the JS,
+// report --html p.pb.gz the profile).
+func notInput(flag, path string, inputs ...input) error {
+	for _, in := range inputs {
+		if path != "" && in.path != "" && outfile.SamePath(path, in.path) {
+			return fmt.Errorf("%s %s: that is %s", flag, path, in.what)
+		}
+	}
+	return nil
+}
+
 // openOutputs checks and creates every output of f before the guest runs:
 // each must be writable, and none may be another output or one of the
 // run's inputs: the module, the --source, --plugin and --input files,
 // and the files linking found (the plugin or provider a folder of
 // providers resolved to). Writing one would destroy what the run read.
 func openOutputs(f runFlags, modulePath string, linked profiler.Linking) (*outputs, error) {
-	type input struct{ what, path string }
 	inputs := []input{{"the module being run", modulePath}, {"the --source file", f.source}, {"the --input file", f.input}}
 	for _, p := range f.plugins {
 		inputs = append(inputs, input{"a --plugin", p})
@@ -44,10 +60,8 @@ func openOutputs(f runFlags, modulePath string, linked profiler.Linking) (*outpu
 		if a.path == "" {
 			continue
 		}
-		for _, in := range inputs {
-			if in.path != "" && outfile.SamePath(a.path, in.path) {
-				return nil, fmt.Errorf("%s %s: that is %s", a.flag, a.path, in.what)
-			}
+		if err := notInput(a.flag, a.path, inputs...); err != nil {
+			return nil, err
 		}
 		for _, b := range named[:i] {
 			if b.path != "" && outfile.SamePath(a.path, b.path) {

@@ -94,6 +94,13 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitUsage, errors.New("report: --source and --module annotate the HTML report: add --html FILE"))
 	}
 	path := files[0]
+	inputs := []input{{"the profile", path}, {"the --module", *module}}
+	for _, s := range sources {
+		inputs = append(inputs, input{"a --source file", s})
+	}
+	if err := notInput("--html", *htmlPath, inputs...); err != nil {
+		return fail(io, exitUsage, fmt.Errorf("report: %w", err))
+	}
 	prof, err := jsprofile.ReadFile(path)
 	if err != nil {
 		return fail(io, exitFailure, err)
