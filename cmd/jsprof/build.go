@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
 )
 
@@ -23,25 +25,25 @@ carries the program's JS (Brotli-compressed in a javy_source section, as
 shows the source of the profiles it makes.`
 
 func cmdBuild(ctx context.Context, args []string, io stdio) int {
-	fs := newFlagSet("build", buildSynopsis, io)
+	fs := cli.NewFlagSet("build", buildSynopsis, io.err)
 	pluginPath := fs.String("plugin", "", "the Javy `plugin.wasm` (required)")
 	dynamic := fs.Bool("dynamic", false, "build a dynamic module that imports the plugin")
 	output := fs.String("o", "index.wasm", "write the module to `file`")
 	cacheDir := cacheFlag(fs)
 	// Accept flags after the JS file too: jsprof build index.js -o out.wasm.
-	positional, code, done := parseInterleaved(fs, args, io)
+	positional, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
 	}
 	if len(positional) != 1 {
-		return badCommandLine(io, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
+		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
 	}
 	if *pluginPath == "" {
 		return fail(io, exitUsage, errors.New("build: --plugin is required"))
 	}
 	// The module may not be written over an input (run refuses the same):
 	// -o h.js replaced the JS, --dynamic -o plugin.wasm the plugin.
-	if err := notInput("-o", *output, input{"the JS file", positional[0]}, input{"the --plugin", *pluginPath}); err != nil {
+	if err := outfile.Distinct([]outfile.Named{{What: "-o", Path: *output}}, []outfile.Named{{What: "the JS file", Path: positional[0]}, {What: "the --plugin", Path: *pluginPath}}); err != nil {
 		return fail(io, exitUsage, fmt.Errorf("build: %w", err))
 	}
 	src, err := os.ReadFile(positional[0])

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -22,52 +21,24 @@ type outputs struct {
 	profile, collapsed, reportJSON *outfile.File
 }
 
-// input is a file a command reads: what it is, for messages, and its
-// path ("": none).
-type input struct{ what, path string }
-
-// notInput refuses an output (given with flag) that names one of the
-// inputs, by that path or another name for the file: writing it would
-// destroy what the command read (jsprof build -o h.js replaced the JS,
-// report --html p.pb.gz the profile).
-func notInput(flag, path string, inputs ...input) error {
-	for _, in := range inputs {
-		if path != "" && in.path != "" && outfile.SamePath(path, in.path) {
-			return fmt.Errorf("%s %s: that is %s", flag, path, in.what)
-		}
-	}
-	return nil
-}
-
 // openOutputs checks and creates every output of f before the guest runs:
 // each must be writable, and none may be another output or one of the
 // run's inputs: the module, the --source, --plugin and --input files,
 // and the files linking found (the plugin or provider a folder of
 // providers resolved to). Writing one would destroy what the run read.
 func openOutputs(f runFlags, modulePath string, linked profiler.Linking) (*outputs, error) {
-	inputs := []input{{"the module being run", modulePath}, {"the --source file", f.source}, {"the --input file", f.input}}
+	inputs := []outfile.Named{{What: "the module being run", Path: modulePath}, {What: "the --source file", Path: f.source}, {What: "the --input file", Path: f.input}}
 	for _, p := range f.plugins {
-		inputs = append(inputs, input{"a --plugin", p})
+		inputs = append(inputs, outfile.Named{What: "a --plugin", Path: p})
 	}
 	if linked.Plugin != nil {
-		inputs = append(inputs, input{"the plugin linked", linked.Plugin.Name})
+		inputs = append(inputs, outfile.Named{What: "the plugin linked", Path: linked.Plugin.Name})
 	}
 	if linked.Provider != nil && linked.Provider.Path != "" {
-		inputs = append(inputs, input{"the provider linked", linked.Provider.Path})
+		inputs = append(inputs, outfile.Named{What: "the provider linked", Path: linked.Provider.Path})
 	}
-	named := []struct{ flag, path string }{{"-o", f.output}, {"--collapsed", f.collapsed}, {"--report-json", f.reportJSON}}
-	for i, a := range named {
-		if a.path == "" {
-			continue
-		}
-		if err := notInput(a.flag, a.path, inputs...); err != nil {
-			return nil, err
-		}
-		for _, b := range named[:i] {
-			if b.path != "" && outfile.SamePath(a.path, b.path) {
-				return nil, fmt.Errorf("%s and %s both name %s", b.flag, a.flag, a.path)
-			}
-		}
+	if err := outfile.Distinct([]outfile.Named{{What: "-o", Path: f.output}, {What: "--collapsed", Path: f.collapsed}, {What: "--report-json", Path: f.reportJSON}}, inputs); err != nil {
+		return nil, err
 	}
 	o := &outputs{}
 	var err error
