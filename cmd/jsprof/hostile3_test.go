@@ -130,14 +130,41 @@ func TestOutputLinksAreNotFollowed(t *testing.T) {
 }
 
 // withStartLoop writes a copy of the module at path given a start
-// function that loops for ever, and returns the copy's path.
-func withStartLoop(t *testing.T, path string) string {
+// function that loops for ever, and returns the copy's path. With
+// announce, it first writes "looping" on stdout (through the module's
+// own fd_write import), so that a test knows when it loops.
+func withStartLoop(t *testing.T, path string, announce ...bool) string {
 	t.Helper()
 	wasm, err := os.ReadFile(path)
 	require.NoError(t, err)
 	m, err := wasmcore.Decode(wasm)
 	require.NoError(t, err)
-	loop := m.AddFunction(wasmcore.Function{Type: m.AddType(wasmcore.FuncType{}), Body: []byte{0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b}}) // loop br 0 end end
+	var body []byte
+	if len(announce) > 0 && announce[0] {
+		fdWrite, fn := -1, 0
+		for _, im := range m.Imports {
+			if im.Kind == wasmcore.ExternFunc {
+				if im.Module == "wasi_snapshot_preview1" && im.Name == "fd_write" {
+					fdWrite = fn
+				}
+				fn++
+			}
+		}
+		require.GreaterOrEqual(t, fdWrite, 0, "the module imports fd_write")
+		// "looping\n" at 16, its iovec {16, 8} at 0, fd_write(1, 0, 1, 24):
+		// the engine's memory is written over, but it never runs.
+		for _, in := range []wasmcore.Instr{
+			{Op: wasmcore.OpI32Const, I32: 16}, {Op: wasmcore.OpI64Const, I64: 0x0a676e69706f6f6c}, {Op: wasmcore.OpI64Store, Mem: wasmcore.MemArg{Align: 3}},
+			{Op: wasmcore.OpI32Const, I32: 0}, {Op: wasmcore.OpI32Const, I32: 16}, {Op: wasmcore.OpI32Store, Mem: wasmcore.MemArg{Align: 2}},
+			{Op: wasmcore.OpI32Const, I32: 4}, {Op: wasmcore.OpI32Const, I32: 8}, {Op: wasmcore.OpI32Store, Mem: wasmcore.MemArg{Align: 2}},
+			{Op: wasmcore.OpI32Const, I32: 1}, {Op: wasmcore.OpI32Const, I32: 0}, {Op: wasmcore.OpI32Const, I32: 1}, {Op: wasmcore.OpI32Const, I32: 24},
+			{Op: wasmcore.OpCall, Index: uint32(fdWrite)}, {Op: wasmcore.OpDrop},
+		} {
+			body = wasmcore.AppendInstr(body, in)
+		}
+	}
+	body = append(body, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b) // loop br 0 end end
+	loop := m.AddFunction(wasmcore.Function{Type: m.AddType(wasmcore.FuncType{}), Body: body})
 	m.Start = &loop
 	out, err := m.Encode()
 	require.NoError(t, err)
@@ -203,9 +230,9 @@ func guestRuns(line string) bool {
 }
 
 // startRunning starts the jsprof binary with args, progress lines on, and
-// returns once the guest runs (guestRuns; any progress line with
-// anyProgress), with the lines of stderr still to come.
-func startRunning(t *testing.T, bin string, anyProgress bool, args ...string) (*exec.Cmd, *bufio.Scanner) {
+// returns once the guest runs (guestRuns), with the lines of stderr
+// still to come.
+func startRunning(t *testing.T, bin string, args ...string) (*exec.Cmd, *bufio.Scanner) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero")}, args...)...)
 	stderr, err := cmd.StderrPipe()
@@ -213,7 +240,7 @@ func startRunning(t *testing.T, bin string, anyProgress bool, args ...string) (*
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	lines := bufio.NewScanner(stderr)
-	for lines.Scan() && !guestRuns(lines.Text()) && !(anyProgress && strings.HasPrefix(lines.Text(), "jsprof: running:")) {
+	for lines.Scan() && !guestRuns(lines.Text()) {
 	}
 	return cmd, lines
 }
@@ -251,7 +278,7 @@ func TestRepeatedSignalIsOneSignal(t *testing.T) {
 	for i := range 3 {
 		t.Run(fmt.Sprintf("SIGTERM twice, run %d", i), func(t *testing.T) {
 			prof := filepath.Join(t.TempDir(), "p.pb.gz")
-			cmd, lines := startRunning(t, bin, false, "-o", prof, module)
+			cmd, lines := startRunning(t, bin, "-o", prof, module)
 			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 			code, rest := finish(t, cmd, lines)
@@ -278,8 +305,20 @@ func TestRepeatedSignalIsOneSignal(t *testing.T) {
 		assert.Positive(t, sampleTotal(readProfile(t, prof)))
 	})
 	t.Run("looping start function, SIGINT", func(t *testing.T) {
+		// Signalled once the start function loops (it says so on stdout):
+		// an interrupt while compiling ends the run with no profile.
 		prof := filepath.Join(t.TempDir(), "p.pb.gz")
-		cmd, lines := startRunning(t, bin, true, "-o", prof, withStartLoop(t, module))
+		cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, withStartLoop(t, module, true))
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		stderr, err := cmd.StderrPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		said := bufio.NewScanner(stdout)
+		require.True(t, said.Scan())
+		require.Equal(t, "looping", said.Text())
+		lines := bufio.NewScanner(stderr)
 		require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 		code, rest := finish(t, cmd, lines)
 		assert.Equal(t, 130, code)

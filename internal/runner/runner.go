@@ -477,11 +477,10 @@ func run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 		}
 		s.Provide(names...)
 	}
+	// An interrupt while compiling is an error, the context's cause:
+	// nothing of the guest ran.
 	compiled, err := s.Compile(ctx, opts.Name, wasm)
 	if err != nil {
-		if ctx.Err() != nil { // interrupted while compiling
-			return ended(ctx, Result{}, err), nil
-		}
 		return Result{}, err
 	}
 	entry, err := findEntry(compiled, opts.Entry)
@@ -491,9 +490,6 @@ func run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	var pluginCompiled wazero.CompiledModule
 	if opts.Plugin != nil {
 		if pluginCompiled, err = s.Compile(ctx, "plugin "+opts.Plugin.Name, opts.Plugin.Wasm); err != nil {
-			if ctx.Err() != nil {
-				return ended(ctx, Result{}, err), nil
-			}
 			return Result{}, err
 		}
 	}
