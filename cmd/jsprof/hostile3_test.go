@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -203,8 +202,8 @@ func TestStopsBeforeTheExportCall(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			prof := filepath.Join(t.TempDir(), "p.pb.gz")
 			args := []string{"run", "-q"}
-			if !slices.Contains(tt.args, "off") { // --mode off writes no profile
-				args = append(args, "-o", prof)
+			if !unprofiled(tt.args) {
+				args = append(args, "-o", prof) // --mode off writes no profile
 			}
 			got := jsprof(t, "", append(args, tt.args...)...)
 			assert.Equal(t, exitLimit, got.code, got.stderr)
