@@ -18,20 +18,25 @@ import (
 )
 
 func main() {
-	// SIGINT and SIGTERM cancel the context with the signal as the cause:
-	// wazero then stops the guest, and jsprof writes what it measured and
-	// exits with 128 + the signal's number.
+	// SIGINT, SIGTERM, SIGHUP (a closed terminal, a dropped SSH session)
+	// and SIGQUIT cancel the context with the signal as the cause: wazero
+	// then stops the guest, and jsprof writes what it measured and exits
+	// with 128 + the signal's number.
 	// A second signal, while jsprof is still writing, ends it at once.
 	ctx, cancel := context.WithCancelCause(context.Background())
-	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, stopSignals()...)
 	go func() {
-		sig, ok := <-signals
+		first, ok := <-signals
 		if !ok {
 			return
 		}
-		cancel(interrupted{Sig: sig.(syscall.Signal)})
-		if sig, ok := <-signals; ok {
+		at := time.Now()
+		cancel(interrupted{Sig: first.(syscall.Signal)})
+		for sig := range signals {
+			if sig == first && time.Since(at) < repeatWindow {
+				continue // the same event, signalled twice
+			}
 			exitNow(sig.(syscall.Signal))
 		}
 	}()
@@ -41,11 +46,26 @@ func main() {
 	signal.Ignore(syscall.SIGPIPE)
 	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
 		color:          cli.UseColor(cli.IsTerminal(os.Stderr), os.Getenv),
-		defaultSignals: func() { signal.Reset(os.Interrupt, syscall.SIGTERM) }})
+		defaultSignals: func() { signal.Reset(stopSignals()...) }})
 	signal.Stop(signals)
 	cancel(nil)
 	os.Exit(code)
 }
+
+// stopSignals are the signals that stop a run, the profile written.
+func stopSignals() []os.Signal {
+	return []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+}
+
+// repeatWindow is how soon a repeat of the first signal is taken for the
+// same event rather than a second signal: GNU timeout signals its child
+// and then its whole process group, so jsprof gets SIGTERM twice within
+// microseconds, and a terminal's hang-up can come to the process more
+// than once too. Go's os/signal does not say who sent a signal (the
+// kernel's siginfo does, but it is not passed on), so the two cannot be
+// told apart by their source. A person pressing ^C again to end jsprof
+// does so later than this; another signal ends it at once.
+const repeatWindow = 500 * time.Millisecond
 
 // exitNow ends jsprof on a second signal: the temporary files of outputs
 // not yet written are removed (no .jsprof-* is left beside them), the
@@ -80,7 +100,7 @@ type stdio struct {
 	// (useColor): warnings and OVER THE LIMIT are coloured there.
 	color bool
 	// defaultSignals, when set (the jsprof binary; not tests running
-	// Main), gives SIGINT and SIGTERM back their default action, ending the
+	// Main), gives the stop signals back their default action, ending the
 	// process: --mode off without --timeout runs the guest where Go cannot
 	// stop it (run.go).
 	defaultSignals func()
@@ -171,5 +191,8 @@ func cacheFlag(fs *flag.FlagSet) func() runner.CacheDir {
 	}
 	dir := fs.String("cache-dir", def, "directory for compiled modules (empty: no cache; env JSPROF_CACHE_DIR)")
 	size := fs.Int64("cache-size", runner.DefaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
-	return func() runner.CacheDir { return runner.CacheDir{Dir: *dir, Limit: *size << 20} }
+	// A directory that cannot be used is said once, on the flag set's
+	// output (stderr), and the run goes uncached.
+	warn := func(err error) { fmt.Fprintf(fs.Output(), "jsprof: warning: %s\n", profiler.FirstLine(err.Error())) }
+	return func() runner.CacheDir { return runner.CacheDir{Dir: *dir, Limit: *size << 20, Warn: warn} }
 }

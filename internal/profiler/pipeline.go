@@ -282,6 +282,11 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 		}
 	}
 	stopProgress()
+	// What this run compiled is sealed for the next ones (runner.CacheDir).
+	job.Cache.Seal()
+	if res.Uncached != nil && popts.Warn != nil {
+		popts.Warn(fmt.Errorf("%w; ran uncached", res.Uncached))
+	}
 	if err != nil {
 		if sess != nil {
 			sess.Finished()
