@@ -101,21 +101,39 @@ type Done struct {
 	Outcome *Outcome
 }
 
-// Execute runs a job from start to end. The guest's own ending (a trap, a
-// limit, a timeout, a signal) is no error: Done says it; errors are what
-// stopped the job from running the guest or from making its profile.
+// Execute runs a job from start to end: PrepareJob, then one Run with
+// the job's input. The guest's own ending (a trap, a limit, a timeout, a
+// signal) is no error: Done says it; errors are what stopped the job from
+// running the guest or from making its profile.
 func Execute(ctx context.Context, job Job) (*Done, error) {
+	p, err := PrepareJob(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(ctx, job.Input, job.Guest.Stdout, job.Guest.Stderr)
+}
+
+// Prepared is a job read, linked and prepared for profiling once, to be
+// run any number of times, each run with an input of its own in an
+// instance of its own (Run). Runs may go at once: the prepared session is
+// forked for each (Session.Fork), and the compilation cache shared.
+type Prepared struct {
+	job    Job
+	opts   runner.Options // the guest's, with the plugin and the cache
+	wasm   []byte         // the main module as it runs
+	linked Linking
+	sess   *Session // nil: the runs are not profiled (why says why)
+	why    error
+}
+
+// Linking is what the prepared module links: its plugin, or a Shopify
+// Function's provider.
+func (p *Prepared) Linking() Linking { return p.linked }
+
+// PrepareJob reads, links and prepares a job's module (Job.Input is
+// Run's): the job's Ready hook runs here, before the module is prepared.
+func PrepareJob(ctx context.Context, job Job) (*Prepared, error) {
 	opts := job.Guest
-	stdout, stderr := opts.Stdout, opts.Stderr
-	if stdout == nil {
-		stdout = io.Discard
-	}
-	if stderr == nil {
-		stderr = io.Discard
-	}
-	// What the guest writes on stderr last tells an uncaught JS error.
-	guestErr := &Tail{W: stderr}
-	opts.Stderr = guestErr
 	if opts.Name == "" {
 		opts.Name = filepath.Base(job.ModulePath)
 	}
@@ -144,18 +162,9 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 		}
 		opts.Plugin = linked.Plugin
 	}
-	var function *shopify.Run
 	if linked.Provider != nil {
-		var err error
-		if function, err = prepareFunction(&opts, *linked.Provider, job.Codec, job.Input); err != nil {
-			return nil, err
-		}
-	} else if job.Input != "" {
-		in, err := os.ReadFile(job.Input)
-		if err != nil {
-			return nil, fmt.Errorf("--input: %w", err)
-		}
-		opts.Stdin = bytes.NewReader(in)
+		// Prepared with the provider; each run's input is its own (Run).
+		shopify.LinkProvider(&opts, *linked.Provider)
 	}
 	if opts.Cache == nil {
 		var err error
@@ -168,9 +177,7 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 			return nil, err
 		}
 	}
-
-	var sess *Session
-	var why error // why the run is not profiled
+	p := &Prepared{job: job, linked: linked}
 	popts := job.Profile
 	if !job.Off {
 		var plugin []byte
@@ -183,27 +190,66 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 		}
 		// A function with no JS (a Wasm API provider's) still has its
 		// export call counted, as function-runner counts it.
-		popts.CountWithoutInterpreter = popts.CountWithoutInterpreter || function != nil
-		var err error
-		sess, err = Prepare(ctx, opts.Name, wasm, plugin, popts)
+		popts.CountWithoutInterpreter = popts.CountWithoutInterpreter || linked.Provider != nil
+		sess, err := Prepare(ctx, opts.Name, wasm, plugin, popts)
 		var none *NoInterpreterError
 		switch {
 		case errors.As(err, &none) && !job.NeedProfile:
 			// A plain WASI program: run it without a profile.
-			sess, why = nil, err
+			p.why = err
 		case err != nil:
 			return nil, err
 		default:
 			if sess.CountOnly() != nil && popts.MaxInstructions > 0 {
 				return nil, errors.New("--max-instructions needs a module with a JS interpreter to instrument")
 			}
+			p.sess = sess
 			wasm = sess.Main()
-			sess.Configure(&opts)
 		}
 	}
-	if popts.MaxInstructions > 0 && sess == nil {
+	if popts.MaxInstructions > 0 && p.sess == nil {
 		return nil, errors.New("--max-instructions needs a module with a JS interpreter to instrument")
 	}
+	p.opts, p.wasm = opts, wasm
+	return p, nil
+}
+
+// Run runs the prepared module once, in a fresh instance, with input (a
+// file: a Shopify Function's JSON input, else the guest's stdin; "": the
+// guest's stdin as the job gave it), the guest's output going to stdout
+// and stderr (nil: nowhere). The job's Prepared hook hears the run's
+// session. Errors are as Execute's.
+func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writer) (*Done, error) {
+	job, opts, wasm := p.job, p.opts, p.wasm
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	// What the guest writes on stderr last tells an uncaught JS error.
+	guestErr := &Tail{W: stderr}
+	opts.Stdout, opts.Stderr = stdout, guestErr
+	var function *shopify.Run
+	if p.linked.Provider != nil {
+		var err error
+		if function, err = prepareFunction(&opts, *p.linked.Provider, job.Codec, input); err != nil {
+			return nil, err
+		}
+	} else if input != "" {
+		in, err := os.ReadFile(input)
+		if err != nil {
+			return nil, fmt.Errorf("--input: %w", err)
+		}
+		opts.Stdin = bytes.NewReader(in)
+	}
+	var sess *Session
+	if p.sess != nil {
+		sess = p.sess.Fork()
+		sess.Configure(&opts)
+	}
+	popts := job.Profile
+	why := p.why
 	stop := func() {}
 	if job.Hooks.Prepared != nil {
 		var err error
