@@ -39,8 +39,7 @@ For pprof's own view of the change: go tool pprof -diff_base BASE.pb.gz NEW.pb.g
 
 func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	fs := newFlagSet("diff", diffSynopsis, io)
-	format := formatFlags(fs)
-	top := fs.Int("top", -1, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
+	top, format := viewFlags(fs, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
 	by := diffByFlag(fs)
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
 	failOver := fs.String("fail-over", "", "exit 1 when the total (with --by function, any function's total) rose by `PCT` percent or more")
@@ -51,12 +50,9 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if len(files) != 2 {
 		return badCommandLine(io, fs, fmt.Sprintf("want two profiles, BASE and NEW, have %d", len(files)))
 	}
-	f, err := format()
+	f, err := format("diff")
 	if err != nil {
-		return fail(io, exitUsage, fmt.Errorf("diff: %w", err))
-	}
-	if *top < -1 {
-		return fail(io, exitUsage, fmt.Errorf("diff: --top %d: want 0 (all) or more", *top))
+		return fail(io, exitUsage, err)
 	}
 	gateFunctions := *by == report.ByFunction
 	if gateFunctions {
@@ -75,12 +71,15 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 			return fail(io, exitFailure, err)
 		}
 	}
+	if b, n := profs[0].Meta.Mode, profs[1].Meta.Mode; b != n {
+		warn(io, errors.New(diff.ModesDiffer(b, n)))
+	}
 	df := diff.New(report.New(profs[0]), report.New(profs[1]), filepath.Base(files[0]), filepath.Base(files[1]))
 	var flame *htmlview.Flame
 	if *htmlPath != "" {
 		flame = htmlview.NewFlameDiff(profs[0], profs[1], htmlview.FlameOptions{})
 	}
-	if err := writeDiffWith(io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
+	if err := writeDiff(io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	if *failOver == "" {
@@ -133,15 +132,9 @@ func checkDiffBy(by string) error {
 
 // writeDiff writes the diff's view by in format f on w, and as HTML to
 // htmlPath unless it is empty: top rows of each table; -1: the default, 20
-// in text and all in HTML.
-func writeDiff(w io.Writer, df *diff.Diff, f outputFormat, by string, top int, htmlPath string) error {
-	return writeDiffWith(w, df, f, by, top, htmlPath, nil)
-}
-
-// writeDiffWith is writeDiff with the new profile's flame graph, coloured
-// by change, on the HTML page (when flame is not nil). The page has every
-// view.
-func writeDiffWith(w io.Writer, df *diff.Diff, f outputFormat, by string, top int, htmlPath string, flame *htmlview.Flame) error {
+// in text and all in HTML. The page has every view, and the new profile's
+// flame graph coloured by change when flame is not nil.
+func writeDiff(w io.Writer, df *diff.Diff, f outputFormat, by string, top int, htmlPath string, flame *htmlview.Flame) error {
 	if htmlPath != "" {
 		o := htmlview.DiffOptions{Top: max(top, 0), Flame: flame}
 		if err := writeHTML(htmlPath, func(w io.Writer) error { return htmlview.WriteDiff(w, df, o) }); err != nil {

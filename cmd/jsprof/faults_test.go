@@ -161,7 +161,7 @@ func TestFinishInterrupted(t *testing.T) {
 	wasm, err := os.ReadFile(buildJS(t, fixtures.Path("js", "fib.js")))
 	require.NoError(t, err)
 	stopped, cancel := context.WithCancelCause(context.Background())
-	cancel(interrupted{syscall.SIGINT})
+	cancel(interrupted{Sig: syscall.SIGINT})
 	tests := []struct {
 		name    string
 		ctx     context.Context

@@ -17,7 +17,7 @@ import (
 // the runs on stderr; -o the profile merged over them, --out-dir each
 // one's. jsprof exits with the first input's exit code that is not 0.
 func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs **outputs) int {
-	files, err := profiler.InputFiles(f.inputs)
+	inputs, err := profiler.InputFiles(f.inputs)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
@@ -26,7 +26,7 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
 			return fail(io, exitUsage, fmt.Errorf("--out-dir: %w", err))
 		}
-		for _, in := range files {
+		for _, in := range inputs {
 			name := filepath.Join(f.outDir, strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))+".pb.gz")
 			if other, ok := perInput[name]; ok {
 				return fail(io, exitUsage, fmt.Errorf("--out-dir: %s and %s would both be %s", other, in, name))
@@ -41,7 +41,7 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 		}
 		return failInterrupted(ctx, io, exitFailure, err)
 	}
-	runs := p.RunInputs(ctx, files, 0)
+	runs := p.RunInputs(ctx, inputs, 0)
 	facts := profiler.InputFacts(runs)
 	mark := func(s string) string { return paint(io, red, s) }
 	merged, err := profiler.Merged(runs)
@@ -57,7 +57,11 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 	for i, r := range runs {
 		if r.Done != nil && r.Done.Outcome != nil && f.outDir != "" {
 			path := filepath.Join(f.outDir, strings.TrimSuffix(filepath.Base(r.Input), filepath.Ext(r.Input))+".pb.gz")
-			if err := writeFileAtomic(path, func(w *os.File) error { return jsprofile.Write(w, r.Done.Outcome.Profile) }); err != nil {
+			o, err := files.Create(path)
+			if err == nil {
+				err = o.Commit(func(w *os.File) error { return jsprofile.Write(w, r.Done.Outcome.Profile) })
+			}
+			if err != nil {
 				return fail(io, exitFailure, err)
 			}
 		}
@@ -84,7 +88,7 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 		}
 	}
 	if merged != nil && !f.quiet {
-		fmt.Fprintf(io.err, "jsprof: profile of %d inputs written to %s (jsprof report %s; go tool pprof -tagfocus=input=NAME %s)\n", len(files), f.output, f.output, f.output)
+		fmt.Fprintf(io.err, "jsprof: profile of %d inputs written to %s (jsprof report %s; go tool pprof -tagfocus=input=NAME %s)\n", len(inputs), f.output, f.output, f.output)
 	}
 	return code
 }

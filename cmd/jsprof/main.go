@@ -30,7 +30,7 @@ func main() {
 		if !ok {
 			return
 		}
-		cancel(interrupted{sig.(syscall.Signal)})
+		cancel(interrupted{Sig: sig.(syscall.Signal)})
 		if sig, ok := <-signals; ok {
 			exitNow(sig.(syscall.Signal))
 		}
@@ -53,7 +53,7 @@ func main() {
 // given a moment, not more: stderr may be a pipe nobody reads, where a
 // write would block for ever and the exit with it.
 func exitNow(sig syscall.Signal) {
-	removeTemporaries()
+	files.RemoveTemporaries()
 	said := make(chan struct{})
 	go func() {
 		fmt.Fprintf(os.Stderr, "jsprof: %s, a second signal: exiting without writing\n", sig)
@@ -67,16 +67,10 @@ func exitNow(sig syscall.Signal) {
 }
 
 // interrupted is the cause of a context cancelled by a signal.
-type interrupted struct{ sig syscall.Signal }
+type interrupted = profiler.Interrupted
 
-func (i interrupted) Error() string { return "interrupted by " + i.sig.String() }
-
-// Signal is the signal that interrupted the run.
-func (i interrupted) Signal() syscall.Signal { return i.sig }
-
-// exitLimit is the exit code of a guest stopped by --timeout or
-// --max-instructions, as timeout(1) exits.
-const exitLimit = 124
+// exitLimit: a guest stopped by --timeout or --max-instructions.
+const exitLimit = profiler.ExitLimit
 
 // stdio is the user's terminal, or a test's buffers.
 type stdio struct {

@@ -146,8 +146,6 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	switch {
 	case !profiling && (f.report || f.reportJSON != "" || f.collapsed != ""):
 		return errors.New("--report, --report-json and --collapsed need a profiling --mode")
-	case f.mode != modeExact && (f.report || f.reportJSON != ""):
-		return errors.New("--report and --report-json need --mode exact")
 	case f.mode != modeSample && f.pprofAddr != "":
 		return errors.New("--pprof-addr needs --mode sample")
 	case !profiling && f.maxInstr > 0:
@@ -202,6 +200,9 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 			return fmt.Errorf("--pprof-addr %s: want HOST:PORT: %w", f.pprofAddr, err)
 		}
 	}
+	if f.quiet {
+		f.progress = 0
+	}
 	rest := fs.Args()
 	f.module, f.guestArgs = rest[0], rest[1:]
 	if isJS(f.module) {
@@ -210,17 +211,8 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	if len(f.guestArgs) > 0 && f.guestArgs[0] == "--" {
 		f.guestArgs = f.guestArgs[1:]
 	}
-	for _, d := range f.dirs {
-		m, err := runner.ParseMount(d)
-		if err != nil {
-			return err
-		}
-		if st, err := os.Stat(m.Host); err != nil || !st.IsDir() {
-			return fmt.Errorf("--dir %s: not a directory", m.Host)
-		}
-		f.mounts = append(f.mounts, m)
-	}
-	return nil
+	f.mounts, err = runner.ParseMounts(f.dirs)
+	return err
 }
 
 // usageError is an error of the command line found while the job runs
@@ -235,11 +227,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	var outs *outputs
-	defer func() {
-		if outs != nil {
-			outs.discard()
-		}
-	}()
+	defer func() { outs.discard() }()
 	stopServe := func() {}
 	defer func() { stopServe() }()
 	job := profiler.Job{
@@ -252,9 +240,14 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Off:   f.mode == modeOff,
 		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
-		NeedProfile:    f.report || f.reportJSON != "",
-		ProfileOnly:    !f.report && f.reportJSON == "",
-		Timeout:        f.timeout,
+		NeedProfile: f.report || f.reportJSON != "",
+		ProfileOnly: !f.report && f.reportJSON == "",
+		Timeout:     f.timeout,
+		// Whole lines, each starting "jsprof:", so that they stay apart
+		// from what the guest itself writes on stderr.
+		Progress: profiler.Progress{Every: f.progress, Say: func(instructions uint64, elapsed time.Duration) {
+			fmt.Fprintf(io.err, "jsprof: running: %s Wasm instructions, %s\n", report.Human(instructions), elapsed.Round(100*time.Millisecond))
+		}},
 		Cache:          f.cacheDir(),
 		DefaultSignals: io.defaultSignals,
 		Hooks: profiler.Hooks{
@@ -275,29 +268,23 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 				}
 				return nil
 			},
-			Prepared: func(sess *profiler.Session, why error) (func(), error) {
-				if why != nil {
+			Prepared: func(sess *profiler.Session, why error) error {
+				switch {
+				case why != nil:
 					fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", profiler.FirstLine(why.Error()))
-					return nil, nil
+				case sess != nil && sess.CountOnly() != nil:
+					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", profiler.FirstLine(sess.CountOnly().Error()), profiler.BucketWasm)
 				}
-				if sess == nil {
-					return nil, nil
+				if sess == nil || f.pprofAddr == "" {
+					return nil
 				}
-				if why := sess.CountOnly(); why != nil {
-					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", profiler.FirstLine(why.Error()), profiler.BucketWasm)
+				addr, stop, err := sess.Serve(f.pprofAddr)
+				if err != nil {
+					return fmt.Errorf("--pprof-addr: %w", err)
 				}
-				if f.pprofAddr != "" {
-					addr, stop, err := sess.Serve(f.pprofAddr)
-					if err != nil {
-						return nil, fmt.Errorf("--pprof-addr: %w", err)
-					}
-					stopServe = stop
-					fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
-				}
-				if sess.CountOnly() == nil && !f.quiet && f.progress > 0 {
-					return progress(io, f.progress, time.Now(), sess.Instructions), nil
-				}
-				return nil, nil
+				stopServe = stop
+				fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
+				return nil
 			},
 			OutputError: func(err error) { fail(io, exitFailure, err) },
 		},
@@ -393,7 +380,7 @@ func inputName(path string) string {
 func failInterrupted(ctx context.Context, io stdio, code int, err error) int {
 	var sig interrupted
 	if errors.As(context.Cause(ctx), &sig) {
-		return fail(io, profiler.ExitSignalBase+int(sig.sig), sig)
+		return fail(io, profiler.ExitSignalBase+int(sig.Sig), sig)
 	}
 	return fail(io, code, err)
 }
@@ -403,32 +390,6 @@ func warn(io stdio, err error) {
 	fmt.Fprintf(io.err, "jsprof: %s %s\n", paint(io, yellow, "warning:"), profiler.FirstLine(err.Error()))
 }
 
-// progress prints, every interval until stopped, one line on stderr with
-// the instructions executed so far. Whole lines, each starting "jsprof:",
-// so that they stay apart from what the guest itself writes there.
-func progress(io stdio, interval time.Duration, start time.Time, instructions func() uint64) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-tick.C:
-				fmt.Fprintf(io.err, "jsprof: running: %s Wasm instructions, %s\n",
-					report.Human(instructions()), now.Sub(start).Round(100*time.Millisecond))
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
-}
-
 // exitStatus says how the guest ended, when it did not end by itself
 // (profiler.Ending), and returns code, jsprof's exit code.
 func exitStatus(res runner.Result, code int, io stdio) int {
@@ -436,16 +397,6 @@ func exitStatus(res runner.Result, code int, io stdio) int {
 		return fail(io, code, why)
 	}
 	return code
-}
-
-// writeFileAtomic writes via a temporary file in the same directory and a
-// rename, so an interrupted jsprof never leaves half a file.
-func writeFileAtomic(path string, write func(f *os.File) error) error {
-	o, err := createOutput(path)
-	if err != nil {
-		return err
-	}
-	return o.commit(write)
 }
 
 // Cost models of --cost.

@@ -63,12 +63,13 @@ type InputRun struct {
 // of its own, parallel at once at most (0: one per CPU jsprof may use),
 // and returns the runs in the inputs' order. The guests' output is
 // dropped (a run's uncaught error is in its Outcome.Throw); the job's
-// Prepared hook is not called.
+// Prepared hook is not called, nor its Progress said.
 func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int) []InputRun {
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
 	p.job.Hooks.Prepared = nil
+	p.job.Progress.Every = 0 // lines of several runs at once would say nothing
 	runs := make([]InputRun, len(inputs))
 	slots := make(chan struct{}, parallel)
 	var wg sync.WaitGroup

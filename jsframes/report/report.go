@@ -67,7 +67,7 @@ type Tables struct {
 	Functions []FunctionStats `json:"functions"`
 	Lines     []LineStats     `json:"lines"`
 	Buckets   []BucketCost    `json:"buckets"`
-	// Phases are the run's phases (exact profiles' root frames: engine
+	// Phases are the run's phases (the profile's root frames: engine
 	// start-up, input decoding, the JS program, output encoding, garbage
 	// collection, the engine between and after JS), in that order, those
 	// with instructions; they add up to the sampled total. None for a
@@ -87,6 +87,12 @@ type Tables struct {
 	// so that the Wasm functions' costs are estimates while the opcodes'
 	// and the JS functions' stay exact.
 	WasmApportioned bool `json:"wasm_apportioned,omitempty"`
+
+	// SourceLineTotals are the instructions that ran while each source
+	// line was on the stack, in any function on it, a sample counted once
+	// (the source view's totals: summing the functions' lines would count
+	// a callback on its caller's line twice).
+	SourceLineTotals map[SourceLine]uint64 `json:"-"`
 
 	// CheckedFunctions is how many JS functions the run's self-check
 	// verified against the engine's own data (exact mode; 0: none),
@@ -190,15 +196,28 @@ func (f *FunctionStats) Label() string {
 	return f.Name
 }
 
-// LineStats is the cost of one source line of one JS function.
+// LineStats is the cost of one source line of one JS function, charged
+// as functions are: SelfWasmInstructions ran in the line's own opcodes
+// (the function innermost, at this line), TotalWasmInstructions while the
+// line was on the stack at all — its opcodes, and the natives and JS
+// functions it called — a sample counted once however many frames of the
+// line it has (recursion): pprof's flat and cum for a line.
 type LineStats struct {
-	Function         string  `json:"function"`
-	FunctionLine     int     `json:"function_line"` // the function's first line
-	File             string  `json:"file"`
-	Line             int     `json:"line"` // 0 when unknown
-	Executions       uint64  `json:"executions"`
-	WasmInstructions uint64  `json:"wasm_instructions"`
-	Share            float64 `json:"share"`
+	Function              string  `json:"function"`
+	FunctionLine          int     `json:"function_line"` // the function's first line
+	File                  string  `json:"file"`
+	Line                  int     `json:"line"` // 0 when unknown
+	Executions            uint64  `json:"executions"`
+	SelfWasmInstructions  uint64  `json:"self_wasm_instructions"`
+	TotalWasmInstructions uint64  `json:"total_wasm_instructions"`
+	Share                 float64 `json:"share"`       // self, of the profile's total
+	TotalShare            float64 `json:"total_share"` // total, of the profile's total
+}
+
+// SourceLine is a line of a JS file, whatever the functions on it.
+type SourceLine struct {
+	File string
+	Line int
 }
 
 // Label is how reports print the line: index.js:12, index.js:? when the
@@ -340,6 +359,22 @@ func New(p *jsprofile.Profile) *Tables {
 		}
 		return s
 	}
+	// lineOf is the line of a JS frame's function, made on first sight;
+	// the stamps (sample index + 1) count a sample once per line.
+	lineStamp := map[*LineStats]int{}
+	srcStamp := map[SourceLine]int{}
+	d.SourceLineTotals = map[SourceLine]uint64{}
+	lineOf := func(f Frame) *LineStats {
+		acc := function(f.Func)
+		lk := lineKey{acc, f.Line}
+		l := lines[lk]
+		if l == nil {
+			fn := r.Funcs[f.Func].Function
+			l = &LineStats{Function: fn.Name, FunctionLine: int(fn.StartLine), File: fn.Filename, Line: int(f.Line)}
+			lines[lk] = l
+		}
+		return l
+	}
 	wv := newWasmView(r, uncertain)
 	var stack []Frame
 	for si, s := range p.Sample {
@@ -412,25 +447,34 @@ func New(p *jsprofile.Profile) *Tables {
 				o.Executions += execs
 				o.WasmInstructions += instr
 
-				lk := lineKey{acc, stack[own].Line}
-				l := lines[lk]
-				if l == nil {
-					l = &LineStats{Function: owner.Function.Name, FunctionLine: int(owner.Function.StartLine), File: owner.Function.Filename, Line: int(stack[own].Line)}
-					lines[lk] = l
-				}
+				l := lineOf(stack[own])
 				l.Executions += execs
-				l.WasmInstructions += instr
+				l.SelfWasmInstructions += instr
 			}
 		}
-		// Total: every JS and native function on the stack, once.
+		// Total: every JS and native function on the stack, once; every
+		// line of a JS frame, once per function and once per source line.
 		for k := own; k < len(stack); k++ {
 			fn := stack[k].Func
-			if kind := r.Funcs[fn].Kind; kind != jsprofile.KindJS && kind != jsprofile.KindNative {
+			kind := r.Funcs[fn].Kind
+			if kind != jsprofile.KindJS && kind != jsprofile.KindNative {
 				continue
 			}
 			if a := function(fn); a.stamp != si {
 				a.stamp = si
 				a.stats.TotalWasmInstructions += instr
+			}
+			if kind != jsprofile.KindJS || instr == 0 {
+				continue
+			}
+			if l := lineOf(stack[k]); lineStamp[l] != si+1 {
+				lineStamp[l] = si + 1
+				l.TotalWasmInstructions += instr
+			}
+			src := SourceLine{r.Funcs[fn].Function.Filename, int(stack[k].Line)}
+			if src.File != "" && src.Line > 0 && srcStamp[src] != si+1 {
+				srcStamp[src] = si + 1
+				d.SourceLineTotals[src] += instr
 			}
 		}
 	}
@@ -479,7 +523,8 @@ func New(p *jsprofile.Profile) *Tables {
 	})
 	d.Lines = make([]LineStats, 0, len(lines))
 	for _, l := range lines {
-		l.Share = costfmt.Share(l.WasmInstructions, total)
+		l.Share = costfmt.Share(l.SelfWasmInstructions, total)
+		l.TotalShare = costfmt.Share(l.TotalWasmInstructions, total)
 		d.Lines = append(d.Lines, *l)
 	}
 	sortLineStats(d.Lines)
@@ -526,8 +571,11 @@ func sortOpcodeStats(ops []OpcodeStats) {
 func sortLineStats(ls []LineStats) {
 	sort.Slice(ls, func(i, j int) bool {
 		a, b := &ls[i], &ls[j]
-		if a.WasmInstructions != b.WasmInstructions {
-			return a.WasmInstructions > b.WasmInstructions
+		if a.TotalWasmInstructions != b.TotalWasmInstructions {
+			return a.TotalWasmInstructions > b.TotalWasmInstructions
+		}
+		if a.SelfWasmInstructions != b.SelfWasmInstructions {
+			return a.SelfWasmInstructions > b.SelfWasmInstructions
 		}
 		if a.File != b.File {
 			return a.File < b.File
