@@ -6,10 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
@@ -61,9 +58,11 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if err := checkDiffBy(*by); err != nil {
 		return fail(io, exitUsage, fmt.Errorf("diff: %w (or function)", err))
 	}
-	threshold, err := parsePercent(*failOver)
-	if err != nil {
-		return fail(io, exitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
+	var threshold float64
+	if *failOver != "" {
+		if threshold, err = diff.ParsePercent(*failOver); err != nil {
+			return fail(io, exitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
+		}
 	}
 	var profs [2]*jsprofile.Profile
 	for i, path := range files {
@@ -87,34 +86,12 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	}
 	rises := df.RisesOver(threshold, gateFunctions)
 	for _, r := range rises {
-		fmt.Fprintf(io.err, "jsprof: diff: %s rose %s (%s → %s Wasm instructions): --fail-over %s\n",
-			r.What, percentText(r.Percent), report.Human(r.Base), report.Human(r.New), *failOver)
+		fmt.Fprintf(io.err, "jsprof: diff: %s: --fail-over %s\n", r, *failOver)
 	}
 	if len(rises) > 0 {
 		return exitFailure
 	}
 	return 0
-}
-
-// parsePercent reads --fail-over's percentage: 5, 5% or 0.5%; "" is 0.
-func parsePercent(s string) (float64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || p < 0 || math.IsInf(p, 0) || math.IsNaN(p) {
-		return 0, errors.New("want a percentage, 0 or more, such as 5 or 5%")
-	}
-	return p, nil
-}
-
-// percentText is a rise as a percentage with three significant digits,
-// or "from nothing".
-func percentText(p float64) string {
-	if math.IsInf(p, 1) {
-		return "from nothing"
-	}
-	return "by " + strconv.FormatFloat(p, 'g', 3, 64) + "%"
 }
 
 // diffByFlag adds --by to diff and compare.

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
+	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/term"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -21,17 +22,13 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	perInput := map[string]string{} // --out-dir's file → its input
+	var names []string // --out-dir's, by input
 	if f.outDir != "" {
-		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
-			return fail(io, exitUsage, fmt.Errorf("--out-dir: %w", err))
+		if names, err = profiler.OutDirNames(inputs, f.outDir); err == nil {
+			err = os.MkdirAll(f.outDir, 0o755)
 		}
-		for _, in := range inputs {
-			name := filepath.Join(f.outDir, strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))+".pb.gz")
-			if other, ok := perInput[name]; ok {
-				return fail(io, exitUsage, fmt.Errorf("--out-dir: %s and %s would both be %s", other, in, name))
-			}
-			perInput[name] = in
+		if err != nil {
+			return fail(io, exitUsage, fmt.Errorf("--out-dir: %w", err))
 		}
 	}
 	p, err := profiler.PrepareJob(ctx, job)
@@ -43,48 +40,34 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 	}
 	runs := p.RunInputs(ctx, inputs, 0)
 	facts := profiler.InputFacts(runs)
-	mark := func(s string) string { return paint(io, red, s) }
 	merged, err := profiler.Merged(runs)
+	if err == nil && merged != nil {
+		err = (*outs).write(merged, f, io, facts)
+	}
+	for i, r := range runs {
+		if err == nil && names != nil && r.Done != nil && r.Done.Outcome != nil {
+			var o *outfile.File
+			if o, err = files.Create(names[i]); err == nil {
+				err = o.Commit(func(w *os.File) error { return jsprofile.Write(w, r.Done.Outcome.Profile) })
+			}
+		}
+	}
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	if merged != nil {
-		if err := (*outs).write(merged, f, io, facts); err != nil {
-			return fail(io, exitFailure, err)
-		}
-	}
+	mark := func(s string) string { return term.Paint(io.color, term.Red, s) }
 	code := 0
-	for i, r := range runs {
-		if r.Done != nil && r.Done.Outcome != nil && f.outDir != "" {
-			path := filepath.Join(f.outDir, strings.TrimSuffix(filepath.Base(r.Input), filepath.Ext(r.Input))+".pb.gz")
-			o, err := files.Create(path)
-			if err == nil {
-				err = o.Commit(func(w *os.File) error { return jsprofile.Write(w, r.Done.Outcome.Profile) })
-			}
-			if err != nil {
-				return fail(io, exitFailure, err)
-			}
+	for _, in := range facts {
+		if in.Throw != nil {
+			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s\n", in.Input, in.Throw)
 		}
-		if t := facts[i].Throw; t != nil {
-			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s%s\n", r.Input, t.Message, throwPlace(t.Stack))
-		}
-		if code == 0 {
-			code = facts[i].ExitCode
-		}
+		code = cmp.Or(code, in.ExitCode)
 	}
 	profiler.WriteInputsTable(io.err, facts, mark)
-	if f.failLimit {
-		for i, r := range runs {
-			if r.Done == nil {
-				continue
-			}
-			if over := profiler.OverLimit(facts[i].TotalWasmInstructions, jsprofile.RunInfo{Limits: facts[i].Limits,
-				InputBytes: facts[i].InputBytes, OutputBytes: facts[i].OutputBytes}); over != "" {
-				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", r.Input, mark(over))
-				if code == 0 {
-					code = exitFailure
-				}
-			}
+	for _, in := range facts {
+		if over := profiler.InputOverLimit(in); f.failLimit && in.Error == "" && over != "" {
+			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", in.Input, mark(over))
+			code = cmp.Or(code, exitFailure)
 		}
 	}
 	if merged != nil && !f.quiet {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/term"
 	"github.com/jsprof/jsprof/internal/runner"
 )
 
@@ -40,7 +41,7 @@ func main() {
 	// which the guest sees as EIO (wazero has no EPIPE to give it).
 	signal.Ignore(syscall.SIGPIPE)
 	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
-		color:          useColor(isTerminal(os.Stderr), os.Getenv),
+		color:          term.UseColor(term.IsTerminal(os.Stderr), os.Getenv),
 		defaultSignals: func() { signal.Reset(os.Interrupt, syscall.SIGTERM) }})
 	signal.Stop(signals)
 	cancel(nil)
@@ -77,7 +78,7 @@ type stdio struct {
 	in       io.Reader
 	out, err io.Writer
 	// color says whether err is a terminal that may show colour
-	// (useColor): warnings and OVER THE LIMIT are coloured there.
+	// (term.UseColor): warnings and OVER THE LIMIT are coloured there.
 	color bool
 	// defaultSignals, when set (the jsprof binary; not tests running
 	// Main), gives SIGINT and SIGTERM back their default action, ending the

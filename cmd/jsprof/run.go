@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -14,6 +15,7 @@ import (
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/internal/term"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -300,19 +302,19 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		return failInterrupted(ctx, io, exitFailure, err)
 	}
 	code := done.ExitCode
-	mark := func(s string) string { return paint(io, red, s) }
+	mark := func(s string) string { return term.Paint(io.color, term.Red, s) }
 	if out := done.Outcome; out != nil {
 		// What was measured is written before anything else is said.
 		if err := outs.write(out, f, io, nil); err != nil {
 			return fail(io, exitFailure, err)
 		}
 		if out.Throw != nil {
-			fmt.Fprintf(io.err, "jsprof: uncaught %s%s\n", out.Throw.Message, throwPlace(out.Throw.Stack))
+			fmt.Fprintf(io.err, "jsprof: uncaught %s\n", out.Throw)
 		}
 		if done.Function {
 			profiler.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "", mark)
 			if over := profiler.OverLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
-				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", inputName(f.input), mark(over))
+				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", cmp.Or(f.input, "stdin"), mark(over))
 				if code == 0 {
 					code = exitFailure
 				}
@@ -328,22 +330,6 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintf(io.err, "jsprof: profile written to %s (jsprof report %s; go tool pprof -http=: %s)\n", f.output, f.output, f.output)
 	}
 	return code
-}
-
-// throwPlace is where a JS error was thrown, for the run's summary:
-// ", thrown at inner (index.js:3) ← outer (index.js:8)", or "" when no
-// stack is known.
-func throwPlace(stack []jsprofile.ThrowFrame) string {
-	var b strings.Builder
-	for i, f := range stack {
-		if i == 0 {
-			b.WriteString(", thrown at ")
-		} else {
-			b.WriteString(" ← ")
-		}
-		b.WriteString(f.String())
-	}
-	return b.String()
 }
 
 // ownFlag returns the first of the guest's arguments that names one of
@@ -367,14 +353,6 @@ func isJS(path string) bool {
 	return false
 }
 
-// inputName names a function's input in messages: its file, or stdin.
-func inputName(path string) string {
-	if path == "" {
-		return "stdin"
-	}
-	return path
-}
-
 // failInterrupted is fail, unless ctx was cancelled by a signal: then the
 // error is the interruption, with its exit code.
 func failInterrupted(ctx context.Context, io stdio, code int, err error) int {
@@ -387,7 +365,7 @@ func failInterrupted(ctx context.Context, io stdio, code int, err error) int {
 
 // warn prints a warning as one line.
 func warn(io stdio, err error) {
-	fmt.Fprintf(io.err, "jsprof: %s %s\n", paint(io, yellow, "warning:"), profiler.FirstLine(err.Error()))
+	fmt.Fprintf(io.err, "jsprof: %s %s\n", term.Paint(io.color, term.Yellow, "warning:"), profiler.FirstLine(err.Error()))
 }
 
 // exitStatus says how the guest ended, when it did not end by itself

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-	"strings"
+
+	"github.com/jsprof/jsprof/internal/term"
 )
 
 const versionSynopsis = `jsprof version
@@ -20,57 +21,8 @@ func cmdVersion(ctx context.Context, args []string, io stdio) int {
 	if fs.NArg() > 0 {
 		return badCommandLine(io, fs, fmt.Sprintf("want no argument, have %q", fs.Arg(0)))
 	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		fmt.Fprintln(io.out, "jsprof: no build information (built without module support)")
-		return 0
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		fmt.Fprintln(io.out, term.Version(bi))
 	}
-	fmt.Fprintln(io.out, versionLine(bi))
 	return 0
 }
-
-// versionLine reads the build information as one line: the module's
-// version, the revision with its time and whether the tree was modified,
-// and the Go release.
-func versionLine(bi *debug.BuildInfo) string {
-	vcs := map[string]string{}
-	for _, s := range bi.Settings {
-		vcs[s.Key] = s.Value
-	}
-	rev := "revision unknown (built without VCS information)"
-	if r := vcs["vcs.revision"]; r != "" {
-		rev = "revision " + r
-		if t := vcs["vcs.time"]; t != "" {
-			rev += " (" + t + ")"
-		}
-		if vcs["vcs.modified"] == "true" {
-			rev += ", modified"
-		}
-	}
-	version := bi.Main.Version
-	if version == "" {
-		version = "(devel)"
-	}
-	return strings.Join([]string{"jsprof " + version, rev, bi.GoVersion}, ", ")
-}
-
-// useColor says whether jsprof's own warnings and OVER THE LIMIT are
-// coloured: only on a terminal, and never when NO_COLOR is set to
-// anything (no-color.org) or TERM is dumb.
-func useColor(terminal bool, getenv func(string) string) bool {
-	return terminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
-}
-
-// paint wraps s in the ANSI colour code when io is a colour terminal.
-func paint(io stdio, code, s string) string {
-	if !io.color {
-		return s
-	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
-}
-
-// ANSI colours of paint.
-const (
-	red    = "1;31"
-	yellow = "33"
-)

@@ -40,6 +40,22 @@ func (f ThrowFrame) String() string {
 	return f.Function
 }
 
+// String is the error and where it was thrown, as a run's summary says
+// it: "Error: boom, thrown at inner (index.js:3) ← outer (index.js:8)".
+func (t *Throw) String() string {
+	var b strings.Builder
+	b.WriteString(t.Message)
+	for i, f := range t.Stack {
+		if i == 0 {
+			b.WriteString(", thrown at ")
+		} else {
+			b.WriteString(" ← ")
+		}
+		b.WriteString(f.String())
+	}
+	return b.String()
+}
+
 // The comments of Throw: the message, and the stack as a JSON array.
 const (
 	commentThrowMessage = "jsprof.throw.message"

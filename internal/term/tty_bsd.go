@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd
 
-package main
+package term
 
 import "golang.org/x/sys/unix"
 

@@ -1,4 +1,4 @@
-package main
+package term
 
 import "golang.org/x/sys/unix"
 
