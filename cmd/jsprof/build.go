@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 )
@@ -23,18 +24,18 @@ carries the program's JS (Brotli-compressed in a javy_source section, as
 shows the source of the profiles it makes.`
 
 func cmdBuild(ctx context.Context, args []string, io stdio) int {
-	fs := newFlagSet("build", buildSynopsis, io)
+	fs := cli.NewFlagSet("build", buildSynopsis, io.err)
 	pluginPath := fs.String("plugin", "", "the Javy `plugin.wasm` (required)")
 	dynamic := fs.Bool("dynamic", false, "build a dynamic module that imports the plugin")
 	output := fs.String("o", "index.wasm", "write the module to `file`")
 	cacheDir := cacheFlag(fs)
 	// Accept flags after the JS file too: jsprof build index.js -o out.wasm.
-	positional, code, done := parseInterleaved(fs, args, io)
+	positional, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
 	}
 	if len(positional) != 1 {
-		return badCommandLine(io, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
+		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
 	}
 	if *pluginPath == "" {
 		return fail(io, exitUsage, errors.New("build: --plugin is required"))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -35,17 +36,17 @@ function in both profiles whose total (with what it called) did.
 For pprof's own view of the change: go tool pprof -diff_base BASE.pb.gz NEW.pb.gz`
 
 func cmdDiff(ctx context.Context, args []string, io stdio) int {
-	fs := newFlagSet("diff", diffSynopsis, io)
+	fs := cli.NewFlagSet("diff", diffSynopsis, io.err)
 	top, format := viewFlags(fs, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
 	by := diffByFlag(fs)
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
 	failOver := fs.String("fail-over", "", "exit 1 when the total (with --by function, any function's total) rose by `PCT` percent or more")
-	files, code, done := parseInterleaved(fs, args, io)
+	files, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
 	}
 	if len(files) != 2 {
-		return badCommandLine(io, fs, fmt.Sprintf("want two profiles, BASE and NEW, have %d", len(files)))
+		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want two profiles, BASE and NEW, have %d", len(files)))
 	}
 	f, err := format("diff")
 	if err != nil {
@@ -58,11 +59,9 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if err := checkDiffBy(*by); err != nil {
 		return fail(io, exitUsage, fmt.Errorf("diff: %w (or function)", err))
 	}
-	var threshold float64
-	if *failOver != "" {
-		if threshold, err = diff.ParsePercent(*failOver); err != nil {
-			return fail(io, exitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
-		}
+	threshold, err := diff.ParsePercent(*failOver)
+	if err != nil {
+		return fail(io, exitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
 	}
 	var profs [2]*jsprofile.Profile
 	for i, path := range files {
@@ -86,7 +85,8 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	}
 	rises := df.RisesOver(threshold, gateFunctions)
 	for _, r := range rises {
-		fmt.Fprintf(io.err, "jsprof: diff: %s: --fail-over %s\n", r, *failOver)
+		fmt.Fprintf(io.err, "jsprof: diff: %s rose %s (%s → %s Wasm instructions): --fail-over %s\n",
+			r.What, r.PercentText(), report.Human(r.Base), report.Human(r.New), *failOver)
 	}
 	if len(rises) > 0 {
 		return exitFailure

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -10,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/term"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -28,6 +29,35 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(flag.stdout, "\n"))
 	bad := jsprof(t, "", "version", "extra")
 	assert.Equal(t, exitUsage, bad.code)
+}
+
+func TestVersionLine(t *testing.T) {
+	t.Parallel()
+	settings := func(kv ...string) []debug.BuildSetting {
+		var s []debug.BuildSetting
+		for i := 0; i < len(kv); i += 2 {
+			s = append(s, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return s
+	}
+	tests := []struct {
+		name     string
+		version  string
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{"release", "v1.2.3", settings("vcs.revision", "0123abcd", "vcs.time", "2026-11-27T08:00:00Z", "vcs.modified", "false"),
+			"jsprof v1.2.3, revision 0123abcd (2026-11-27T08:00:00Z), go1.25.0"},
+		{"modified tree", "(devel)", settings("vcs.revision", "0123abcd", "vcs.modified", "true"),
+			"jsprof (devel), revision 0123abcd, modified, go1.25.0"},
+		{"no VCS", "", nil, "jsprof (devel), revision unknown (built without VCS information), go1.25.0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bi := &debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Version: tt.version}, Settings: tt.settings}
+			assert.Equal(t, tt.want, cli.VersionLine(bi))
+		})
+	}
 }
 
 // TestUnknownCommand: a word that is neither a command nor a module says
@@ -145,15 +175,21 @@ func TestUnbundledImportHint(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(got.stderr, "\n"), got.stderr)
 }
 
-// TestColor: colour only around warnings and OVER THE LIMIT, and only
-// when stdio says the terminal shows it (term.UseColor decides).
+// TestColor: colour only on a terminal without NO_COLOR, and then only
+// around warnings and OVER THE LIMIT.
 func TestColor(t *testing.T) {
 	t.Parallel()
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	assert.True(t, cli.UseColor(true, env(nil)))
+	assert.False(t, cli.UseColor(false, env(nil)), "not a terminal")
+	assert.False(t, cli.UseColor(true, env(map[string]string{"NO_COLOR": "1"})))
+	assert.False(t, cli.UseColor(true, env(map[string]string{"TERM": "dumb"})))
+
 	info := jsprofile.RunInfo{Export: "_start", Provider: "p", Codec: "json", InputBytes: 200_000}
 	for _, color := range []bool{true, false} {
 		var errOut strings.Builder
 		io := stdio{err: &errOut, color: color}
-		profiler.WriteFunctionSummary(io.err, 12_000_000, "fuel", info, "", func(s string) string { return term.Paint(io.color, term.Red, s) })
+		profiler.WriteFunctionSummary(io.err, 12_000_000, "fuel", info, "", func(s string) string { return paint(io, red, s) })
 		warn(io, os.ErrClosed)
 		if color {
 			assert.Equal(t, 2, strings.Count(errOut.String(), "\x1b[1;31mOVER THE LIMIT\x1b[0m"), errOut.String())

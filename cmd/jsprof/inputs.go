@@ -9,7 +9,6 @@ import (
 
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/term"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -55,11 +54,11 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	mark := func(s string) string { return term.Paint(io.color, term.Red, s) }
+	mark := func(s string) string { return paint(io, red, s) }
 	code := 0
 	for _, in := range facts {
 		if in.Throw != nil {
-			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s\n", in.Input, in.Throw)
+			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s%s\n", in.Input, in.Throw.Message, in.Throw.Place())
 		}
 		code = cmp.Or(code, in.ExitCode)
 	}

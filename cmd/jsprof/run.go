@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,13 +8,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
-	"github.com/jsprof/jsprof/internal/term"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -45,9 +44,9 @@ const (
 // runFlags is jsprof run's command line: its flags as given, and what
 // check derives from them.
 type runFlags struct {
-	env, dirs  listFlag
-	plugins    listFlag
-	inputs     listFlag
+	env, dirs  cli.List
+	plugins    cli.List
+	inputs     cli.List
 	outDir     string
 	codecName  string
 	export     string
@@ -83,7 +82,7 @@ type runFlags struct {
 
 // runFlagSet declares run's flags into f.
 func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
-	fs := newFlagSet("run", runSynopsis, io)
+	fs := cli.NewFlagSet("run", runSynopsis, io.err)
 	fs.Var(&f.env, "env", "set a guest environment variable `KEY=VALUE` (repeatable)")
 	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
 	fs.Var(&f.plugins, "plugin", "the Javy plugin or Shopify Functions provider a dynamic module imports: a `file`, or a folder of providers named by namespace as function-runner's providers/ (repeatable)")
@@ -104,12 +103,12 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.StringVar(&f.reportJSON, "report-json", "", "write the cost report as JSON to `file`")
 	fs.IntVar(&f.top, "top", 20, "rows of each table of --report (0: all)")
 	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
-	durationVar(fs, &f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
+	cli.DurationVar(fs, &f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
 	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
 	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
-	durationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
+	cli.DurationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
 	f.cacheDir = cacheFlag(fs)
 	return fs
 }
@@ -119,17 +118,17 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 // cannot follow, said on io.err).
 func parseRun(f *runFlags, args []string, io stdio) (code int, done bool) {
 	fs := runFlagSet(f, io)
-	if code, done := parseFlags(fs, args, io); done {
+	if code, done := cli.Parse(fs, args, io.out, io.err); done {
 		return code, true
 	}
 	if fs.NArg() == 0 {
-		return badCommandLine(io, fs, "no module given"), true
+		return cli.BadCommandLine(io.err, fs, "no module given"), true
 	}
 	if err := f.check(fs); err != nil {
 		return fail(io, exitUsage, err), true
 	}
 	if rest := fs.Args()[1:]; len(rest) == 0 || rest[0] != "--" {
-		if name := ownFlag(fs, rest); name != "" {
+		if name := cli.FlagAmong(fs, rest); name != "" {
 			warn(io, fmt.Errorf("%s comes after the module, so it goes to the guest, as wasmtime passes it: put jsprof's flags before the module (or -- before the guest's)", name))
 		}
 	}
@@ -154,7 +153,7 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 		return errors.New("--max-instructions counts instructions: it needs a profiling --mode")
 	case !profiling && f.failLimit:
 		return errors.New("--fail-over-limit counts instructions: it needs a profiling --mode")
-	case !profiling && given(fs, "o"):
+	case !profiling && cli.Given(fs, "o"):
 		return fmt.Errorf("-o %s: --mode off writes no profile", f.output)
 	}
 	if len(f.inputs) == 1 {
@@ -187,9 +186,9 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	switch {
 	case f.mode == modeSample && f.every == 0:
 		return errors.New("--sample-every 0: want a period of at least 1 instruction")
-	case given(fs, "sample-every") && f.mode != modeSample:
+	case cli.Given(fs, "sample-every") && f.mode != modeSample:
 		return errors.New("--sample-every needs --mode sample")
-	case given(fs, "wasm-stack-every") && f.mode != modeExact:
+	case cli.Given(fs, "wasm-stack-every") && f.mode != modeExact:
 		return errors.New("--wasm-stack-every needs --mode exact")
 	}
 	if f.pprofAddr != "" {
@@ -207,7 +206,7 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	}
 	rest := fs.Args()
 	f.module, f.guestArgs = rest[0], rest[1:]
-	if isJS(f.module) {
+	if javy.IsSourceFile(f.module) {
 		return fmt.Errorf("%s is JavaScript, not a Wasm module: build it first (jsprof build --plugin PLUGIN.wasm %s -o index.wasm)", f.module, f.module)
 	}
 	if len(f.guestArgs) > 0 && f.guestArgs[0] == "--" {
@@ -302,19 +301,19 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		return failInterrupted(ctx, io, exitFailure, err)
 	}
 	code := done.ExitCode
-	mark := func(s string) string { return term.Paint(io.color, term.Red, s) }
+	mark := func(s string) string { return paint(io, red, s) }
 	if out := done.Outcome; out != nil {
 		// What was measured is written before anything else is said.
 		if err := outs.write(out, f, io, nil); err != nil {
 			return fail(io, exitFailure, err)
 		}
 		if out.Throw != nil {
-			fmt.Fprintf(io.err, "jsprof: uncaught %s\n", out.Throw)
+			fmt.Fprintf(io.err, "jsprof: uncaught %s%s\n", out.Throw.Message, out.Throw.Place())
 		}
 		if done.Function {
 			profiler.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "", mark)
 			if over := profiler.OverLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
-				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", cmp.Or(f.input, "stdin"), mark(over))
+				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", inputName(f.input), mark(over))
 				if code == 0 {
 					code = exitFailure
 				}
@@ -332,25 +331,12 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	return code
 }
 
-// ownFlag returns the first of the guest's arguments that names one of
-// jsprof's flags (-o, --report=x), or "".
-func ownFlag(fs *flag.FlagSet, guestArgs []string) string {
-	for _, a := range guestArgs {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && name != "" && fs.Lookup(name) != nil {
-			return a
-		}
+// inputName names a function's input in messages: its file, or stdin.
+func inputName(path string) string {
+	if path == "" {
+		return "stdin"
 	}
-	return ""
-}
-
-// isJS says whether a file's name is a JavaScript or TypeScript source's.
-func isJS(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".js", ".mjs", ".cjs", ".ts", ".mts", ".jsx", ".tsx":
-		return true
-	}
-	return false
+	return path
 }
 
 // failInterrupted is fail, unless ctx was cancelled by a signal: then the
@@ -365,7 +351,7 @@ func failInterrupted(ctx context.Context, io stdio, code int, err error) int {
 
 // warn prints a warning as one line.
 func warn(io stdio, err error) {
-	fmt.Fprintf(io.err, "jsprof: %s %s\n", term.Paint(io.color, term.Yellow, "warning:"), profiler.FirstLine(err.Error()))
+	fmt.Fprintf(io.err, "jsprof: %s %s\n", paint(io, yellow, "warning:"), profiler.FirstLine(err.Error()))
 }
 
 // exitStatus says how the guest ended, when it did not end by itself

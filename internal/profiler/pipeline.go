@@ -163,10 +163,6 @@ type Prepared struct {
 	why    error
 }
 
-// Linking is what the prepared module links: its plugin, or a Shopify
-// Function's provider.
-func (p *Prepared) Linking() Linking { return p.linked }
-
 // PrepareJob reads, links and prepares a job's module (Job.Input is
 // Run's): the job's Ready hook runs here, before the module is prepared.
 func PrepareJob(ctx context.Context, job Job) (*Prepared, error) {

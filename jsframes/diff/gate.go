@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // Rise is a cost that rose by at least a threshold (RisesOver).
@@ -54,21 +52,23 @@ func (df *Diff) RisesOver(pct float64, functions bool) []Rise {
 	return rises
 }
 
-// String says the rise as jsprof diff --fail-over does: "the total rose
-// by 6.15% (15.31M → 16.25M Wasm instructions)".
-func (r Rise) String() string {
-	by := "from nothing"
-	if !math.IsInf(r.Percent, 1) {
-		by = "by " + strconv.FormatFloat(r.Percent, 'g', 3, 64) + "%"
-	}
-	return r.What + " rose " + by + " (" + report.Human(r.Base) + " → " + report.Human(r.New) + " Wasm instructions)"
-}
-
-// ParsePercent reads a threshold of RisesOver: 5, 5% or 0.5%.
+// ParsePercent reads a threshold (jsprof diff --fail-over): 5, 5% or 0.5%; "" is 0.
 func ParsePercent(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
 	p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	if err != nil || p < 0 || math.IsInf(p, 0) || math.IsNaN(p) {
 		return 0, errors.New("want a percentage, 0 or more, such as 5 or 5%")
 	}
 	return p, nil
+}
+
+// PercentText is the rise as a percentage with three significant digits
+// ("by 12.5%"), or "from nothing".
+func (r Rise) PercentText() string {
+	if math.IsInf(r.Percent, 1) {
+		return "from nothing"
+	}
+	return "by " + strconv.FormatFloat(r.Percent, 'g', 3, 64) + "%"
 }

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd
 
-package term
+package cli
 
 import "golang.org/x/sys/unix"
 

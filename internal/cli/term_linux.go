@@ -1,4 +1,4 @@
-package term
+package cli
 
 import "golang.org/x/sys/unix"
 
