@@ -167,7 +167,7 @@ func TestStopsBeforeTheExportCall(t *testing.T) {
 			prof := filepath.Join(t.TempDir(), "p.pb.gz")
 			args := []string{"run", "-q"}
 			if !unprofiled(tt.args) {
-				args = append(args, "-o", prof) // --mode off takes none
+				args = append(args, "-o", prof) // --mode off writes no profile
 			}
 			got := jsprof(t, "", append(args, tt.args...)...)
 			assert.Equal(t, exitLimit, got.code, got.stderr)

@@ -1,12 +1,10 @@
 package profiler
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -44,6 +42,9 @@ type Job struct {
 	Input string
 	// Codec, when set, replaces the codec of a function's provider.
 	Codec *shopify.Codec
+	// Several says the job runs on inputs of its own (RunInputs): a module
+	// given inputs runs with function-runner's I/O, as with Input.
+	Several bool
 	// Off runs the module without profiling it; Profile says how
 	// otherwise (Profile.CacheDir: Cache.Dir when empty).
 	Off     bool
@@ -155,12 +156,12 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 // instance of its own (Run). Runs may go at once: the prepared session is
 // forked for each (Session.Fork), and the compilation cache shared.
 type Prepared struct {
-	job    Job
-	opts   runner.Options // the guest's, with the plugin and the cache
-	wasm   []byte         // the main module as it runs
-	linked Linking
-	sess   *Session // nil: the runs are not profiled (why says why)
-	why    error
+	job      Job
+	opts     runner.Options // the guest's, with the plugin and the cache
+	wasm     []byte         // the main module as it runs
+	provider *shopify.Resolved
+	sess     *Session // nil: the runs are not profiled (why says why)
+	why      error
 }
 
 // PrepareJob reads, links and prepares a job's module (Job.Input is
@@ -195,9 +196,17 @@ func PrepareJob(ctx context.Context, job Job) (*Prepared, error) {
 		}
 		opts.Plugin = linked.Plugin
 	}
-	if linked.Provider != nil {
+	p := &Prepared{job: job}
+	if p.provider = functionIO(mainMod, &linked, job.Input != "" || job.Codec != nil || job.Several); p.provider != nil {
+		if p.provider.Self && opts.Stderr != nil {
+			fmt.Fprintf(opts.Stderr, "jsprof: %s is a static build of an in-memory provider, which function-runner cannot run (build it --dynamic, as Shopify CLI does); running it through its own initialize and finalize\n", opts.Name)
+		}
 		// Prepared with the provider; each run's input is its own (Run).
-		shopify.LinkProvider(&opts, *linked.Provider)
+		shopify.LinkProvider(&opts, *p.provider)
+	} else if linked.Provider != nil {
+		// A Javy QuickJS provider, linked as wasmtime run --preload
+		// links it: as it comes, pre-initialized.
+		opts.Plugin, opts.SkipPluginInit = linked.Plugin, true
 	}
 	if opts.Cache == nil {
 		var err error
@@ -210,7 +219,6 @@ func PrepareJob(ctx context.Context, job Job) (*Prepared, error) {
 			return nil, err
 		}
 	}
-	p := &Prepared{job: job, linked: linked}
 	popts := job.Profile
 	if !job.Off {
 		var plugin []byte
@@ -223,7 +231,7 @@ func PrepareJob(ctx context.Context, job Job) (*Prepared, error) {
 		}
 		// A function with no JS (a Wasm API provider's) still has its
 		// export call counted, as function-runner counts it.
-		popts.CountWithoutInterpreter = popts.CountWithoutInterpreter || linked.Provider != nil
+		popts.CountWithoutInterpreter = popts.CountWithoutInterpreter || p.provider != nil
 		sess, err := Prepare(ctx, opts.Name, wasm, plugin, popts)
 		var none *NoInterpreterError
 		switch {
@@ -264,17 +272,11 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 	guestErr := &Tail{W: stderr}
 	opts.Stdout, opts.Stderr = stdout, guestErr
 	var function *shopify.Run
-	if p.linked.Provider != nil {
+	if p.provider != nil {
 		var err error
-		if function, err = prepareFunction(&opts, *p.linked.Provider, job.Codec, input); err != nil {
+		if function, err = prepareFunction(&opts, *p.provider, job.Codec, input); err != nil {
 			return nil, err
 		}
-	} else if input != "" {
-		in, err := os.ReadFile(input)
-		if err != nil {
-			return nil, fmt.Errorf("--input: %w", err)
-		}
-		opts.Stdin = bytes.NewReader(in)
 	}
 	var sess *Session
 	if p.sess != nil {
