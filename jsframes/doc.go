@@ -6,6 +6,8 @@
 //   - meter: the exact accounting injected into the module (instructions
 //     per JS function, opcode and pc, calling contexts, the sampling
 //     shadow stack), and its host side that reads the counters back;
+//     meter/costs holds the results as data, for naming and stacks,
+//     which read them without wazero;
 //   - bytecode: the reader of QuickJS's serialized bytecode (functions,
 //     atoms, constants, pc → line tables) found in a Javy module;
 //   - naming: measured functions named and given lines, from the
