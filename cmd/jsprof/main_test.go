@@ -62,36 +62,96 @@ func jsPrograms(t *testing.T) map[string]string {
 	return out
 }
 
-func TestBuildAndRunFixturePrograms(t *testing.T) {
+// TestStaticAndDynamicAgree: every fixture program, and the two programs
+// of issue 28 whose functions a dynamic build once misnamed (the engine
+// had freed the plugin's start-up code and read the program into its
+// place), built static and dynamic on both plugins, prints what it should,
+// and the two builds' profiles have the same opcode executions, functions
+// and calls: the program's bytecode is the same, only the engine's
+// start-up differs.
+func TestStaticAndDynamicAgree(t *testing.T) {
 	programs := jsPrograms(t)
+	for _, name := range []string{"fib20", "recurse"} {
+		programs[filepath.Join("testdata", name+".js")] = readFileText(t, filepath.Join("testdata", name+".expected"))
+	}
 	for _, plugin := range javyPlugins {
 		pluginPath := fixtures.EnginePath(t, plugin)
 		for src, want := range programs {
-			for _, dynamic := range []bool{false, true} {
-				kind := "static"
-				if dynamic {
-					kind = "dynamic"
-				}
-				t.Run(plugin+"/"+filepath.Base(src)+"/"+kind, func(t *testing.T) {
-					t.Parallel()
-					out := filepath.Join(t.TempDir(), "index.wasm")
+			t.Run(plugin+"/"+filepath.Base(src), func(t *testing.T) {
+				t.Parallel()
+				var views [2]profileFacts
+				for i, dynamic := range []bool{false, true} {
+					dir := t.TempDir()
+					out := filepath.Join(dir, "index.wasm")
 					args := []string{"build", "--plugin", pluginPath, src, "-o", out}
+					run := []string{"run", "--report-json", filepath.Join(dir, "report.json"), out}
 					if dynamic {
 						args = append(args, "--dynamic")
+						run = []string{"run", "--plugin", pluginPath, "--report-json", filepath.Join(dir, "report.json"), out}
 					}
 					built := jsprof(t, "", args...)
 					require.Equal(t, 0, built.code, "build: %s", built.stderr)
-					run := []string{"run", out}
-					if dynamic {
-						run = []string{"run", "--plugin", pluginPath, out}
-					}
 					ran := jsprof(t, "", run...)
-					assert.Equal(t, 0, ran.code, "stderr: %s", ran.stderr)
+					require.Equal(t, 0, ran.code, "stderr: %s", ran.stderr)
 					assert.Equal(t, want, ran.stdout)
-				})
-			}
+					assert.NotContains(t, ran.stderr, "warning", "dynamic %v", dynamic)
+					views[i] = readProfileFacts(t, filepath.Join(dir, "report.json"))
+				}
+				assert.Equal(t, views[0], views[1], "static, then dynamic")
+				assert.NotContains(t, fmt.Sprint(views[1].Functions), "anonymous@", "every function named")
+			})
 		}
 	}
+}
+
+// profileFacts are what a program's bytecode decides in a profile, however
+// its engine was built: opcode executions and functions' calls.
+type profileFacts struct {
+	Opcodes   map[string]uint64   // executions by opcode name
+	Functions map[string][]string // by kind, name, file and line: calls, executions and opcode executions of each
+}
+
+// readProfileFacts reads them from a --report-json document.
+func readProfileFacts(t *testing.T, path string) profileFacts {
+	t.Helper()
+	var doc struct {
+		Opcodes []struct {
+			Name       string `json:"name"`
+			Executions uint64 `json:"executions"`
+		} `json:"opcodes"`
+		Functions []struct {
+			Name, Kind, File string
+			Line             int
+			Calls            uint64
+			Executions       uint64
+			Opcodes          []struct {
+				Name       string `json:"name"`
+				Executions uint64 `json:"executions"`
+			}
+		} `json:"functions"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(readFileText(t, path)), &doc))
+	facts := profileFacts{Opcodes: map[string]uint64{}, Functions: map[string][]string{}}
+	for _, o := range doc.Opcodes {
+		if o.Executions > 0 {
+			facts.Opcodes[o.Name] = o.Executions
+		}
+	}
+	for _, f := range doc.Functions {
+		var ops []string
+		for _, o := range f.Opcodes {
+			if o.Executions > 0 {
+				ops = append(ops, fmt.Sprintf("%s=%d", o.Name, o.Executions))
+			}
+		}
+		slices.Sort(ops)
+		key := fmt.Sprintf("%s %s %s:%d", f.Kind, f.Name, f.File, f.Line)
+		facts.Functions[key] = append(facts.Functions[key], fmt.Sprintf("calls=%d executions=%d %s", f.Calls, f.Executions, strings.Join(ops, " ")))
+	}
+	for _, v := range facts.Functions {
+		slices.Sort(v)
+	}
+	return facts
 }
 
 func TestBuildReportsCompileErrors(t *testing.T) {

@@ -3,8 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -12,101 +15,174 @@ import (
 	"github.com/jsprof/jsprof/jsframes/report"
 )
 
-// output is a file being written: a temporary file beside it, renamed
-// over it when complete, so that no reader ever sees half a file; or a
-// character device (/dev/null, a terminal), written in place, as it has
-// no content to replace and its directory entry must stay.
+// output is a file to be written: its directory, opened before the guest
+// runs and held, and its name there. It is written to a temporary file
+// created in that directory when the content is ready (the guest has
+// ended), and renamed over the name: no reader ever sees half a file.
+// Nothing is resolved by path again after the directory is opened, so a
+// guest granted that directory (--dir) cannot send the write elsewhere:
+// it can rename or replace entries while it runs, but the temporary file
+// does not exist yet, is created O_EXCL, changed through its descriptor
+// only, and renamed within the held directory, which replaces whatever
+// is at the name (a link the guest left is replaced, never followed).
+// A character device (/dev/null, a terminal) is written in place instead:
+// it has no content to replace and its directory entry must stay.
 type output struct {
-	path   string // as given, for messages
-	target string // the file written: path with its links followed
-	tmp    *os.File
-	device bool // tmp is the device itself
+	path   string   // as given, for messages
+	dir    *os.Root // the directory the file is written in
+	name   string   // the file's name in dir
+	device *os.File // a character device, written in place
 }
 
 // temporaries are the temporary files of outputs being written, for
 // exitNow to remove when a second signal ends jsprof before they are
-// committed or discarded (deferred calls do not run then).
+// renamed (deferred calls do not run then).
 var temporaries = struct {
 	sync.Mutex
-	names map[string]bool
-}{names: map[string]bool{}}
+	files map[temporary]bool
+}{files: map[temporary]bool{}}
 
-func addTemporary(name string) {
-	temporaries.Lock()
-	defer temporaries.Unlock()
-	temporaries.names[name] = true
+// temporary is a temporary file: its name in a held directory.
+type temporary struct {
+	dir  *os.Root
+	name string
 }
 
-func dropTemporary(name string) {
+func addTemporary(t temporary) {
 	temporaries.Lock()
 	defer temporaries.Unlock()
-	delete(temporaries.names, name)
+	temporaries.files[t] = true
 }
 
-// removeTemporaries removes every temporary file not yet committed or
-// discarded; the lock is kept, so that none is renamed into place after.
+func dropTemporary(t temporary) {
+	temporaries.Lock()
+	defer temporaries.Unlock()
+	delete(temporaries.files, t)
+}
+
+// removeTemporaries removes every temporary file not yet renamed into
+// place or removed; the lock is kept, so that none is renamed after.
 func removeTemporaries() {
 	temporaries.Lock()
-	for name := range temporaries.names {
-		os.Remove(name)
+	for t := range temporaries.files {
+		t.dir.Remove(t.name)
 	}
 }
 
-// createOutput creates the temporary file of path, failing now if path
-// cannot be written (a missing directory, a directory, a read-only
-// place). A path that is a link is written through it: the file it names
-// is replaced and the link kept (renaming over the link would replace
-// it, /dev/stdout as well).
+// createOutput checks that path can be written, failing now if it cannot
+// (a missing directory, a directory, a read-only place), and opens its
+// directory. A symbolic link is not written through, as the file it
+// names may be anything a guest or another user chose (a guest can make
+// one in its --dir; another user, in a sticky /tmp, where the kernel's
+// protected_symlinks applies only to links the kernel follows): it is
+// refused, unless it leads to a character device (/dev/stdout on a
+// terminal), which the kernel opens through it.
 func createOutput(path string) (*output, error) {
-	target := path
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		target = real
-	}
-	if st, err := os.Stat(target); err == nil {
+	if st, err := os.Lstat(path); err == nil {
 		switch {
-		case st.Mode()&os.ModeCharDevice != 0:
-			f, err := os.OpenFile(target, os.O_WRONLY, 0)
-			if err != nil {
-				return nil, fmt.Errorf("writing %s: %w", path, err)
+		case st.Mode()&(os.ModeSymlink|os.ModeCharDevice) != 0:
+			if dev, err := openDevice(path); err != nil || dev != nil {
+				return &output{path: path, device: dev}, err
 			}
-			return &output{path: path, target: target, tmp: f, device: true}, nil
+			return nil, fmt.Errorf("writing %s: a symbolic link: jsprof writes no file through a link (name the file itself)", path)
 		case !st.Mode().IsRegular():
 			return nil, fmt.Errorf("writing %s: not a regular file", path)
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), ".jsprof-*")
+	dir, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	addTemporary(tmp.Name())
-	return &output{path: path, target: target, tmp: tmp}, nil
+	o := &output{path: path, dir: dir, name: filepath.Base(path)}
+	// A temporary file, made and removed at once, says whether the
+	// directory takes new files.
+	tmp, t, err := o.createTemporary()
+	if err == nil {
+		tmp.Close()
+		removeTemporary(t)
+		return o, nil
+	}
+	dir.Close()
+	return nil, fmt.Errorf("writing %s: %w", path, err)
 }
 
-// commit writes the file's content and puts it in place. The file is
-// readable by all (0644), as profiles and reports are meant to be shared;
-// CreateTemp's 0600 would not be.
-func (o *output) commit(write func(f *os.File) error) error {
-	tmp := o.tmp
-	o.tmp = nil
-	err := write(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+// openDevice opens path for writing if it is, or leads to, a character
+// device, and returns nil otherwise. The kernel follows the link (and
+// applies protected_symlinks); what it opened is checked again, as the
+// entry may have changed since it was looked at.
+func openDevice(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil, nil
 	}
-	if o.device {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		f.Close()
+		return nil, fmt.Errorf("writing %s: changed while being opened", path)
+	}
+	return f, nil
+}
+
+// createTemporary creates a new temporary file in o's directory: O_EXCL,
+// so that nothing already there (a link) is opened, readable by all
+// (0644, set on the descriptor), as profiles and reports are meant to be
+// shared.
+func (o *output) createTemporary() (*os.File, temporary, error) {
+	for range 100 {
+		t := temporary{dir: o.dir, name: ".jsprof-" + strconv.FormatUint(rand.Uint64()%1e12, 10)}
+		f, err := o.dir.OpenFile(t.name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, t, err
+		}
+		addTemporary(t)
+		if err := f.Chmod(0o644); err != nil {
+			f.Close()
+			removeTemporary(t)
+			return nil, t, err
+		}
+		return f, t, nil
+	}
+	return nil, temporary{}, errors.New("no free name for a temporary file")
+}
+
+func removeTemporary(t temporary) {
+	t.dir.Remove(t.name)
+	dropTemporary(t)
+}
+
+// commit writes the file's content and puts it in place.
+func (o *output) commit(write func(f *os.File) error) error {
+	defer o.discard()
+	if o.device != nil {
+		err := write(o.device)
+		if cerr := o.device.Close(); err == nil {
+			err = cerr
+		}
+		o.device = nil
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", o.path, err)
 		}
 		return nil
 	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
+	tmp, t, err := o.createTemporary()
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", o.path, err)
+	}
+	err = write(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
 	if err == nil {
-		err = renameTemporary(tmp.Name(), o.target)
+		err = renameTemporary(t, o.name)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
-		dropTemporary(tmp.Name())
+		removeTemporary(t)
 		return fmt.Errorf("writing %s: %w", o.path, err)
 	}
 	return nil
@@ -115,23 +191,25 @@ func (o *output) commit(write func(f *os.File) error) error {
 // renameTemporary puts a temporary file in place, under the lock of
 // removeTemporaries: jsprof ending on a second signal then either removes
 // it or finds it in place, never half of each.
-func renameTemporary(tmp, target string) error {
+func renameTemporary(t temporary, name string) error {
 	temporaries.Lock()
 	defer temporaries.Unlock()
-	delete(temporaries.names, tmp)
-	return os.Rename(tmp, target)
+	delete(temporaries.files, t)
+	return t.dir.Rename(t.name, name)
 }
 
-// discard removes the temporary file if it was not committed (a device
-// is only closed).
+// discard releases what o holds; nothing is left on disk.
 func (o *output) discard() {
-	if o != nil && o.tmp != nil {
-		o.tmp.Close()
-		if !o.device {
-			os.Remove(o.tmp.Name())
-			dropTemporary(o.tmp.Name())
-		}
-		o.tmp = nil
+	if o == nil {
+		return
+	}
+	if o.device != nil {
+		o.device.Close()
+		o.device = nil
+	}
+	if o.dir != nil {
+		o.dir.Close()
+		o.dir = nil
 	}
 }
 

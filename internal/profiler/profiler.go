@@ -289,16 +289,26 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 			memo.store(r)
 		}
 	}
-	set := func(out []byte) {
+	set := func(out []byte) error {
+		if m.Start != nil {
+			// Not cached so: a start function is rare in an engine.
+			var err error
+			if out, err = addStartStops(what, out); err != nil {
+				return err
+			}
+		}
 		if isMain {
 			s.main, s.detached = out, detached
 		} else {
 			s.plugin = out
 		}
+		return nil
 	}
 	if key != "" {
 		if out, p, ok := loadPrepared(s.opts.CacheDir, key); ok {
-			set(out)
+			if err := set(out); err != nil {
+				return nil, nil, nil, err
+			}
 			s.facts = p.Facts
 			return m, p.Report, p.Plan, nil
 		}
@@ -331,7 +341,9 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 	if key != "" {
 		storePrepared(s.opts.CacheDir, key, out, r, plan, facts)
 	}
-	set(out)
+	if err := set(out); err != nil {
+		return nil, nil, nil, err
+	}
 	s.facts = facts
 	return m, r, plan, nil
 }
@@ -389,6 +401,24 @@ func addStops(what string, wasm []byte) ([]byte, error) {
 	}
 	if !changed {
 		return wasm, nil
+	}
+	out, err := m.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
+// addStartStops gives the loops of an instrumented engine's start
+// function a checkpoint (meter.AddStartStops), so that a timeout or an
+// interrupt stops it: it runs before the engine's own checkpoints can.
+func addStartStops(what string, wasm []byte) ([]byte, error) {
+	m, err := wasmcore.Decode(wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if changed, err := meter.AddStartStops(m); err != nil || !changed {
+		return wasm, err
 	}
 	out, err := m.Encode()
 	if err != nil {
@@ -593,7 +623,11 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	if results == nil {
 		// The guest never reached its entry call (or ended in its
 		// instantiation): what ran is all there is.
-		if results, err = s.meter.Collect(); results == nil {
+		if results, err = s.meter.Collect(); errors.Is(err, meter.ErrNotStarted) {
+			// Stopped in a start function, before the engine's own code:
+			// an empty profile says how the run ended.
+			results, err = &meter.Results{}, errors.New("the guest was stopped before its engine started: nothing was measured")
+		} else if results == nil {
 			return nil, fmt.Errorf("collecting the measurements: %w", err)
 		}
 	} else {

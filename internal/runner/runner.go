@@ -397,7 +397,11 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	if opts.Plugin != nil {
 		plugin, err = s.Instantiate(ctx, pluginCompiled, modCfg, opts.Plugin.Namespace)
 		if err != nil {
-			return Result{}, fmt.Errorf("plugin %s: %w", opts.Plugin.Name, err)
+			err = fmt.Errorf("plugin %s: %w", opts.Plugin.Name, err)
+			if ranStart(errors.Unwrap(err)) || ctx.Err() != nil {
+				return ended(ctx, Result{Entry: "start"}, err), nil
+			}
+			return Result{}, err
 		}
 		if opts.Instantiated != nil {
 			if err := opts.Instantiated(ctx, plugin); err != nil {
@@ -406,14 +410,17 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 		}
 		if !opts.SkipPluginInit {
 			if err := InitializePlugin(ctx, plugin); err != nil {
-				return Result{}, fmt.Errorf("plugin %s: %w", opts.Plugin.Name, err)
+				// The plugin's own code ran and failed: the guest trapped,
+				// or was stopped (a limit, a timeout, an interrupt).
+				return ended(ctx, Result{Entry: "initialize-runtime"}, fmt.Errorf("plugin %s: %w", opts.Plugin.Name, err)), nil
 			}
 		}
 	}
 	mod, err := s.Instantiate(ctx, compiled, modCfg, opts.Name)
 	if err != nil {
-		if code, ok := exitCode(err); ok { // proc_exit from a start section
-			return Result{ExitCode: code, Entry: "start"}, nil
+		if ranStart(err) || ctx.Err() != nil {
+			// A start section ran: it exited, trapped or was stopped.
+			return ended(ctx, Result{Entry: "start"}, fmt.Errorf("%s: %w", opts.Name, err)), nil
 		}
 		return Result{}, fmt.Errorf("%s: %w", opts.Name, err)
 	}
@@ -443,22 +450,38 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 		res.ExitCode, res.Trap = ExitTrap, err
 		return res, nil
 	}
-	err = callErr
-	if ctx.Err() != nil {
-		// The run was stopped (a deadline, an interrupt): even a guest
-		// that then returned by itself saw its host calls cut short.
+	return ended(ctx, res, callErr), nil
+}
+
+// ended is how the guest's code ended with err (nil: it returned): a
+// proc_exit, a trap, or, when ctx is done, the context's cause. The run
+// was stopped then (a deadline, an interrupt): even a guest that then
+// returned by itself saw its host calls cut short, and an exit code
+// wazero gave it when it closed the module on the context
+// (sys.ExitCodeDeadlineExceeded, 4026531839; ExitCodeContextCanceled,
+// 4294967295) is no guest's.
+func ended(ctx context.Context, res Result, err error) Result {
+	switch code, exited := exitCode(err); {
+	case ctx.Err() != nil:
 		res.ExitCode, res.Trap = ExitTrap, context.Cause(ctx)
-		return res, nil
+	case exited:
+		res.ExitCode = code
+	case err != nil:
+		res.ExitCode, res.Trap = ExitTrap, err
 	}
-	if err != nil {
-		if code, ok := exitCode(err); ok {
-			res.ExitCode = code
-		} else {
-			res.ExitCode = ExitTrap
-			res.Trap = err
-		}
+	return res
+}
+
+// ranStart says whether an instantiation failed in the module's start
+// function, rather than before it (linking, memory): wazero returns the
+// guest's proc_exit as it is, and wraps a trap (or a host function's
+// panic, a stop among them) as "start … failed: …".
+func ranStart(err error) bool {
+	if _, ok := exitCode(err); ok {
+		return true
 	}
-	return res, nil
+	msg := err.Error()
+	return strings.HasPrefix(msg, "start ") && strings.Contains(msg, " failed: ")
 }
 
 func findEntry(m wazero.CompiledModule, named string) (string, error) {

@@ -125,6 +125,11 @@ func (rb *readBack) err() error {
 	return fmt.Errorf("meter: %w: %w%s; what they counted is charged to %s", ErrTampered, rb.first, more, BucketTampered)
 }
 
+// ErrNotStarted is Collect's error when the instrumented module never
+// started: the guest ended (a start function was stopped, a module failed
+// to instantiate) before Start. Nothing was counted.
+var ErrNotStarted = errors.New("meter: the instrumented module never started")
+
 // Collect reads the counters after the guest ended (normally, by exit, by
 // trap, or stopped). What ran since the last charge is charged to the
 // (function, slot) that was running.
@@ -139,7 +144,7 @@ func (rb *readBack) err() error {
 // pc slots of their buffers), never to a size read from the guest.
 func (mt *Meter) Collect() (*Results, error) {
 	if mt.mod == nil {
-		return nil, errors.New("meter: the instrumented module never started")
+		return nil, ErrNotStarted
 	}
 	get := func(name string) uint64 { return mt.mod.ExportedGlobal(name).Get() }
 	total := get(mt.plan.Counter)
@@ -147,7 +152,7 @@ func (mt *Meter) Collect() (*Results, error) {
 	if mt.plan.Sample {
 		// Sampling charges no slots: the functions seen are all there is.
 		for _, f := range mt.funcs {
-			res.Functions = append(res.Functions, FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code})
+			res.Functions = append(res.Functions, FunctionCost{Address: f.start, Generation: f.generation, Length: f.length, Bytecode: f.bytecode, Code: f.code})
 		}
 		return res, mt.collectErr(nil)
 	}
@@ -169,7 +174,7 @@ func (mt *Meter) Collect() (*Results, error) {
 	var sum [][2]uint64 // the function's slots over its contexts, reused
 	var pcs pcSlab
 	for fi, f := range mt.funcs {
-		fc := FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code}
+		fc := FunctionCost{Address: f.start, Generation: f.generation, Length: f.length, Bytecode: f.bytecode, Code: f.code}
 		fc.Resumptions = append([]uint32(nil), f.entries...)
 		sort.Slice(fc.Resumptions, func(i, j int) bool { return fc.Resumptions[i] < fc.Resumptions[j] })
 		base, limit := f.blockShape()

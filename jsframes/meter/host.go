@@ -1,6 +1,7 @@
 package meter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,6 +59,7 @@ type Meter struct {
 	byBlock         map[uint32]*function
 	byStart         map[uint32]*function // bytecode buffer start → function
 	byKey           map[tableKey]uint32  // every key entered in the address table → block
+	generations     map[uint32]uint32    // by buffer address: how many functions there were retired
 	contexts        int                  // calling contexts made beyond the functions' own
 	natives         []*native            // in order of first sight
 	nativeByKey     map[uint32]*native   // by key address; the unidentified one has its own
@@ -161,6 +163,10 @@ type function struct {
 	code     []byte // the buffer as first seen (it may be freed before the run ends)
 	entries  []uint32
 	contexts []*callContext // its own first
+	// generation counts the functions whose buffer was at start before
+	// this one, freed and the memory reused (retire).
+	generation uint32
+	retired    bool // its buffer now holds another function's code
 }
 
 // New returns the host side for a module rewritten by Instrument.
@@ -235,7 +241,7 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	}
 	progress := mt.progress
 	progress.Store(0)
-	*mt = Meter{plan: mt.plan, mod: mod, progress: progress, byBlock: map[uint32]*function{}, byStart: map[uint32]*function{}, byKey: map[tableKey]uint32{}, ctxByBlock: map[uint32]*callContext{},
+	*mt = Meter{plan: mt.plan, mod: mod, progress: progress, byBlock: map[uint32]*function{}, byStart: map[uint32]*function{}, byKey: map[tableKey]uint32{}, generations: map[uint32]uint32{}, ctxByBlock: map[uint32]*callContext{},
 		nativeByKey: map[uint32]*native{},
 		every:       mt.every, onSample: mt.onSample, limit: mt.limit, identity: map[*function]*FunctionCost{},
 		stacksEvery: mt.stacksEvery, splits: map[string]*splitAcc{}, outerSegs: map[*callContext][][]WasmFrame{},
@@ -586,6 +592,10 @@ func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
 		}
 	}
 	f := mt.byStart[start]
+	if f != nil && length > 0 && !mt.holds(f, length, bytecode) {
+		mt.retire(f)
+		f = nil
+	}
 	if f == nil && len(mt.funcs) >= maxFunctions {
 		return 0, fmt.Errorf("meter: more than %d JS functions (the function at %#x and later ones are counted as native)", maxFunctions, start)
 	}
@@ -598,7 +608,7 @@ func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
 		if err != nil {
 			return 0, err
 		}
-		f = &function{block: block, start: start, length: length, bytecode: bytecode}
+		f = &function{block: block, start: start, length: length, bytecode: bytecode, generation: mt.generations[start]}
 		own := &callContext{block: block, fn: f}
 		f.contexts = []*callContext{own}
 		mt.ctxByBlock[block] = own
@@ -621,6 +631,48 @@ func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
 		}
 	}
 	return f.block, nil
+}
+
+// holds says whether the buffer at f's address, which the engine now
+// describes with length and its function-bytecode object at bytecode, is
+// still f's: the same length, object and bytes. The engine frees a
+// function's bytecode when its last closure goes, and its allocator hands
+// the memory to the next allocation: in a dynamic module, the code the
+// plugin evaluates at start-up is freed and the program read into its
+// place, so that one address holds two functions in one run.
+func (mt *Meter) holds(f *function, length, bytecode uint32) bool {
+	if f.length != length || f.bytecode != bytecode {
+		return false
+	}
+	if f.code == nil {
+		return true // never read: nothing to compare
+	}
+	code, ok := mt.mod.Memory().Read(f.start, f.length)
+	return ok && bytes.Equal(code, f.code)
+}
+
+// retire forgets f as the function at its address, which holds another
+// function's code now: its keys leave the address table (rebuilt without
+// them), so that the module asks the host again at the next call of what
+// is there. Its counts stay; it stays in the results.
+func (mt *Meter) retire(f *function) {
+	f.retired = true
+	delete(mt.byStart, f.start)
+	mt.generations[f.start]++
+	for key, block := range mt.byKey {
+		if c := mt.ctxByBlock[block]; c != nil && c.fn == f {
+			delete(mt.byKey, key)
+		}
+	}
+	for obj, g := range mt.byObject {
+		if g == f {
+			delete(mt.byObject, obj)
+		}
+	}
+	if b, ok := mt.mod.Memory().Read(mt.hashBase, (mt.hashMask+1)*hashEntrySize); ok {
+		clear(b)
+	}
+	mt.setHashTable(mt.hashBase, mt.hashMask+1)
 }
 
 // frameSize is the size of a shadow-stack frame of the plan's mode.
@@ -789,7 +841,7 @@ func (mt *Meter) follow(obj, addr uint32, call bool) (start, length, bytecode ui
 // containing returns the known function whose buffer contains addr.
 func (mt *Meter) containing(addr uint32) *function {
 	for _, f := range mt.funcs {
-		if f.length > 0 && addr >= f.start && addr-f.start < f.length {
+		if !f.retired && f.length > 0 && addr >= f.start && addr-f.start < f.length {
 			return f
 		}
 	}

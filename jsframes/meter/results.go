@@ -125,9 +125,13 @@ func (c *ContextCost) IsNative() bool { return c.Function < 0 && c.Native >= 0 }
 // FunctionCost is the cost of one JS function, identified by its bytecode
 // buffer.
 type FunctionCost struct {
-	Address  uint32 // address of byte 0 of the bytecode buffer
-	Length   uint32 // bytecode length, 0 when unknown
-	Bytecode uint32 // address of the engine's function-bytecode object, 0 when unknown
+	Address uint32 // address of byte 0 of the bytecode buffer
+	// Generation tells functions whose buffers were at one address in
+	// turn apart: 0 for the first, 1 for the one the engine put there after
+	// freeing it, and so on. Address and Generation identify a function.
+	Generation uint32
+	Length     uint32 // bytecode length, 0 when unknown
+	Bytecode   uint32 // address of the engine's function-bytecode object, 0 when unknown
 	// Resumptions are addresses inside the buffer where activations began
 	// (generators and async functions resuming).
 	Resumptions []uint32

@@ -1,6 +1,7 @@
 package meter
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -148,12 +149,16 @@ func (mt *Meter) setCheckpoint(count uint64) {
 // point, leaving the module and its counters readable (closing it, as
 // wazero does on a done context itself, would not).
 func (mt *Meter) checkpoint(ctx context.Context, si experimental.StackIterator) {
+	if ctx.Err() != nil {
+		// Before Start too: a start function runs before it
+		// (AddStartStops).
+		if mt.mod != nil {
+			mt.mod.ExportedGlobal(exportNext).(api.MutableGlobal).Set(math.MaxUint64)
+		}
+		panic(context.Cause(ctx))
+	}
 	if mt.mod == nil {
 		return
-	}
-	if ctx.Err() != nil {
-		mt.mod.ExportedGlobal(exportNext).(api.MutableGlobal).Set(math.MaxUint64)
-		panic(context.Cause(ctx))
 	}
 	count := mt.mod.ExportedGlobal(mt.plan.Counter).Get()
 	mt.progress.Store(count)
@@ -234,7 +239,7 @@ func (mt *Meter) sampledFunction(funcObj uint64, entry, pc uint32) *function {
 	if entry == 0 {
 		// The object last seen with a buffer holding pc is the quick answer;
 		// objects are freed and reused, so the buffer is checked.
-		if f := mt.byObject[funcObj]; f != nil && f.length > 0 && pc >= f.start && pc-f.start < f.length {
+		if f := mt.byObject[funcObj]; f != nil && f.length > 0 && pc >= f.start && pc-f.start < f.length && mt.current(f) {
 			return f
 		}
 		addr = pc
@@ -280,6 +285,10 @@ func (mt *Meter) setupActivation(funcObj uint64) Activation {
 // or made now; nil, the error kept for Collect, when the host fails.
 func (mt *Meter) functionAt(addr uint32, funcObj uint64) *function {
 	block, ok := mt.byKey[tableKey{addr: addr}]
+	if f := mt.byBlock[block]; ok && !mt.current(f) {
+		mt.retire(f)
+		ok = false
+	}
 	if !ok {
 		var err error
 		if block, err = mt.blockFor(addr, funcObj); err != nil {
@@ -292,11 +301,33 @@ func (mt *Meter) functionAt(addr uint32, funcObj uint64) *function {
 	return mt.byBlock[block]
 }
 
+// sampledPrefix is how many bytes of a function's code current compares.
+const sampledPrefix = 64
+
+// current is holds made cheap enough for every sample: the function's
+// object still describes its buffer, whose first bytes are still its code.
+func (mt *Meter) current(f *function) bool {
+	if f == nil || f.length == 0 || f.bytecode == 0 {
+		return true
+	}
+	bp := mt.plan.BytecodePointer
+	mem := mt.mod.Memory()
+	off := f.bytecode + uint32(bp.Path[len(bp.Path)-1])
+	buf, ok1 := mem.ReadUint32Le(off)
+	n, ok2 := mem.ReadUint32Le(off + 4)
+	if !ok1 || !ok2 || buf != f.start || n != f.length {
+		return false
+	}
+	n = min(uint32(len(f.code)), sampledPrefix)
+	code, ok := mem.Read(f.start, n)
+	return ok && bytes.Equal(code, f.code[:n])
+}
+
 // identityOf is f's identity for samples, made once.
 func (mt *Meter) identityOf(f *function) *FunctionCost {
 	id := mt.identity[f]
 	if id == nil {
-		id = &FunctionCost{Address: f.start, Length: f.length, Bytecode: f.bytecode, Code: f.code}
+		id = &FunctionCost{Address: f.start, Generation: f.generation, Length: f.length, Bytecode: f.bytecode, Code: f.code}
 		mt.identity[f] = id
 	}
 	return id

@@ -2,6 +2,7 @@ package meter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/tetratelabs/wazero/api"
@@ -28,26 +29,9 @@ const HostStop = "stop"
 //
 // m is the decoded module, which is rewritten; errors name the function.
 func AddStops(m *wasmcore.Module) (changed bool, err error) {
-	// The loop heads of each function with loops, by offset in its body.
-	heads := func(i int) ([]uint32, error) {
-		var at []uint32
-		ir := wasmcore.NewInstrReader(m.Functions[i].Body)
-		for {
-			in, ok, err := ir.Next()
-			if err != nil {
-				return nil, fmt.Errorf("meter: function %d: %w", m.NumImportedFuncs()+uint32(i), err)
-			}
-			if !ok {
-				return at, nil
-			}
-			if in.Op == wasmcore.OpLoop {
-				at = append(at, in.Offset+in.Len)
-			}
-		}
-	}
 	var looping []int
 	for i := range m.Functions {
-		at, err := heads(i)
+		at, err := loopHeads(m, i)
 		if err != nil {
 			return false, err
 		}
@@ -59,23 +43,88 @@ func AddStops(m *wasmcore.Module) (changed bool, err error) {
 		return false, nil
 	}
 	stop := m.AddImportFunc(HostModule, HostStop, m.AddType(wasmcore.FuncType{}))
-	call := wasmcore.AppendInstr(nil, wasmcore.Instr{Op: wasmcore.OpCall, Index: stop})
 	for _, i := range looping {
 		// Read again: AddImportFunc renumbered the calls, which may have
 		// moved offsets where an index grew by a byte.
-		at, err := heads(i)
-		if err != nil {
+		if err := callAtLoopHeads(m, i, stop); err != nil {
 			return false, err
-		}
-		edits := make([]wasmcore.BodyEdit, len(at))
-		for k, a := range at {
-			edits[k] = wasmcore.BodyEdit{At: a, Insert: call}
-		}
-		if m.Functions[i].Body, err = wasmcore.EditBody(m.Functions[i].Body, edits); err != nil {
-			return false, fmt.Errorf("meter: function %d: %w", m.NumImportedFuncs()+uint32(i), err)
 		}
 	}
 	return true, nil
+}
+
+// AddStartStops rewrites an instrumented engine (Instrument's output)
+// whose module has a start function so that every loop of that function
+// calls the meter's checkpoint at its head. The start function runs while
+// the module is instantiated, before anything else of it and before the
+// meter's state is made: the engine's checkpoints are in its interpreter,
+// so a start function looping on its own outlived --timeout and the
+// first interrupt. The checkpoint then stops it once the run's context is
+// done. The checkpoint is one of the engine's imports already: no index
+// changes, and the meter's plan still holds. Loops of functions the start
+// function calls are not given one. changed is false for a module
+// without a start function or loops in it.
+func AddStartStops(m *wasmcore.Module) (changed bool, err error) {
+	imported := m.NumImportedFuncs()
+	if m.Start == nil || *m.Start < imported {
+		return false, nil
+	}
+	checkpoint, found, fn := uint32(0), false, uint32(0)
+	for _, im := range m.Imports {
+		if im.Kind != wasmcore.ExternFunc {
+			continue
+		}
+		if im.Module == HostModule && im.Name == HostCheckpoint {
+			checkpoint, found = fn, true
+		}
+		fn++
+	}
+	if !found {
+		return false, errors.New("meter: the module is not instrumented: it imports no checkpoint")
+	}
+	i := int(*m.Start - imported)
+	at, err := loopHeads(m, i)
+	if err != nil || len(at) == 0 {
+		return false, err
+	}
+	return true, callAtLoopHeads(m, i, checkpoint)
+}
+
+// loopHeads are the offsets in defined function i's body just after each
+// loop instruction.
+func loopHeads(m *wasmcore.Module, i int) ([]uint32, error) {
+	var at []uint32
+	ir := wasmcore.NewInstrReader(m.Functions[i].Body)
+	for {
+		in, ok, err := ir.Next()
+		if err != nil {
+			return nil, fmt.Errorf("meter: function %d: %w", m.NumImportedFuncs()+uint32(i), err)
+		}
+		if !ok {
+			return at, nil
+		}
+		if in.Op == wasmcore.OpLoop {
+			at = append(at, in.Offset+in.Len)
+		}
+	}
+}
+
+// callAtLoopHeads inserts a call of function fn at every loop head of
+// defined function i.
+func callAtLoopHeads(m *wasmcore.Module, i int, fn uint32) error {
+	at, err := loopHeads(m, i)
+	if err != nil {
+		return err
+	}
+	call := wasmcore.AppendInstr(nil, wasmcore.Instr{Op: wasmcore.OpCall, Index: fn})
+	edits := make([]wasmcore.BodyEdit, len(at))
+	for k, a := range at {
+		edits[k] = wasmcore.BodyEdit{At: a, Insert: call}
+	}
+	if m.Functions[i].Body, err = wasmcore.EditBody(m.Functions[i].Body, edits); err != nil {
+		return fmt.Errorf("meter: function %d: %w", m.NumImportedFuncs()+uint32(i), err)
+	}
+	return nil
 }
 
 // stop is HostStop: it ends the guest's call with the context's cause once

@@ -1,7 +1,6 @@
 package meter
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/tetratelabs/wazero/api"
@@ -16,7 +15,7 @@ import (
 // count it discarded.
 func (mt *Meter) Restart() (uint64, error) {
 	if mt.mod == nil {
-		return 0, errors.New("meter: the instrumented module never started")
+		return 0, ErrNotStarted
 	}
 	counter, ok := mt.mod.ExportedGlobal(mt.plan.Counter).(api.MutableGlobal)
 	if !ok {

@@ -305,7 +305,15 @@ func (n *Namer) live(f meter.FunctionCost) bool {
 			return false
 		}
 	}
-	return true
+	// The engine may have freed f and put another function of the same
+	// length in its place, object and buffer (meter.FunctionCost.Generation).
+	return f.Code == nil || n.holds(f)
+}
+
+// holds says whether f's buffer still holds the code the meter saw.
+func (n *Namer) holds(f meter.FunctionCost) bool {
+	b, ok := n.mem.Read(f.Address, uint32(len(f.Code)))
+	return ok && bytes.Equal(b, f.Code)
 }
 
 // contradicts says whether the engine's object of f, still live, holds a
@@ -416,9 +424,9 @@ func (n *Namer) fromMemory(f meter.FunctionCost) (FunctionInfo, bool) {
 			info.Candidates = nil
 			info.Function = nil
 			if n.lines == nil {
-				n.lines = map[uint32][]bytecode.PCLine{}
+				n.lines = map[funcKey][]bytecode.PCLine{}
 			}
-			n.lines[f.Address] = lines
+			n.lines[keyOf(f)] = lines
 		}
 	}
 	return info, true

@@ -37,12 +37,18 @@ type Namer struct {
 	// and back, as far as unambiguous matches showed them.
 	atoms, atomsBack map[uint32]uint32
 	layout           *memLayout
-	known            map[uint32]FunctionInfo      // by bytecode address, after Learn
-	lines            map[uint32][]bytecode.PCLine // pc → line tables read from memory, by bytecode address
+	known            map[funcKey]FunctionInfo      // after Learn
+	lines            map[funcKey][]bytecode.PCLine // pc → line tables read from memory
 
 	callOps []callOp             // the opcodes as CallName's analysis sees them; empty: unusable
 	flows   map[uint32]*callFlow // CallName's analyses, by bytecode address
 }
+
+// funcKey identifies a measured function: its buffer's address, and which
+// of the functions the engine put at that address in turn it is.
+type funcKey struct{ addr, generation uint32 }
+
+func keyOf(f meter.FunctionCost) funcKey { return funcKey{f.Address, f.Generation} }
 
 // Memory reads guest memory; wazero's api.Memory satisfies it. If it also
 // has a Size() uint32 method (api.Memory does), the namer can find the
@@ -205,7 +211,7 @@ func (n *Namer) adopt(c candidate) {
 // engine's own record of each function's line, column and name settles
 // identical bodies and names functions compiled at run time.
 func (n *Namer) Learn(fs []meter.FunctionCost) {
-	n.known = map[uint32]FunctionInfo{}
+	n.known = map[funcKey]FunctionInfo{}
 	type pending struct {
 		f     meter.FunctionCost
 		cands []candidate
@@ -220,7 +226,7 @@ func (n *Namer) Learn(fs []meter.FunctionCost) {
 			none = append(none, f)
 		case 1:
 			n.adopt(cs[0])
-			n.known[f.Address] = matchedInfo(cs[0].fn)
+			n.known[keyOf(f)] = matchedInfo(cs[0].fn)
 			unique = append(unique, matchedFunc{f, cs[0].fn})
 		default:
 			open = append(open, &pending{f, cs})
@@ -241,7 +247,7 @@ func (n *Namer) Learn(fs []meter.FunctionCost) {
 			p.cands = kept
 			if len(kept) == 1 {
 				n.adopt(kept[0])
-				n.known[p.f.Address] = matchedInfo(kept[0].fn)
+				n.known[keyOf(p.f)] = matchedInfo(kept[0].fn)
 				unique = append(unique, matchedFunc{p.f, kept[0].fn})
 				changed = true
 			}
@@ -258,16 +264,16 @@ func (n *Namer) Learn(fs []meter.FunctionCost) {
 		// program function: the engine's record of it says otherwise.
 		for _, m := range unique {
 			if n.contradicts(m.f, m.fn) {
-				delete(n.known, m.f.Address)
+				delete(n.known, keyOf(m.f))
 				none = append(none, m.f)
 			}
 		}
 	}
 	for _, f := range none {
 		if info, ok := n.fromMemory(f); ok {
-			n.known[f.Address] = info
-		} else if _, matched := n.known[f.Address]; !matched {
-			n.known[f.Address] = addressInfo(f)
+			n.known[keyOf(f)] = info
+		} else if _, matched := n.known[keyOf(f)]; !matched {
+			n.known[keyOf(f)] = addressInfo(f)
 		}
 	}
 	for _, p := range open {
@@ -279,7 +285,7 @@ func (n *Namer) Learn(fs []meter.FunctionCost) {
 			fns[i] = c.fn
 		}
 		if fn := n.settleByMemory(p.f, fns); fn != nil {
-			n.known[p.f.Address] = matchedInfo(fn)
+			n.known[keyOf(p.f)] = matchedInfo(fn)
 			for _, c := range p.cands {
 				if c.fn == fn {
 					n.adopt(c)
@@ -287,7 +293,7 @@ func (n *Namer) Learn(fs []meter.FunctionCost) {
 			}
 			continue
 		}
-		n.known[p.f.Address] = ambiguousInfo(fns)
+		n.known[keyOf(p.f)] = ambiguousInfo(fns)
 	}
 }
 
@@ -329,7 +335,7 @@ func ambiguousInfo(fns []*bytecode.Function) FunctionInfo {
 // Name names one function. Functions Learn saw get what it settled;
 // others are matched on their own.
 func (n *Namer) Name(f meter.FunctionCost) FunctionInfo {
-	if info, ok := n.known[f.Address]; ok {
+	if info, ok := n.known[keyOf(f)]; ok {
 		return info
 	}
 	cs := n.candidates(f)
@@ -372,7 +378,7 @@ func (n *Namer) LineOf(f meter.FunctionCost, pc uint32) (line, column int, ok bo
 
 func (n *Namer) lineOfInfo(f meter.FunctionCost, info FunctionInfo, pc uint32) (line, column int, ok bool) {
 	if info.Source == SourceMemory {
-		e, ok := bytecode.LineAt(n.lines[f.Address], pc)
+		e, ok := bytecode.LineAt(n.lines[keyOf(f)], pc)
 		return e.Line, e.Column, ok
 	}
 	if info.Function != nil {
