@@ -63,6 +63,7 @@ type runFlags struct {
 	fixedClock bool
 	wasmFrames bool
 	stackEvery uint64
+	sourceMap  string
 }
 
 func cmdRun(ctx context.Context, args []string, io stdio) int {
@@ -89,6 +90,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
 	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
+	fs.StringVar(&f.sourceMap, "source-map", "", sourceMapUsage)
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr during long runs")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
@@ -218,7 +220,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		if opts.Plugin != nil {
 			plugin = opts.Plugin.Wasm
 		}
+		prog := moduleProgram(wasm, modulePath, f.source)
 		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{Decoded: mainMod, ModulePath: modulePath,
+			SourceMap: findMap(f.sourceMap, prog, io), GeneratedText: prog.text,
 			Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, CacheDir: fs.Lookup("cache-dir").Value.String(), Warn: func(err error) { warn(io, err) },
 			// A function with no JS (a Wasm API provider's) still has its

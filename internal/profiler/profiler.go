@@ -21,6 +21,7 @@ import (
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/jsframes/naming"
 	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/jsframes/sourcemap"
 	"github.com/jsprof/jsprof/jsframes/stacks"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -68,6 +69,12 @@ type Options struct {
 	// name Javy compiles every program as; "" reads it from the module
 	// (jsprof build records it).
 	Source string
+	// SourceMap, when set, names the program's JS positions after the
+	// files it was bundled from (sourcemap.Apply) in the profile written;
+	// GeneratedText is the program's JS (the bundle), which the caller
+	// checked the map against (sourcemap.Loaded.Check).
+	SourceMap     *sourcemap.Loaded
+	GeneratedText []byte
 	// Warn hears what the profile will lack and why (an engine jsprof
 	// cannot read the bytecode of, say); nil discards it.
 	Warn func(error)
@@ -669,6 +676,9 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.mapPositions(out.Profile); err != nil {
+		return nil, err
+	}
 	if run.ProfileOnly {
 		return out, nil
 	}
@@ -760,6 +770,22 @@ func (s *Session) opcodeNames() stacks.OpcodeNamer {
 	return stacks.OpcodeNamer(s.analysis.Engine.OpcodeNames)
 }
 
+// mapPositions names the profile's JS positions of the program after its
+// source map, when there is one.
+func (s *Session) mapPositions(p *profile.Profile) error {
+	if s.opts.SourceMap == nil {
+		return nil
+	}
+	name := s.source
+	if name == "" {
+		name = javy.CompiledName
+	}
+	if _, err := sourcemap.Apply(p, *s.opts.SourceMap, sourcemap.NewGenerated(name, s.opts.GeneratedText)); err != nil {
+		return fmt.Errorf("source map %s: %w", s.opts.SourceMap.From, err)
+	}
+	return nil
+}
+
 // identity names the measured functions.
 func (s *Session) identity() stacks.Identity {
 	if s.namer == nil {
@@ -809,6 +835,9 @@ func (s *Session) Serve(addr string) (listening string, stop func(), err error) 
 		meta.ExitCode = nil // still running
 		meta.SampleEvery = s.opts.SampleEvery
 		prof, err := window(meta, s.identity())
+		if err == nil {
+			err = s.mapPositions(prof)
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

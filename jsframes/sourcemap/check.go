@@ -160,6 +160,12 @@ func identAt(text []byte, i int) string {
 	return string(text[i:j])
 }
 
+// isIdentByte says whether an identifier may hold the byte (any byte of
+// a non-ASCII character may be one of a letter's).
+func isIdentByte(c byte) bool {
+	return c >= 0x80 || isIdentPart(rune(c))
+}
+
 func isIdentPart(r rune) bool {
 	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
@@ -222,9 +228,21 @@ func (l Loaded) Check(g *Generated) error {
 			continue
 		}
 		// An identifier of the original must be one of the generated
-		// text, at its start: the same, or renamed as the segment says.
+		// text, at its start (bundlers map a line's indentation to its
+		// first token): the same, or renamed as the segment says. A
+		// segment inside a generated identifier is wrong outright; one
+		// at punctuation (a closing brace mapped to the statement before)
+		// tells nothing.
+		for gi < len(text) && (text[gi] == ' ' || text[gi] == '\t') {
+			gi++
+		}
+		gen := identAt(text, gi)
+		inside := gen == "" && gi > 0 && gi < len(text) && isIdentByte(text[gi-1]) && isIdentByte(text[gi])
+		if gen == "" && !inside {
+			continue
+		}
 		checked++
-		if gen := identAt(text, gi); gen != orig && (s.name < 0 || m.Names[s.name] != orig || gen == "") {
+		if gen != orig && (s.name < 0 || m.Names[s.name] != orig || inside) {
 			differ++
 		}
 	}
