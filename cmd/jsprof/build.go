@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 
 	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/jsframes/sourcemap"
 )
 
 const buildSynopsis = `jsprof build --plugin PLUGIN.wasm [--dynamic] index.js -o index.wasm
@@ -62,7 +65,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		var compileErr *javy.CompileError
 		if errors.As(err, &compileErr) {
-			return fail(io, exitFailure, fmt.Errorf("%s: %w", positional[0], err))
+			return fail(io, exitFailure, fmt.Errorf("%s: %s", positional[0], compileErrorAt(compileErr.Message, positional[0], src, io)))
 		}
 		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, err))
 	}
@@ -83,4 +86,28 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitFailure, err)
 	}
 	return 0
+}
+
+// compiledAt is the position a plugin's compile error gives, in the file
+// every program is compiled as: "at function.mjs:2:9".
+var compiledAt = regexp.MustCompile(regexp.QuoteMeta(javy.CompiledName) + `:(\d+):(\d+)`)
+
+// compileErrorAt names a compile error's position after the JS file
+// built, and, when the file names a source map that matches it, after
+// the original file, the bundle's position beside it:
+// "at src/run.ts:12:5 (function.js:40:9)".
+func compileErrorAt(msg, jsPath string, src []byte, io stdio) string {
+	m := compiledAt.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return msg
+	}
+	line, _ := strconv.Atoi(msg[m[2]:m[3]])
+	col, _ := strconv.Atoi(msg[m[4]:m[5]])
+	at := fmt.Sprintf("%s:%d:%d", filepath.Base(jsPath), line, col)
+	if l := findMap("", program{text: src, path: jsPath}, io); l != nil {
+		if p, ok := l.Original(sourcemap.NewGenerated(filepath.Base(jsPath), src), line, col); ok {
+			at = fmt.Sprintf("%s:%d:%d (%s)", p.File, p.Line, p.Column, at)
+		}
+	}
+	return msg[:m[0]] + at + msg[m[1]:]
 }

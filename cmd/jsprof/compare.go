@@ -17,6 +17,7 @@ import (
 	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/jsframes/sourcemap"
 	"github.com/jsprof/jsprof/wasmcore"
 	"github.com/tetratelabs/wazero"
 )
@@ -97,6 +98,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	stdinPath := fs.String("stdin", "", "give both guests this `file` as stdin (default: empty)")
 	inputPath := fs.String("input", "", "a Shopify Function's JSON input `file`: each plugin given is then a provider, and the JS is built against it as a dynamic function")
 	timeout := fs.Duration("timeout", 0, "stop each guest after it has run this `duration` (compiling not counted); a guest stopped makes the compare fail (exit 1), its diff still printed")
+	sourceMap := fs.String("source-map", "", sourceMapUsage)
 	costName := fs.String("cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
 	openCache := cacheFlag(fs)
 	// Flags may come after the JS file; guest arguments after --.
@@ -138,6 +140,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
+	smap := findMap(*sourceMap, program{text: src, path: jsPath}, io)
 	var stdin []byte
 	if *inputPath != "" && *stdinPath != "" {
 		return fail(io, exitUsage, errors.New("compare: --input and --stdin: choose one"))
@@ -212,6 +215,12 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 			return fail(io, exitFailure, fmt.Errorf("running %s built with %s: %w", jsPath, s.pluginPath, err))
 		}
 		s.exitCode = code
+		if smap != nil {
+			// Both sides' JS is the file's, compiled as function.mjs.
+			if _, err := sourcemap.Apply(prof, *smap, sourcemap.NewGenerated(javy.CompiledName, src)); err != nil {
+				return fail(io, exitFailure, fmt.Errorf("source map %s: %w", smap.From, err))
+			}
+		}
 		if s.tables, err = report.FromProfile(prof); err != nil {
 			return fail(io, exitFailure, fmt.Errorf("%s built with %s: %w", jsPath, s.pluginPath, err))
 		}

@@ -34,6 +34,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	top := fs.Int("top", -1, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
 	by := diffByFlag(fs)
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
+	sourceMap := fs.String("source-map", "", "name both profiles' JS positions after the source map `file`, checked against the JS their modules carry (found beside each profile); profiles jsprof run named after a map already are kept")
 	files, code, done := parseInterleaved(fs, args, io)
 	if done {
 		return code
@@ -58,6 +59,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 		if profs[i], err = jsprofile.ReadFile(path); err != nil {
 			return fail(io, exitFailure, err)
 		}
+		profs[i], _ = mapSaved(profs[i], *sourceMap, path, nil, io)
 	}
 	df := diff.New(report.New(profs[0]), report.New(profs[1]), filepath.Base(files[0]), filepath.Base(files[1]))
 	var flame *htmlview.Flame

@@ -72,6 +72,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	var sources listFlag
 	fs.Var(&sources, "source", "annotate the HTML report with the JS `file` (repeatable; matched to the profile's JS files by name)")
 	module := fs.String("module", "", "annotate the HTML report with the JS the Javy module `file` carries (its javy_source section)")
+	sourceMap := fs.String("source-map", "", "name the profile's JS positions after the source map `file` (a profile jsprof run wrote names them already when the JS named its map), checked against the JS of --source, --module or the profile's module")
 	files, code, done := parseInterleaved(fs, args, io)
 	if done {
 		return code
@@ -88,7 +89,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	if *top < -1 {
 		return fail(io, exitUsage, fmt.Errorf("report: --top %d: want 0 (all) or more", *top))
 	}
-	if (len(sources) > 0 || *module != "") && *htmlPath == "" {
+	if (len(sources) > 0 || *module != "") && *htmlPath == "" && *sourceMap == "" {
 		return fail(io, exitUsage, errors.New("report: --source and --module annotate the HTML report: add --html FILE"))
 	}
 	path := files[0]
@@ -96,6 +97,13 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
+	var given []htmlview.SourceFile // the JS of --source and --module
+	if len(sources) > 0 || *module != "" {
+		if given, err = readSources(sources, *module, io); err != nil {
+			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
+		}
+	}
+	prof, smap := mapSaved(prof, *sourceMap, path, given, io)
 	data := report.New(prof)
 	opts := report.ReportOptions{By: *by, Top: *top, Function: *function, Source: filepath.Base(path)}
 	if opts.Top < 0 {
@@ -106,13 +114,12 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		if err != nil {
 			return fail(io, exitUsage, fmt.Errorf("report: %w", err))
 		}
-		srcs, err := readSources(sources, *module, io)
-		if err != nil {
-			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
-		}
+		srcs := given
 		if len(sources) == 0 && *module == "" {
 			srcs = profileModuleSource(path, data.Module)
 		}
+		// A profile named after a source map shows the original files.
+		srcs = append(mappedSources(prof.Profile, prof.Meta, smap, srcs), srcs...)
 		if _, left := htmlview.MatchSources(r.Data(), srcs); len(left) > 0 {
 			for _, s := range left {
 				fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", s.From)

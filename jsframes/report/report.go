@@ -122,12 +122,17 @@ type OpcodeStats struct {
 // instructions are what it ran itself, its total includes the JS it called
 // back).
 type FunctionStats struct {
-	Name    string `json:"name"`
-	Kind    string `json:"kind"` // FunctionJS or FunctionNative
-	File    string `json:"file"`
-	Line    int    `json:"line"` // first line
-	Address uint64 `json:"bytecode_address"`
-	Calls   uint64 `json:"calls"`
+	Name string `json:"name"`
+	Kind string `json:"kind"` // FunctionJS or FunctionNative
+	File string `json:"file"`
+	Line int    `json:"line"` // first line
+	// GeneratedFile and GeneratedLine are the function's file and first
+	// line in the bundle, when a source map named File and Line after
+	// the original files.
+	GeneratedFile string `json:"generated_file,omitempty"`
+	GeneratedLine int    `json:"generated_line,omitempty"`
+	Address       uint64 `json:"bytecode_address"`
+	Calls         uint64 `json:"calls"`
 	// Executions counts the opcodes this function executed.
 	Executions uint64 `json:"executions"`
 	// SelfWasmInstructions ran while this function was the innermost JS
@@ -170,10 +175,15 @@ func (f *FunctionStats) Label() string {
 
 // LineStats is the cost of one source line of one JS function.
 type LineStats struct {
-	Function         string  `json:"function"`
-	FunctionLine     int     `json:"function_line"` // the function's first line
-	File             string  `json:"file"`
-	Line             int     `json:"line"` // 0 when unknown
+	Function     string `json:"function"`
+	FunctionLine int    `json:"function_line"` // the function's first line
+	File         string `json:"file"`
+	Line         int    `json:"line"` // 0 when unknown
+	// GeneratedFile and GeneratedLine are the line's file and line in
+	// the bundle (the first, when several bundle lines make it), when a
+	// source map named File and Line after the original files.
+	GeneratedFile    string  `json:"generated_file,omitempty"`
+	GeneratedLine    int     `json:"generated_line,omitempty"`
 	Executions       uint64  `json:"executions"`
 	WasmInstructions uint64  `json:"wasm_instructions"`
 	Share            float64 `json:"share"`
@@ -246,6 +256,9 @@ func New(p *jsprofile.Profile) *Tables {
 		// of opcodes, and a program may have 50,000 functions
 		opcodes map[int32]*OpcodeStats
 		stamp   int // the last sample that counted its total
+		// generated maps a source-mapped function's lines to the
+		// bundle's (jsprofile.JSName.Lines)
+		generated map[int64]int64
 	}
 	functions := map[string]*fnAcc{} // by system_name
 	accOf := make([]*fnAcc, len(r.Funcs))
@@ -256,8 +269,12 @@ func New(p *jsprofile.Profile) *Tables {
 		f := r.Funcs[i]
 		a := functions[f.Function.SystemName]
 		if a == nil {
+			jn, _ := jsprofile.ParseJSName(f.Function.SystemName)
 			a = &fnAcc{stats: FunctionStats{Name: f.Function.Name, Kind: FunctionJS, File: f.Function.Filename, Line: int(f.Function.StartLine),
-				Address: jsprofile.JSAddress(f.Function.SystemName)}, stamp: -1}
+				Address: jn.Address}, stamp: -1, generated: jn.Lines}
+			if jn.Generated != nil {
+				a.stats.GeneratedFile, a.stats.GeneratedLine = m.GeneratedFile, jn.Generated.Line
+			}
 			if f.Kind == jsprofile.KindNative {
 				a.stats = FunctionStats{Name: f.Function.Name, Kind: FunctionNative}
 			}
@@ -394,6 +411,9 @@ func New(p *jsprofile.Profile) *Tables {
 				l := lines[lk]
 				if l == nil {
 					l = &LineStats{Function: owner.Function.Name, FunctionLine: int(owner.Function.StartLine), File: owner.Function.Filename, Line: int(stack[own].Line)}
+					if g, ok := acc.generated[stack[own].Line]; ok {
+						l.GeneratedFile, l.GeneratedLine = m.GeneratedFile, int(g)
+					}
 					lines[lk] = l
 				}
 				l.Executions += execs

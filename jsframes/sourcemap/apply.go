@@ -87,7 +87,7 @@ func Apply(p *profile.Profile, l Loaded, g *Generated) (Applied, error) {
 		for i, at := range locs {
 			a.Locations++
 			genLine := at.line.Line
-			pos, ok := l.lookup(g, int(genLine), int(at.line.Column))
+			pos, ok := l.Original(g, int(genLine), int(at.line.Column))
 			src := -1
 			if ok {
 				src = pos.Source
@@ -159,10 +159,10 @@ func Apply(p *profile.Profile, l Loaded, g *Generated) (Applied, error) {
 	return a, nil
 }
 
-// lookup is the original position of a location's generated line and
+// Original is the original position of a generated line and
 // column (1-based, as QuickJS counts: bytes); without a column, the
 // line's first segment's.
-func (l Loaded) lookup(g *Generated, line, column int) (Position, bool) {
+func (l Loaded) Original(g *Generated, line, column int) (Position, bool) {
 	if column <= 0 {
 		return l.Map.Lookup(line, l.Map.firstColumn(line))
 	}
@@ -214,7 +214,7 @@ func (l Loaded) definition(g *Generated, fn *profile.Function, jn jsprofile.JSNa
 			return best, true, name
 		}
 	}
-	pos, ok := l.lookup(g, line, jn.Column)
+	pos, ok := l.Original(g, line, jn.Column)
 	return pos, ok, fn.Name
 }
 
