@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/jsframes/sourcemap"
 )
 
@@ -28,7 +29,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	pluginPath := fs.String("plugin", "", "the Javy `plugin.wasm` (required)")
 	dynamic := fs.Bool("dynamic", false, "build a dynamic module that imports the plugin")
 	output := fs.String("o", "index.wasm", "write the module to `file`")
-	openCache := cacheFlag(fs)
+	cacheDir := cacheFlag(fs)
 	// Accept flags after the JS file too: jsprof build index.js -o out.wasm.
 	var positional []string
 	for {
@@ -53,15 +54,15 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	plugin, err := loadPlugin(*pluginPath)
+	plugin, err := profiler.LoadPlugin(*pluginPath)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	cache, err := openCache()
+	cache, err := cacheDir().Open()
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	bytecode, err := javy.Compile(ctx, plugin.info, plugin.wasm, src, cache)
+	bytecode, err := javy.Compile(ctx, plugin.Info, plugin.Wasm, src, cache)
 	if err != nil {
 		var compileErr *javy.CompileError
 		if errors.As(err, &compileErr) {
@@ -71,9 +72,9 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	}
 	var out []byte
 	if *dynamic {
-		out, err = javy.BuildDynamic(plugin.module, plugin.info, bytecode)
+		out, err = javy.BuildDynamic(plugin.Module, plugin.Info, bytecode)
 	} else {
-		out, err = javy.BuildStatic(ctx, plugin.wasm, plugin.info, bytecode, cache)
+		out, err = javy.BuildStatic(ctx, plugin.Wasm, plugin.Info, bytecode, cache)
 	}
 	if err != nil {
 		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))

@@ -13,13 +13,11 @@ import (
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/jsframes/sourcemap"
 	"github.com/jsprof/jsprof/wasmcore"
-	"github.com/tetratelabs/wazero"
 )
 
 const compareSynopsis = `jsprof compare --plugin BASE.wasm --plugin NEW.wasm [flags] index.js [-- guest args...]
@@ -35,52 +33,18 @@ jsprof's stderr; their stdout is compared, not printed. The exit code is 0
 when both behaved alike, 1 when they did not or --timeout stopped either
 (the diff is still printed).`
 
-// profileRunner runs a module with exact profiling under a cost model and
-// returns its profile and jsprof's exit code for the run. The guest gets
-// args, io.in as stdin (a Shopify Function: its JSON input, encoded for its
-// provider) and io.out (a function's output, as JSON) and io.err. It fails
-// when no profile could be made.
-type profileRunner func(ctx context.Context, name string, module []byte, provider *shopify.Resolved, args []string, cost wasmcore.CostModel, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error)
-
-// runProfiled is the profileRunner of jsprof compare: the pipeline of
-// jsprof run, in exact mode.
-func runProfiled(ctx context.Context, name string, module []byte, provider *shopify.Resolved, args []string, cost wasmcore.CostModel, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
-	ropts := runner.Options{Name: name, Args: args, Stdin: io.in, Stdout: io.out, Stderr: io.err, Cache: cache}
-	var function *shopify.Run
-	if provider != nil {
-		var err error
-		if function, err = prepareFunction(&ropts, *provider, nil, "", io); err != nil {
-			return nil, 0, err
-		}
-	}
-	out, res, err := profiler.Profile(ctx, module, ropts,
-		profiler.Options{Mode: profiler.Exact, Cost: cost, Warn: func(err error) { warn(io, err) }})
-	if err != nil {
-		return nil, 0, err
-	}
-	for _, w := range out.Warnings {
-		warn(io, w)
-	}
-	code := profiler.ExitCode(res)
-	if function != nil {
-		o, oerr := function.Output()
-		if err := writeFunctionOutput(o, oerr, function.Codec, res, io); err != nil {
-			warn(io, err)
-		}
-	}
-	return out.Profile, code, nil
-}
+// profileRunner runs a job: profiler.Execute (tests give another).
+type profileRunner func(ctx context.Context, job profiler.Job) (*profiler.Done, error)
 
 func cmdCompare(ctx context.Context, args []string, io stdio) int {
-	return compare(ctx, args, io, runProfiled)
+	return compare(ctx, args, io, profiler.Execute)
 }
 
 // compareSide is one engine's build and run.
 type compareSide struct {
 	label      string // "base" or "new"
 	pluginPath string
-	module     []byte            // the built module
-	provider   *shopify.Resolved // a Shopify Function's (--input)
+	module     []byte // the built module
 	tables     *report.Tables
 	stdout     bytes.Buffer
 	exitCode   int
@@ -100,7 +64,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	timeout := fs.Duration("timeout", 0, "stop each guest after it has run this `duration` (compiling not counted); a guest stopped makes the compare fail (exit 1), its diff still printed")
 	sourceMap := fs.String("source-map", "", sourceMapUsage)
 	costName := fs.String("cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
-	openCache := cacheFlag(fs)
+	cacheDir := cacheFlag(fs)
 	// Flags may come after the JS file; guest arguments after --.
 	var guestArgs []string
 	for i, a := range args {
@@ -155,7 +119,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 			return fail(io, exitFailure, fmt.Errorf("--stdin: %w", err))
 		}
 	}
-	cache, err := openCache()
+	cache, err := cacheDir().Open()
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
@@ -167,11 +131,11 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 
 	sides := []*compareSide{{label: "base", pluginPath: plugins[0]}, {label: "new", pluginPath: plugins[1]}}
 	for _, s := range sides {
-		plugin, err := loadPlugin(s.pluginPath)
+		plugin, err := profiler.LoadPlugin(s.pluginPath)
 		if err != nil {
 			return fail(io, exitFailure, err)
 		}
-		bytecode, err := javy.Compile(ctx, plugin.info, plugin.wasm, src, cache)
+		bytecode, err := javy.Compile(ctx, plugin.Info, plugin.Wasm, src, cache)
 		if err != nil {
 			var compileErr *javy.CompileError
 			if errors.As(err, &compileErr) {
@@ -183,17 +147,9 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 		if *inputPath != "" {
 			// A Shopify Function: built dynamic, as javy build -C dynamic
 			// does, and run with its provider, as function-runner runs it.
-			if module, err = javy.BuildDynamic(plugin.module, plugin.info, bytecode); err == nil {
-				var m *wasmcore.Module
-				if m, err = wasmcore.Decode(module); err == nil {
-					var r shopify.Resolved
-					if r, err = shopify.Resolve(m, s.pluginPath); err == nil {
-						s.provider = &r
-					}
-				}
-			}
+			module, err = javy.BuildDynamic(plugin.Module, plugin.Info, bytecode)
 		} else {
-			module, err = javy.BuildStatic(ctx, plugin.wasm, plugin.info, bytecode, cache)
+			module, err = javy.BuildStatic(ctx, plugin.Wasm, plugin.Info, bytecode, cache)
 		}
 		if err != nil {
 			return fail(io, exitFailure, fmt.Errorf("building %s with %s: %w", jsPath, s.pluginPath, err))
@@ -201,19 +157,22 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 		s.module = module
 	}
 	for _, s := range sides {
-		guest := stdio{in: bytes.NewReader(stdin), out: &s.stdout, err: io.err}
-		runCtx := ctx
-		if *timeout > 0 {
-			// Counted from when the module is compiled, and inside the run
-			// alone (runner.WithTimeout): the context naming sees is not
-			// done by it, so a guest its timeout stopped still has its
-			// functions named; only a signal skips that.
-			runCtx = runner.WithTimeout(ctx, *timeout, fmt.Errorf("%s %v", profiler.TimeoutPrefix, *timeout))
-		}
-		prof, code, err := run(runCtx, s.label+".wasm", s.module, s.provider, guestArgs, cost, cache, guest)
+		// The pipeline of jsprof run, in exact mode: a Shopify Function is
+		// linked with its provider (the plugin it was built against) and
+		// its profile carries the run's facts as jsprof run's does.
+		done, err := run(ctx, profiler.Job{Module: s.module, Plugins: []string{s.pluginPath},
+			Guest:       runner.Options{Name: s.label + ".wasm", Args: guestArgs, Stdin: bytes.NewReader(stdin), Stdout: &s.stdout, Stderr: io.err, Cache: cache},
+			Profile:     profiler.Options{Mode: profiler.Exact, Cost: cost, Warn: func(err error) { warn(io, err) }},
+			NeedProfile: true, Timeout: *timeout, Cache: cacheDir(),
+			Hooks: profiler.Hooks{OutputError: func(err error) { warn(io, err) }},
+		})
 		if err != nil {
 			return fail(io, exitFailure, fmt.Errorf("running %s built with %s: %w", jsPath, s.pluginPath, err))
 		}
+		for _, w := range done.Outcome.Warnings {
+			warn(io, w)
+		}
+		prof, code := done.Outcome.Profile, done.ExitCode
 		s.exitCode = code
 		if smap != nil {
 			// Both sides' JS is the file's, compiled as function.mjs.

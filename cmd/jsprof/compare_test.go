@@ -9,15 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/tetratelabs/wazero"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/jsframes/report"
-	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // compareJSON is what the tests read of jsprof compare --json.
@@ -104,12 +101,12 @@ func TestCompareFixturePrograms(t *testing.T) {
 // fakeRunner stands for jsprof run: it copies a prepared profile and
 // prints what the test says each engine prints.
 func fakeRunner(t *testing.T, profiles map[string]string, stdout map[string]string, codes map[string]int) profileRunner {
-	return func(ctx context.Context, name string, module []byte, _ *shopify.Resolved, args []string, _ wasmcore.CostModel, cache wazero.CompilationCache, io stdio) (*profile.Profile, int, error) {
-		side := strings.TrimSuffix(name, ".wasm")
+	return func(ctx context.Context, job profiler.Job) (*profiler.Done, error) {
+		side := strings.TrimSuffix(job.Guest.Name, ".wasm")
 		p := readProfile(t, profiles[side])
-		fmt.Fprint(io.out, stdout[side])
-		fmt.Fprintf(io.out, "args=%v\n", args)
-		return p, codes[side], nil
+		fmt.Fprint(job.Guest.Stdout, stdout[side])
+		fmt.Fprintf(job.Guest.Stdout, "args=%v\n", job.Guest.Args)
+		return &profiler.Done{ExitCode: codes[side], Outcome: &profiler.Outcome{Profile: p}}, nil
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/tetratelabs/wazero"
+	"github.com/jsprof/jsprof/internal/runner"
 )
 
 func main() {
@@ -226,8 +226,8 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // cacheFlag adds --cache-dir and --cache-size and returns a function that
-// opens the cache, kept within its size (cache.go).
-func cacheFlag(fs *flag.FlagSet) func() (wazero.CompilationCache, error) {
+// reads them: the cache, opened within its size (runner.CacheDir).
+func cacheFlag(fs *flag.FlagSet) func() runner.CacheDir {
 	def := os.Getenv("JSPROF_CACHE_DIR")
 	if def == "" {
 		if d, err := os.UserCacheDir(); err == nil {
@@ -235,19 +235,6 @@ func cacheFlag(fs *flag.FlagSet) func() (wazero.CompilationCache, error) {
 		}
 	}
 	dir := fs.String("cache-dir", def, "directory for compiled modules (empty: no cache; env JSPROF_CACHE_DIR)")
-	size := fs.Int64("cache-size", defaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
-	return func() (wazero.CompilationCache, error) {
-		if *dir == "" {
-			return nil, nil
-		}
-		if *size <= 0 {
-			return nil, fmt.Errorf("--cache-size %d: want a size in MB, at least 1", *size)
-		}
-		trimCache(*dir, *size<<20, time.Now())
-		c, err := wazero.NewCompilationCacheWithDir(*dir)
-		if err != nil {
-			return nil, fmt.Errorf("--cache-dir %s: %w", *dir, err)
-		}
-		return c, nil
-	}
+	size := fs.Int64("cache-size", runner.DefaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
+	return func() runner.CacheDir { return runner.CacheDir{Dir: *dir, Limit: *size << 20} }
 }

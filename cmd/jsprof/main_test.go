@@ -66,9 +66,9 @@ func jsPrograms(t *testing.T) map[string]string {
 // of issue 28 whose functions a dynamic build once misnamed (the engine
 // had freed the plugin's start-up code and read the program into its
 // place), built static and dynamic on both plugins, prints what it should,
-// and the two builds' profiles have the same opcode executions, functions
-// and calls: the program's bytecode is the same, only the engine's
-// start-up differs.
+// passes its self-check, and the two builds' profiles have the same opcode
+// executions, functions and calls: the program's bytecode is the same,
+// only the engine's start-up differs.
 func TestStaticAndDynamicAgree(t *testing.T) {
 	programs := jsPrograms(t)
 	for _, name := range []string{"fib20", "recurse"} {
@@ -115,7 +115,9 @@ type profileFacts struct {
 func readProfileFacts(t *testing.T, path string) profileFacts {
 	t.Helper()
 	var doc struct {
-		Opcodes []struct {
+		CheckedFunctions int               `json:"checked_functions"`
+		CheckFailures    []json.RawMessage `json:"check_failures"`
+		Opcodes          []struct {
 			Name       string `json:"name"`
 			Executions uint64 `json:"executions"`
 		} `json:"opcodes"`
@@ -131,6 +133,8 @@ func readProfileFacts(t *testing.T, path string) profileFacts {
 		} `json:"functions"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(readFileText(t, path)), &doc))
+	assert.Positive(t, doc.CheckedFunctions, "the run checked itself")
+	assert.Empty(t, doc.CheckFailures, "and passed")
 	facts := profileFacts{Opcodes: map[string]uint64{}, Functions: map[string][]string{}}
 	for _, o := range doc.Opcodes {
 		if o.Executions > 0 {

@@ -224,17 +224,17 @@ type outputs struct {
 // run's inputs: the module, the --source, --plugin and --input files,
 // and the files linking found (the plugin or provider a folder of
 // providers resolved to). Writing one would destroy what the run read.
-func openOutputs(f runFlags, modulePath string, linked linking) (*outputs, error) {
+func openOutputs(f runFlags, modulePath string, linked profiler.Linking) (*outputs, error) {
 	type input struct{ what, path string }
 	inputs := []input{{"the module being run", modulePath}, {"the --source file", f.source}, {"the --input file", f.input}}
 	for _, p := range f.plugins {
 		inputs = append(inputs, input{"a --plugin", p})
 	}
-	if linked.plugin != nil {
-		inputs = append(inputs, input{"the plugin linked", linked.plugin.Name})
+	if linked.Plugin != nil {
+		inputs = append(inputs, input{"the plugin linked", linked.Plugin.Name})
 	}
-	if linked.provider != nil && linked.provider.Path != "" {
-		inputs = append(inputs, input{"the provider linked", linked.provider.Path})
+	if linked.Provider != nil && linked.Provider.Path != "" {
+		inputs = append(inputs, input{"the provider linked", linked.Provider.Path})
 	}
 	named := []struct{ flag, path string }{{"-o", f.output}, {"--collapsed", f.collapsed}, {"--report-json", f.reportJSON}}
 	for i, a := range named {

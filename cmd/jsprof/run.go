@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
@@ -40,13 +39,15 @@ const (
 	modeOff    = "off"
 )
 
+// runFlags is jsprof run's command line: its flags as given, and what
+// check derives from them.
 type runFlags struct {
 	env, dirs  listFlag
 	plugins    listFlag
 	input      string
-	codec      string
+	codecName  string
 	export     string
-	cost       string
+	costName   string
 	mode       string
 	output     string
 	collapsed  string
@@ -64,19 +65,27 @@ type runFlags struct {
 	wasmFrames bool
 	stackEvery uint64
 	sourceMap  string
+	cacheDir   func() runner.CacheDir
+
+	// Derived by check.
+	module    string   // the module's path
+	guestArgs []string // after the module (a first -- dropped)
+	cost      wasmcore.CostModel
+	codec     *shopify.Codec // nil: the provider's
+	mounts    []runner.Mount
 }
 
-func cmdRun(ctx context.Context, args []string, io stdio) int {
+// runFlagSet declares run's flags into f.
+func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs := newFlagSet("run", runSynopsis, io)
-	var f runFlags
 	fs.Var(&f.env, "env", "set a guest environment variable `KEY=VALUE` (repeatable)")
 	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
 	fs.Var(&f.plugins, "plugin", "the Javy plugin or Shopify Functions provider a dynamic module imports: a `file`, or a folder of providers named by namespace as function-runner's providers/ (repeatable)")
 	fs.StringVar(&f.input, "input", "", "the function's input: a JSON `file` (a Shopify Function's, encoded for its provider), else the guest's stdin; default: jsprof's stdin")
-	fs.StringVar(&f.codec, "codec", "", "how a Shopify Function's input and output are encoded: json, messagepack or raw (default: the provider's, as function-runner chooses)")
+	fs.StringVar(&f.codecName, "codec", "", "how a Shopify Function's input and output are encoded: json, messagepack or raw (default: the provider's, as function-runner chooses)")
 	fs.StringVar(&f.export, "export", "", "the export to run (default _start, else shopify_main)")
 	fs.StringVar(&f.export, "e", "", "short for --export")
-	fs.StringVar(&f.cost, "cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
+	fs.StringVar(&f.costName, "cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
 	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
 	fs.Uint64Var(&f.every, "sample-every", profiler.DefaultSampleEvery, "with --mode sample, take a sample about every `N` Wasm instructions")
 	fs.BoolVar(&f.wasmFrames, "wasm-frames", true, "with --mode exact, lay the Wasm frames (apportioned from sampled Wasm stacks) around the exact JS frames; =false leaves them out")
@@ -94,55 +103,68 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr during long runs")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
-	openCache := cacheFlag(fs)
+	f.cacheDir = cacheFlag(fs)
+	return fs
+}
+
+// parseRun parses run's command line into f and checks it; done reports
+// that the caller should return code (--help, or a command line run
+// cannot follow, said on io.err).
+func parseRun(f *runFlags, args []string, io stdio) (code int, done bool) {
+	fs := runFlagSet(f, io)
 	if code, done := parseFlags(fs, args, io); done {
-		return code
+		return code, true
 	}
-	rest := fs.Args()
-	if len(rest) == 0 {
+	if fs.NArg() == 0 {
 		fmt.Fprintln(io.err, "jsprof: run: no module given")
 		fs.Usage()
-		return exitUsage
+		return exitUsage, true
 	}
+	if err := f.check(fs); err != nil {
+		return fail(io, exitUsage, err), true
+	}
+	return 0, false
+}
+
+// check checks that the flags go together, and derives what the run
+// needs from them; its error is a usage error.
+func (f *runFlags) check(fs *flag.FlagSet) error {
+	profiling := f.mode != modeOff
 	switch f.mode {
 	case modeExact, modeSample, modeOff:
 	default:
-		return fail(io, exitUsage, fmt.Errorf("--mode %q: want exact, sample or off", f.mode))
+		return fmt.Errorf("--mode %q: want exact, sample or off", f.mode)
 	}
-	if f.mode == modeOff && (f.report || f.reportJSON != "" || f.collapsed != "") {
-		return fail(io, exitUsage, errors.New("--report, --report-json and --collapsed need a profiling --mode"))
+	switch {
+	case !profiling && (f.report || f.reportJSON != "" || f.collapsed != ""):
+		return errors.New("--report, --report-json and --collapsed need a profiling --mode")
+	case f.mode != modeExact && (f.report || f.reportJSON != ""):
+		return errors.New("--report and --report-json need --mode exact")
+	case f.mode != modeSample && f.pprofAddr != "":
+		return errors.New("--pprof-addr needs --mode sample")
+	case !profiling && f.maxInstr > 0:
+		return errors.New("--max-instructions counts instructions: it needs a profiling --mode")
 	}
-	if f.mode != modeExact && (f.report || f.reportJSON != "") {
-		return fail(io, exitUsage, errors.New("--report and --report-json need --mode exact"))
+	var err error
+	if f.cost, err = parseCost(f.costName); err != nil {
+		return err
 	}
-	if f.mode != modeSample && f.pprofAddr != "" {
-		return fail(io, exitUsage, errors.New("--pprof-addr needs --mode sample"))
-	}
-	if f.mode == modeOff && f.maxInstr > 0 {
-		return fail(io, exitUsage, errors.New("--max-instructions counts instructions: it needs a profiling --mode"))
-	}
-	cost, err := parseCost(f.cost)
-	if err != nil {
-		return fail(io, exitUsage, err)
-	}
-	var codec *shopify.Codec // nil: the provider's
-	if f.codec != "" {
-		c, err := shopify.ParseCodec(f.codec)
+	if f.codecName != "" {
+		c, err := shopify.ParseCodec(f.codecName)
 		if err != nil {
-			return fail(io, exitUsage, fmt.Errorf("--codec: %w", err))
+			return fmt.Errorf("--codec: %w", err)
 		}
-		codec = &c
-	}
-	if f.mode == modeSample && f.every == 0 {
-		return fail(io, exitUsage, errors.New("--sample-every 0: want a period of at least 1 instruction"))
+		f.codec = &c
 	}
 	// A period given for a mode that takes none would be ignored in
 	// silence: the user meant another mode.
-	if given(fs, "sample-every") && f.mode != modeSample {
-		return fail(io, exitUsage, errors.New("--sample-every needs --mode sample"))
-	}
-	if given(fs, "wasm-stack-every") && f.mode != modeExact {
-		return fail(io, exitUsage, errors.New("--wasm-stack-every needs --mode exact"))
+	switch {
+	case f.mode == modeSample && f.every == 0:
+		return errors.New("--sample-every 0: want a period of at least 1 instruction")
+	case given(fs, "sample-every") && f.mode != modeSample:
+		return errors.New("--sample-every needs --mode sample")
+	case given(fs, "wasm-stack-every") && f.mode != modeExact:
+		return errors.New("--wasm-stack-every needs --mode exact")
 	}
 	if f.pprofAddr != "" {
 		// The port is checked now, not when the guest is ready to run.
@@ -151,203 +173,133 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			_, err = net.LookupPort("tcp", port)
 		}
 		if err != nil {
-			return fail(io, exitUsage, fmt.Errorf("--pprof-addr %s: want HOST:PORT: %w", f.pprofAddr, err))
+			return fmt.Errorf("--pprof-addr %s: want HOST:PORT: %w", f.pprofAddr, err)
 		}
 	}
-	modulePath, guestArgs := rest[0], rest[1:]
-	if len(guestArgs) > 0 && guestArgs[0] == "--" {
-		guestArgs = guestArgs[1:]
-	}
-	opts := runner.Options{
-		Name:   filepath.Base(modulePath),
-		Args:   guestArgs,
-		Env:    f.env,
-		Stdin:  io.in,
-		Stdout: io.out,
-		Stderr: io.err,
-
-		Deterministic: f.fixedClock,
+	rest := fs.Args()
+	f.module, f.guestArgs = rest[0], rest[1:]
+	if len(f.guestArgs) > 0 && f.guestArgs[0] == "--" {
+		f.guestArgs = f.guestArgs[1:]
 	}
 	for _, d := range f.dirs {
 		m, err := runner.ParseMount(d)
 		if err != nil {
-			return fail(io, exitUsage, err)
+			return err
 		}
 		if st, err := os.Stat(m.Host); err != nil || !st.IsDir() {
-			return fail(io, exitUsage, fmt.Errorf("--dir %s: not a directory", m.Host))
+			return fmt.Errorf("--dir %s: not a directory", m.Host)
 		}
-		opts.Dirs = append(opts.Dirs, m)
+		f.mounts = append(f.mounts, m)
 	}
-	wasm, mainMod, err := readModule(modulePath)
-	if err != nil {
-		return fail(io, exitFailure, err)
-	}
-	linked, err := link(mainMod, f.plugins)
-	if err != nil {
-		return fail(io, exitFailure, fmt.Errorf("%s: %w", modulePath, err))
-	}
-	opts.Plugin = linked.plugin
-	opts.Entry = f.export
-	var function *shopify.Run
-	if linked.provider != nil {
-		if function, err = prepareFunction(&opts, *linked.provider, codec, f.input, io); err != nil {
-			return fail(io, exitFailure, err)
-		}
-	} else if f.input != "" {
-		in, err := os.ReadFile(f.input)
-		if err != nil {
-			return fail(io, exitFailure, fmt.Errorf("--input: %w", err))
-		}
-		opts.Stdin = bytes.NewReader(in)
-	}
-	if opts.Cache, err = openCache(); err != nil {
-		return fail(io, exitFailure, err)
-	}
+	return nil
+}
 
+// usageError is an error of the command line found while the job runs
+// (an output that cannot be written): exit code 2.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+func cmdRun(ctx context.Context, args []string, io stdio) int {
+	var f runFlags
+	if code, done := parseRun(&f, args, io); done {
+		return code
+	}
 	var outs *outputs
+	defer func() {
+		if outs != nil {
+			outs.discard()
+		}
+	}()
+	stopServe := func() {}
+	defer func() { stopServe() }()
+	job := profiler.Job{
+		ModulePath: f.module,
+		Plugins:    f.plugins,
+		Guest: runner.Options{Name: filepath.Base(f.module), Args: f.guestArgs, Env: f.env, Dirs: f.mounts,
+			Stdin: io.in, Stdout: io.out, Stderr: io.err, Entry: f.export, Deterministic: f.fixedClock},
+		Input: f.input,
+		Codec: f.codec,
+		Off:   f.mode == modeOff,
+		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
+			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
+		NeedProfile:    f.report || f.reportJSON != "",
+		ProfileOnly:    !f.report && f.reportJSON == "",
+		Timeout:        f.timeout,
+		Cache:          f.cacheDir(),
+		DefaultSignals: io.defaultSignals,
+		Hooks: profiler.Hooks{
+			Ready: func(linked profiler.Linking) error {
+				if f.mode == modeOff {
+					return nil
+				}
+				// Every output is created (as a temporary file beside it)
+				// before the guest runs, so that an unwritable path is said
+				// now, not after a long run, and the guest's exit code
+				// survives.
+				var err error
+				if outs, err = openOutputs(f, f.module, linked); err != nil {
+					return usageError{err}
+				}
+				return nil
+			},
+			Prepared: func(sess *profiler.Session, why error) (func(), error) {
+				if why != nil {
+					fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", profiler.FirstLine(why.Error()))
+					return nil, nil
+				}
+				if sess == nil {
+					return nil, nil
+				}
+				if why := sess.CountOnly(); why != nil {
+					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", profiler.FirstLine(why.Error()), profiler.BucketWasm)
+				}
+				if f.pprofAddr != "" {
+					addr, stop, err := sess.Serve(f.pprofAddr)
+					if err != nil {
+						return nil, fmt.Errorf("--pprof-addr: %w", err)
+					}
+					stopServe = stop
+					fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
+				}
+				if sess.CountOnly() == nil && !f.quiet && f.progress > 0 {
+					return progress(io, f.progress, time.Now(), sess.Instructions), nil
+				}
+				return nil, nil
+			},
+			OutputError: func(err error) { fail(io, exitFailure, err) },
+		},
+	}
 	if f.mode != modeOff {
-		// Every output is created (as a temporary file beside it) before
-		// the guest runs, so that an unwritable path is said now, not
-		// after a long run, and the guest's exit code survives.
-		if outs, err = openOutputs(f, modulePath, linked); err != nil {
+		// The program's JS and its map, read before the run: a map that
+		// cannot be used is said now.
+		if wasm, decoded, err := profiler.ReadModule(f.module); err == nil {
+			job.Module, job.Decoded = wasm, decoded
+			prog := moduleProgram(wasm, f.module, f.source)
+			job.Profile.SourceMap, job.Profile.GeneratedText = findMap(f.sourceMap, prog, io), prog.text
+		}
+	}
+	done, err := profiler.Execute(ctx, job)
+	if err != nil {
+		if errors.As(err, new(usageError)) {
 			return fail(io, exitUsage, err)
 		}
-		defer outs.discard()
+		return failInterrupted(ctx, io, exitFailure, err)
 	}
-	var sess *profiler.Session
-	if f.mode != modeOff {
-		var plugin []byte
-		if opts.Plugin != nil {
-			plugin = opts.Plugin.Wasm
-		}
-		prog := moduleProgram(wasm, modulePath, f.source)
-		sess, err = profiler.Prepare(ctx, opts.Name, wasm, plugin, profiler.Options{Decoded: mainMod, ModulePath: modulePath,
-			SourceMap: findMap(f.sourceMap, prog, io), GeneratedText: prog.text,
-			Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: cost,
-			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, CacheDir: fs.Lookup("cache-dir").Value.String(), Warn: func(err error) { warn(io, err) },
-			// A function with no JS (a Wasm API provider's) still has its
-			// export call counted, as function-runner counts it.
-			CountWithoutInterpreter: function != nil,
-		})
-		if err != nil {
-			var none *profiler.NoInterpreterError
-			if !errors.As(err, &none) || f.report || f.reportJSON != "" {
-				return failInterrupted(ctx, io, exitFailure, err)
-			}
-			// A plain WASI program: run it, and say why there is no profile.
-			fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", profiler.FirstLine(err.Error()))
-			sess = nil
-		} else {
-			if why := sess.CountOnly(); why != nil {
-				if f.maxInstr > 0 {
-					return fail(io, exitFailure, errors.New("--max-instructions needs a module with a JS interpreter to instrument"))
-				}
-				fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", profiler.FirstLine(why.Error()), profiler.BucketWasm)
-			}
-			wasm = sess.Main()
-			sess.Configure(&opts)
-		}
-	}
-	if f.maxInstr > 0 && sess == nil {
-		return fail(io, exitFailure, errors.New("--max-instructions needs a module with a JS interpreter to instrument"))
-	}
-	start := time.Now()
-	runCtx := ctx
-	if f.timeout > 0 {
-		// Counted from when the guest's modules are compiled: compiling
-		// is not the guest's time.
-		runCtx = runner.WithTimeout(ctx, f.timeout, fmt.Errorf("%s %v", profiler.TimeoutPrefix, f.timeout))
-	}
-	if sess != nil {
-		if f.pprofAddr != "" {
-			addr, stop, err := sess.Serve(f.pprofAddr)
-			if err != nil {
-				return fail(io, exitFailure, fmt.Errorf("--pprof-addr: %w", err))
-			}
-			defer stop()
-			fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
-		}
-	}
-	if f.mode == modeOff && f.timeout == 0 && io.defaultSignals != nil {
-		// wazero stops a guest when its context ends only if it compiled
-		// checks into every loop and call, which makes QuickJS run up to
-		// six times slower (fib(30): 1.38 s against 0.21 s). Profiled runs
-		// stop at the meter's checkpoints instead. An unprofiled run
-		// without --timeout is compiled without the checks, and an
-		// interrupt ends the process by the signal's default action: it
-		// has nothing to write, and while a guest computes without host
-		// calls, Go's runtime may not run jsprof's own handler at all.
-		opts.KeepOnContextDone = true
-		io.defaultSignals()
-	}
-	stopProgress := func() {}
-	if sess != nil && sess.CountOnly() == nil && !f.quiet && f.progress > 0 {
-		stopProgress = progress(io, f.progress, start, sess.Instructions)
-	}
-	res, err := runner.Run(runCtx, wasm, opts)
-	if errors.Is(err, runner.ErrDamagedCache) {
-		// Nothing of the guest ran: clear the cache and compile afresh.
-		warn(io, fmt.Errorf("%w; clearing it and compiling again", err))
-		dir := fs.Lookup("cache-dir").Value.String()
-		if cerr := clearCache(dir); cerr != nil {
-			warn(io, fmt.Errorf("clearing the cache %s: %w", dir, cerr))
-		}
-		if opts.Cache, err = openCache(); err == nil {
-			res, err = runner.Run(runCtx, wasm, opts)
-		}
-	}
-	stopProgress()
-	if err != nil {
-		if sess != nil {
-			sess.Finished()
-		}
-		return fail(io, exitFailure, err)
-	}
-	code := profiler.ExitCode(res)
-	info := jsprofile.RunInfo{Export: res.Entry, MemoryBytes: res.MemoryBytes}
-	if sess != nil {
-		info.MemoryBytes = sess.GuestMemory(res.MemoryBytes)
-	}
-	if function != nil {
-		info.Provider, info.Codec, info.InputBytes = function.Namespace, function.Codec.String(), uint64(len(function.Input))
-		out, err := function.Output()
-		info.OutputBytes = uint64(len(out.Output))
-		info.Limits = functionLimits(info.InputBytes, info.OutputBytes)
-		if werr := writeFunctionOutput(out, err, function.Codec, res, io); werr != nil {
-			fail(io, exitFailure, werr)
-			if code == 0 {
-				code = exitFailure
-			}
-		}
-	}
-	if sess != nil {
-		// The guest has ended, however it ended: what was measured is
-		// written before anything else is said.
-		// An interrupt that stopped the guest has done its work: naming
-		// still runs. One that comes after the guest ended skips it (and
-		// a second one ends jsprof: main).
-		finishCtx := ctx
-		if ctx.Err() != nil {
-			finishCtx = context.WithoutCancel(ctx)
-		}
-		// The tables are for the reports and a function's summary.
-		profileOnly := !f.report && f.reportJSON == "" && function == nil
-		out, err := sess.Finish(finishCtx, profiler.Run{Start: start, ExitCode: code, Trap: res.Trap, Info: info, ProfileOnly: profileOnly})
-		if err != nil {
-			return fail(io, exitFailure, err)
-		}
+	if out := done.Outcome; out != nil {
+		// What was measured is written before anything else is said.
 		if err := outs.write(out, f, io); err != nil {
 			return fail(io, exitFailure, err)
 		}
-		if function != nil {
-			writeFunctionSummary(io, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "")
+		if done.Function {
+			profiler.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "")
 		}
-	} else if function != nil {
+	} else if done.Function {
 		// Only --mode off runs a function uninstrumented: one with no JS
 		// interpreter is counted all the same (countonly.go).
-		writeFunctionSummary(io, 0, "", info, "--mode off")
+		profiler.WriteFunctionSummary(io.err, 0, "", done.Info, "--mode off")
 	}
-	return exitStatus(res, code, io)
+	return exitStatus(done.Guest, done.ExitCode, io)
 }
 
 // failInterrupted is fail, unless ctx was cancelled by a signal: then the
@@ -400,52 +352,6 @@ func exitStatus(res runner.Result, code int, io stdio) int {
 	return code
 }
 
-// readModule reads and decodes a module: its imports say what it links,
-// and a malformed file is reported with wasmcore's offsets before wazero
-// sees it.
-func readModule(path string) ([]byte, *wasmcore.Module, error) {
-	wasm, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The module is given the bytes, which nothing writes to: decoding
-	// copies none of them.
-	m, err := wasmcore.DecodeOwned(wasm)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return wasm, m, nil
-}
-
-type loadedPlugin struct {
-	path   string
-	wasm   []byte
-	module *wasmcore.Module
-	info   javy.Plugin
-}
-
-func loadPlugin(path string) (*loadedPlugin, error) {
-	wasm, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("plugin: %w", err)
-	}
-	m, err := wasmcore.Decode(wasm)
-	if err != nil {
-		return nil, fmt.Errorf("plugin %s: %w", path, err)
-	}
-	info, err := javy.Inspect(m)
-	if err != nil {
-		return nil, fmt.Errorf("plugin %s: %w", path, err)
-	}
-	// A provider without an import_namespace section is told by its file
-	// name where that is a known one (javy_quickjs_provider_v1.wasm), as
-	// function-runner links its bundled providers.
-	if ns, _ := shopify.DeclaredNamespace(m, path); ns != "" {
-		info.Namespace = ns
-	}
-	return &loadedPlugin{path: path, wasm: wasm, module: m, info: info}, nil
-}
-
 // writeFileAtomic writes via a temporary file in the same directory and a
 // rename, so an interrupted jsprof never leaves half a file.
 func writeFileAtomic(path string, write func(f *os.File) error) error {
@@ -454,4 +360,20 @@ func writeFileAtomic(path string, write func(f *os.File) error) error {
 		return err
 	}
 	return o.commit(write)
+}
+
+// Cost models of --cost.
+const (
+	costFuel = jsprofile.CostFuel
+	costAll  = jsprofile.CostAll
+)
+
+func parseCost(s string) (wasmcore.CostModel, error) {
+	switch s {
+	case costFuel:
+		return wasmcore.CostFuel, nil
+	case costAll:
+		return wasmcore.CostAll, nil
+	}
+	return 0, fmt.Errorf("--cost %q: want %s or %s", s, costFuel, costAll)
 }

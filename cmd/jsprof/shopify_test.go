@@ -212,48 +212,18 @@ type counted struct {
 // alone (profiler.PrepareCount), whatever the module holds.
 func countFunction(t *testing.T, wasm []byte, countOnly bool, opts profiler.Options) counted {
 	t.Helper()
-	input, err := os.ReadFile("testdata/shopify/input.json")
-	require.NoError(t, err)
-	m, err := wasmcore.Decode(wasm)
-	require.NoError(t, err)
-	linked, err := link(m, []string{providersDir(t)})
-	require.NoError(t, err)
 	var stdout bytes.Buffer
-	ropts := runner.Options{Name: "function.wasm", Plugin: linked.plugin, Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true}
-	var fn *shopify.Run
-	if linked.provider != nil {
-		encoded, err := linked.provider.Codec.EncodeInput(input)
-		require.NoError(t, err)
-		fn = shopify.Configure(&ropts, *linked.provider, linked.provider.Codec, encoded)
-	}
-	var plugin []byte
-	if ropts.Plugin != nil {
-		plugin = ropts.Plugin.Wasm
-	}
-	prepare := profiler.Prepare
-	if countOnly {
-		prepare = profiler.PrepareCount
-	}
-	opts.CountWithoutInterpreter = true
-	sess, err := prepare(context.Background(), ropts.Name, wasm, plugin, opts)
+	opts.CountOnly = countOnly
+	done, err := profiler.Execute(context.Background(), profiler.Job{Module: wasm, Plugins: []string{providersDir(t)}, Input: "testdata/shopify/input.json",
+		Guest:   runner.Options{Name: "function.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true},
+		Profile: opts, NeedProfile: true})
 	require.NoError(t, err)
-	sess.Configure(&ropts)
-	res, err := runner.Run(context.Background(), sess.Main(), ropts)
-	require.NoError(t, err)
-	require.Nil(t, res.Trap)
-	out, err := sess.Finish(context.Background(), profiler.Run{ExitCode: profiler.ExitCode(res), Info: jsprofile.RunInfo{Export: res.Entry}})
-	require.NoError(t, err)
+	require.Nil(t, done.Guest.Trap)
+	out := done.Outcome
 	require.Empty(t, out.Warnings)
 	c := counted{Total: out.Tables.TotalWasmInstructions, Run: out.Tables.Run, Printed: stdout.String(), Buckets: map[string]uint64{}}
 	for _, b := range out.Tables.Buckets {
 		c.Buckets[b.Name] = b.WasmInstructions
-	}
-	if fn != nil {
-		o, err := fn.Output()
-		require.NoError(t, err)
-		decoded, err := fn.Codec.DecodeOutput(o.Output)
-		require.NoError(t, err)
-		c.Printed = string(decoded) + "\n"
 	}
 	return c
 }
@@ -342,60 +312,6 @@ func TestCompareProviders(t *testing.T) {
 	assert.Equal(t, "jsprof: compare: --cost \"time\": want fuel or all\n", got.stderr)
 }
 
-// TestFunctionSummaryUnits: the summary says what function-runner's
-// Benchmark Results say, in its units: instructions as humanize_instructions
-// prints them, linear memory in whole KB (bytes/1024), sizes as
-// humanize_size prints them (binary units, two decimals).
-func TestFunctionSummaryUnits(t *testing.T) {
-	instructions := []struct {
-		n    uint64
-		want string
-	}{
-		{0, "0"}, {999, "999"}, {1000, "1K"}, {1001, "1.001K"}, {172_809, "172.809K"}, {999_999, "999.999K"},
-		{1_200_000, "1.2M"}, {11_000_000, "11M"}, {11_000_001, "11.000001M"}, {1_000_000_000, "1B"},
-	}
-	for _, tt := range instructions {
-		assert.Equal(t, tt.want, humanInstructions(tt.n), "%d instructions", tt.n)
-	}
-	sizes := []struct {
-		n    uint64
-		want string
-	}{
-		{0, "0B"}, {142, "142B"}, {1023, "1023B"}, {1024, "1.00KB"},
-		{1152, "1.12KB"}, // 1.125: a tie, rounded to even as Rust's {:.2}
-		{20_000, "19.53KB"}, {128_000, "125.00KB"}, {1 << 20, "1.00MB"}, {3 << 29, "1.50GB"},
-	}
-	for _, tt := range sizes {
-		assert.Equal(t, tt.want, humanSize(tt.n), "%d bytes", tt.n)
-	}
-
-	tests := []struct {
-		name         string
-		instructions uint64
-		costModel    string
-		info         jsprofile.RunInfo
-		want         string
-	}{
-		{"counted", 172_809, "fuel",
-			jsprofile.RunInfo{Export: "_start", Provider: "shopify_functions_javy_v4", Codec: "messagepack", MemoryBytes: 1_376_256, InputBytes: 142, OutputBytes: 94, StartupInstructions: 731, FinishInstructions: 59},
-			"jsprof: _start (shopify_functions_javy_v4, messagepack): Instructions: 172.809K (fuel) of 11M; Linear Memory Usage: 1344KB; Input Size: 142B of 125.00KB; Output Size: 94B of 19.53KB\n" +
-				"jsprof: not counted, as function-runner does not: 731 instructions before the call (provider set-up, input), 59 after it (output)\n"},
-		{"over every limit", 12_345_678, "all",
-			jsprofile.RunInfo{Export: "run", Provider: "shopify_function_v2", Codec: "messagepack", MemoryBytes: 1 << 20, InputBytes: 200_000, OutputBytes: 20_001},
-			"jsprof: run (shopify_function_v2, messagepack): Instructions: 12.345678M (all) of 11M — OVER THE LIMIT; Linear Memory Usage: 1024KB; Input Size: 195.31KB of 125.00KB — OVER THE LIMIT; Output Size: 19.53KB of 19.53KB — OVER THE LIMIT\n"},
-		{"not counted", 0, "",
-			jsprofile.RunInfo{Export: "_start", Provider: "javy_quickjs_provider_v1", Codec: "json", MemoryBytes: 1_310_720, InputBytes: 182, OutputBytes: 108},
-			"jsprof: _start (javy_quickjs_provider_v1, json): Instructions: not counted (--mode off); Linear Memory Usage: 1280KB; Input Size: 182B of 125.00KB; Output Size: 108B of 19.53KB\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var errOut strings.Builder
-			writeFunctionSummary(stdio{err: &errOut}, tt.instructions, tt.costModel, tt.info, "--mode off")
-			assert.Equal(t, tt.want, errOut.String())
-		})
-	}
-}
-
 // TestWasmAPIFunction: a function with no JS interpreter, in its module or
 // its provider (the Wasm API's shopify_function_v2), is counted as
 // function-runner counts it: the export call, in both modules, under the
@@ -449,7 +365,7 @@ func TestWasmAPIFunction(t *testing.T) {
 				return ""
 			}
 			assert.Equal(t, fmt.Sprintf("jsprof: _start (shopify_function_v2, messagepack): Instructions: %s (fuel) of 11M%s; Linear Memory Usage: %dKB; Input Size: %s of 125.00KB%s; Output Size: %s of 19.53KB",
-				humanInstructions(rep.Total), over(tt.over.InstructionsOver), rep.Run.Memory/1024, humanSize(rep.Run.Input), over(tt.over.InputOver), humanSize(rep.Run.Output)), lines[1])
+				profiler.HumanInstructions(rep.Total), over(tt.over.InstructionsOver), rep.Run.Memory/1024, profiler.HumanSize(rep.Run.Input), over(tt.over.InputOver), profiler.HumanSize(rep.Run.Output)), lines[1])
 			if tt.input == "testdata/shopify/input.json" {
 				assert.Equal(t, perInstruction.Total, rep.Total, "the per-instruction count of the same run")
 				assert.Equal(t, perInstruction.Run.StartupInstructions, rep.Run.Startup)
@@ -474,4 +390,53 @@ func TestShopifyMemoryUnprofiled(t *testing.T) {
 	}
 	require.NotEmpty(t, got[0])
 	assert.Equal(t, got[0], got[1], "--mode off, then exact")
+}
+
+// TestCompareProfilesCarryRunFacts: the profiles compare --out-dir keeps
+// of a Shopify Function carry the run's facts — provider, codec, sizes
+// and limits, in jsprof report --json's run — as jsprof run's profile of
+// the same module does: both go through one pipeline (profiler.Execute).
+// Before it, compare's profiles had none of them.
+func TestCompareProfilesCarryRunFacts(t *testing.T) {
+	dir := providersDir(t)
+	out := t.TempDir()
+	v3, v4 := filepath.Join(dir, "shopify_functions_javy_v3.wasm"), filepath.Join(dir, "shopify_functions_javy_v4.wasm")
+	got := jsprof(t, "", "compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", "testdata/shopify/input.json",
+		"--plugin", v3, "--plugin", v4, "--out-dir", out, "testdata/shopify/shopify_function.js")
+	require.Equal(t, 0, got.code, got.stderr)
+
+	type runFacts struct {
+		Run struct {
+			Provider    string            `json:"provider"`
+			Codec       string            `json:"codec"`
+			InputBytes  uint64            `json:"input_bytes"`
+			OutputBytes uint64            `json:"output_bytes"`
+			Limits      *jsprofile.Limits `json:"limits"`
+		} `json:"run"`
+	}
+	facts := func(t *testing.T, profile string) runFacts {
+		t.Helper()
+		rep := jsprof(t, "", "report", "--by", "summary", "--json", profile)
+		require.Equal(t, 0, rep.code, rep.stderr)
+		var f runFacts
+		require.NoError(t, json.Unmarshal([]byte(rep.stdout), &f))
+		return f
+	}
+	// jsprof run of the module compare built, linked against the same
+	// provider, is the reference.
+	runProfile := filepath.Join(t.TempDir(), "run.pb.gz")
+	ran := jsprof(t, "", "run", "--plugin", v4, "--input", "testdata/shopify/input.json", "-o", runProfile, filepath.Join(out, "new.wasm"))
+	require.Equal(t, 0, ran.code, ran.stderr)
+	want := facts(t, runProfile)
+	require.Equal(t, "shopify_functions_javy_v4", want.Run.Provider, "the negative control: run's profile has the facts")
+	require.NotNil(t, want.Run.Limits)
+
+	got4 := facts(t, filepath.Join(out, "new.pb.gz"))
+	assert.Equal(t, want, got4, "compare's profile of the new side carries run's facts")
+	got3 := facts(t, filepath.Join(out, "base.pb.gz"))
+	assert.Equal(t, "shopify_functions_javy_v3", got3.Run.Provider)
+	assert.Equal(t, want.Run.Codec, got3.Run.Codec)
+	assert.Equal(t, want.Run.InputBytes, got3.Run.InputBytes)
+	require.NotNil(t, got3.Run.Limits)
+	assert.Equal(t, uint64(shopify.InstructionLimit), got3.Run.Limits.Instructions)
 }

@@ -107,12 +107,12 @@ func (s *Session) CountOnly() error {
 func (s *Session) configureCount(o *runner.Options) {
 	c := s.counting
 	c.instances, c.call, c.called = nil, 0, false
-	o.Instantiated = func(_ context.Context, mod api.Module) error {
+	o.Instantiated = composeInstantiated(func(_ context.Context, mod api.Module) error {
 		if mod.ExportedGlobal(wasmcore.InstructionCounterExport) != nil {
 			c.instances = append(c.instances, mod)
 		}
 		return nil
-	}
+	}, o.Instantiated)
 	around := o.Around
 	measured := func(ctx context.Context, call func(context.Context) error) error {
 		var err error

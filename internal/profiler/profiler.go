@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/dispatch"
@@ -107,6 +108,10 @@ type Options struct {
 	// *NoInterpreterError: a Shopify Function not written in JS still has
 	// its export call counted, as function-runner counts it.
 	CountWithoutInterpreter bool
+	// CountOnly makes the run count the instructions of every module
+	// (PrepareCount), whatever they hold: tests compare the two ways of
+	// counting with it.
+	CountOnly bool
 }
 
 // NoInterpreterError says that no module of the run holds a JS interpreter:
@@ -176,6 +181,9 @@ type Session struct {
 // interpreter gives a *NoInterpreterError, or, with
 // Options.CountWithoutInterpreter, a count-only session.
 func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options) (*Session, error) {
+	if opts.CountOnly {
+		return PrepareCount(ctx, name, main, plugin, opts)
+	}
 	if opts.Mode == "" {
 		opts.Mode = Exact
 	}
@@ -482,9 +490,10 @@ func (s *Session) Plugin() []byte { return s.plugin }
 func (s *Session) Meter() *meter.Meter { return s.meter }
 
 // Configure hooks the session into a run: the plugin to load, the meter's
-// host functions and start. The meter stops the guest itself, at its
-// checkpoints, on a limit, a timeout or an interrupt, so that its counters
-// stay readable: wazero must not close the module first.
+// host functions and start, composed with the hooks o has already (the
+// session's run first, then the caller's). The meter stops the guest
+// itself, at its checkpoints, on a limit, a timeout or an interrupt, so
+// that its counters stay readable: wazero must not close the module first.
 func (s *Session) Configure(o *runner.Options) {
 	if o.Plugin != nil && s.plugin != nil {
 		p := *o.Plugin
@@ -495,7 +504,8 @@ func (s *Session) Configure(o *runner.Options) {
 		s.configureCount(o)
 		return
 	}
-	o.Link, o.Instantiated = s.meter.Link, s.Start
+	o.Link = composeLink(s.meter.Link, o.Link)
+	o.Instantiated = composeInstantiated(s.Start, o.Instantiated)
 	o.KeepOnContextDone = true
 	// The profile covers the entry call alone, as function-runner counts
 	// a function: what ran before it (instantiating and initializing the
@@ -530,6 +540,35 @@ func (s *Session) Configure(o *runner.Options) {
 			return measured(ctx, call)
 		}
 		return around(ctx, in, func(ctx context.Context) error { return measured(ctx, call) })
+	}
+}
+
+// composeLink links first's host modules, then then's (nil: none).
+func composeLink(first, then func(context.Context, wazero.Runtime) ([]string, error)) func(context.Context, wazero.Runtime) ([]string, error) {
+	if then == nil {
+		return first
+	}
+	return func(ctx context.Context, rt wazero.Runtime) ([]string, error) {
+		a, err := first(ctx, rt)
+		if err != nil {
+			return nil, err
+		}
+		b, err := then(ctx, rt)
+		return append(a, b...), err
+	}
+}
+
+// composeInstantiated readies each instance with first, then then (nil:
+// none).
+func composeInstantiated(first, then func(context.Context, api.Module) error) func(context.Context, api.Module) error {
+	if then == nil {
+		return first
+	}
+	return func(ctx context.Context, mod api.Module) error {
+		if err := first(ctx, mod); err != nil {
+			return err
+		}
+		return then(ctx, mod)
 	}
 }
 
@@ -671,7 +710,13 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 			out.Profile, err = s.sampler.Profile(meta, s.identity())
 		}
 	} else {
-		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), s.identity(), stacks.WasmNames{Sym: s.sym, Extra: s.wasmNames})
+		id := s.identity()
+		if s.namer != nil {
+			if w := s.selfCheck(results, id, &meta); w != nil {
+				out.Warnings = append(out.Warnings, w)
+			}
+		}
+		out.Profile, err = stacks.ExactProfile(results, meta, s.opcodeNames(), id, stacks.WasmNames{Sym: s.sym, Extra: s.wasmNames})
 	}
 	if err != nil {
 		return nil, err
@@ -686,6 +731,33 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// selfCheck verifies the measured functions against the engine's own
+// data (naming.Namer.Check) and writes the outcome into meta, for the
+// profile's comments and the reports' marked rows; it returns the warning
+// to give when some function fails, nil otherwise.
+func (s *Session) selfCheck(results *meter.Results, id stacks.Identity, meta *jsprofile.Meta) error {
+	failed, checked := s.namer.Check(results.Functions)
+	meta.Checked = checked
+	if len(failed) == 0 {
+		return nil
+	}
+	var names []string
+	for _, d := range failed {
+		f := results.Functions[d.Function]
+		name, file, line, col := id.Function(f)
+		meta.CheckFailures = append(meta.CheckFailures, jsprofile.CheckFailure{
+			Function: jsprofile.JSFrameAt(name, file, line, col, line, col, f.Address, 0).SystemName, Why: d.Why})
+		if len(names) < 3 {
+			names = append(names, fmt.Sprintf("%s (%s)", name, d.Why))
+		}
+	}
+	if len(failed) > len(names) {
+		names = append(names, fmt.Sprintf("%d more", len(failed)-len(names)))
+	}
+	return fmt.Errorf("self-check: the engine contradicts the measurement of %d of %d JS functions, whose opcodes and lines are not to be trusted (marked ! in reports): %s",
+		len(failed), checked, strings.Join(names, "; "))
 }
 
 // learn has namer learn the run's functions (naming.Namer.Learn), unless
@@ -856,27 +928,14 @@ func (s *Session) Serve(addr string) (listening string, stop func(), err error) 
 	}, nil
 }
 
-// Profile runs wasm profiled from start to end: Prepare, Configure,
-// runner.Run, Finish. ropts is the run as it would go unprofiled.
+// Profile runs wasm profiled from start to end (Execute); ropts is the
+// run as it would go unprofiled, its plugin linked already.
 func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Options) (*Outcome, runner.Result, error) {
-	var plugin []byte
-	if ropts.Plugin != nil {
-		plugin = ropts.Plugin.Wasm
-	}
-	s, err := Prepare(ctx, ropts.Name, wasm, plugin, opts)
+	done, err := Execute(ctx, Job{Module: wasm, Guest: ropts, Profile: opts, NeedProfile: true})
 	if err != nil {
 		return nil, runner.Result{}, err
 	}
-	s.Configure(&ropts)
-	start := time.Now()
-	res, err := runner.Run(ctx, s.Main(), ropts)
-	if err != nil {
-		s.Finished()
-		return nil, res, err
-	}
-	out, err := s.Finish(ctx, Run{Start: start, ExitCode: ExitCode(res), Trap: res.Trap,
-		Info: jsprofile.RunInfo{Export: res.Entry, MemoryBytes: s.GuestMemory(res.MemoryBytes)}})
-	return out, res, err
+	return done.Outcome, done.Guest, nil
 }
 
 // moduleCode is the count of a dynamic module's own instructions in the

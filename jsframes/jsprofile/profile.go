@@ -3,6 +3,7 @@ package jsprofile
 import (
 	"compress/gzip"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -244,6 +245,19 @@ type Meta struct {
 	// file it mapped from (the bundle): JS functions of other files kept
 	// their positions.
 	SourceMap, GeneratedFile string
+	// Checked is how many JS functions the run's self-check verified
+	// against the engine's own data (exact mode; 0: not checked), and
+	// CheckFailures those the engine contradicted: their costs by opcode
+	// and line are not to be trusted (docs/profile-format.md).
+	Checked       int
+	CheckFailures []CheckFailure
+}
+
+// CheckFailure is a function whose measurement the engine's data
+// contradicts: its system name, and the contradiction.
+type CheckFailure struct {
+	Function string `json:"function"`
+	Why      string `json:"why"`
 }
 
 // WasmApportioned says whether the Wasm frames' values are apportioned
@@ -347,6 +361,8 @@ const (
 	commentWasmStacks       = "jsprof.wasm_frames.apportioned_from_stacks"
 	commentSourceMap        = "jsprof.source_map"
 	commentGeneratedFile    = "jsprof.source_map.generated_file"
+	commentChecked          = "jsprof.check.functions"
+	commentCheckFailed      = "jsprof.check.failed" // one per function, a CheckFailure in JSON
 )
 
 // runComments are RunInfo's comments, by key after jsprof.run.: text
@@ -386,6 +402,13 @@ func (m Meta) comments() []string {
 	}
 	if m.WasmStacks > 0 {
 		c = append(c, fmt.Sprintf("%s=%d", commentWasmStacks, m.WasmStacks))
+	}
+	if m.Checked > 0 {
+		c = append(c, fmt.Sprintf("%s=%d", commentChecked, m.Checked))
+	}
+	for _, f := range m.CheckFailures {
+		b, _ := json.Marshal(f) // strings only: cannot fail; escapes newlines
+		c = append(c, commentCheckFailed+"="+string(b))
 	}
 	texts, counts := m.Run.runComments()
 	for _, k := range sortedKeys(texts) {

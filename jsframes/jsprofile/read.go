@@ -1,6 +1,7 @@
 package jsprofile
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -171,7 +172,13 @@ func (m *Meta) readComments(comments []string) error {
 	kv := map[string]string{}
 	for _, c := range comments {
 		k, v, ok := strings.Cut(c, "=")
-		if ok && strings.HasPrefix(k, "jsprof.") {
+		if ok && k == commentCheckFailed {
+			var f CheckFailure
+			if err := json.Unmarshal([]byte(v), &f); err != nil {
+				return fmt.Errorf("%s=%s: %w", commentCheckFailed, v, err)
+			}
+			m.CheckFailures = append(m.CheckFailures, f)
+		} else if ok && strings.HasPrefix(k, "jsprof.") {
 			kv[k] = v
 		}
 	}
@@ -229,6 +236,13 @@ func (m *Meta) readComments(comments []string) error {
 			return fmt.Errorf("%s=%s: not a count", commentWasmStacks, w)
 		}
 		m.WasmStacks = n
+	}
+	if c, ok := kv[commentChecked]; ok {
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%s=%s: not a count", commentChecked, c)
+		}
+		m.Checked = n
 	}
 	texts, counts := m.Run.runComments()
 	for k, v := range texts {

@@ -201,7 +201,7 @@ type dispatchLocals struct{ addr, opcode, b, p, f, i uint32 }
 // its function: look up (or have the host create) the function's block,
 // count a call, and charge what ran so far to its call-setup slot. Then
 // charge what ran since the last charge to the running slot, and count one
-// execution at the new pc. Inlined rather than called: it runs once per JS
+// execution at the new pc, recording the opcode dispatched there. Inlined rather than called: it runs once per JS
 // opcode, where a call costs as much as the accounting.
 func (g *globals) dispatchCode(fLookup uint32, l dispatchLocals) []byte {
 	addr, opcode, b, p, f, i := l.addr, l.opcode, l.b, l.p, l.f, l.i
@@ -240,6 +240,8 @@ func (g *globals) dispatchCode(fLookup uint32, l dispatchLocals) []byte {
 		gget(g.limit), lget(i), gget(g.limit), op(wasmcore.OpI32LtU), op(wasmcore.OpSelect), ltee(i), gset(g.slot),
 	)
 	out = append(out, addToSlot(ops{gget(g.block), lget(i)}, slotExecs, p, ops{i64c(1)})...)
+	// the opcode dispatched, in the executions' top byte (p: the slot)
+	out = append(out, lget(p), lget(opcode), wasmcore.Instr{Op: wasmcore.OpI32Store8, Mem: wasmcore.MemArg{Offset: blockHeader + slotOpcode}})
 	out = append(out, end())
 	return code(out...)
 }

@@ -65,7 +65,7 @@ func (rb *readBack) block(owner blockOwner, addr, base, limit uint32) (calls, in
 	slots = b[blockHeader:]
 	var sum uint64
 	for i := uint32(0); i <= limit; i++ {
-		execs, instrs := le.Uint64(slots[i*slotSize+slotExecs:]), le.Uint64(slots[i*slotSize+slotInstrs:])
+		execs, instrs := le.Uint64(slots[i*slotSize+slotExecs:])&execsMask, le.Uint64(slots[i*slotSize+slotInstrs:])
 		// Every execution runs instructions, so neither count exceeds the
 		// counter; nor does the block's sum (checked as it goes: no
 		// overflow). Whether all blocks add up to it is Results.Check's.
@@ -106,7 +106,7 @@ func (o blockOwner) String() string {
 // what ran since the last charge added to the running slot.
 func (rb *readBack) slot(block uint32, slots []byte, i uint32) (execs, instrs uint64) {
 	le := binary.LittleEndian
-	execs, instrs = le.Uint64(slots[i*slotSize+slotExecs:]), le.Uint64(slots[i*slotSize+slotInstrs:])
+	execs, instrs = le.Uint64(slots[i*slotSize+slotExecs:])&execsMask, le.Uint64(slots[i*slotSize+slotInstrs:])
 	if block == rb.pendBlock && i == rb.pendSlot {
 		instrs += rb.pending
 	}
@@ -171,7 +171,7 @@ func (mt *Meter) Collect() (*Results, error) {
 	}
 	res.Contexts = make([]ContextCost, 0, contexts)
 	ctxIndex := make(map[*callContext]int, contexts)
-	var sum [][2]uint64 // the function's slots over its contexts, reused
+	var sum [][3]uint64 // the function's slots over its contexts (executions, instructions, dispatched), reused
 	var pcs pcSlab
 	for fi, f := range mt.funcs {
 		fc := FunctionCost{Address: f.start, Generation: f.generation, Length: f.length, Bytecode: f.bytecode, Code: f.code}
@@ -179,7 +179,7 @@ func (mt *Meter) Collect() (*Results, error) {
 		sort.Slice(fc.Resumptions, func(i, j int) bool { return fc.Resumptions[i] < fc.Resumptions[j] })
 		base, limit := f.blockShape()
 		if cap(sum) <= int(limit) {
-			sum = make([][2]uint64, limit+1)
+			sum = make([][3]uint64, limit+1)
 		} else {
 			sum = sum[:limit+1]
 			clear(sum)
@@ -203,8 +203,10 @@ func (mt *Meter) Collect() (*Results, error) {
 					execs, instrs := rb.slot(c.block, slots, i)
 					sum[i][0] += execs
 					sum[i][1] += instrs
+					d := dispatched(slots, i, execs)
+					sum[i][2] = mergeDispatched(sum[i][2], d)
 					if i < limit && (execs != 0 || instrs != 0) {
-						cc.PCs = append(cc.PCs, f.pcCost(i, execs, instrs))
+						cc.PCs = append(cc.PCs, f.pcCost(i, execs, instrs).dispatching(d))
 					}
 				}
 				_, cc.CallSetupInstructions = rb.slot(c.block, slots, limit)
@@ -217,17 +219,17 @@ func (mt *Meter) Collect() (*Results, error) {
 		if f.length > 0 {
 			n := 0
 			for _, v := range sum[:limit] {
-				if v != [2]uint64{} {
+				if v[0] != 0 || v[1] != 0 {
 					n++
 				}
 			}
 			fc.PCs = pcs.take(n)
 		}
 		for i, v := range sum[:limit] {
-			if v == [2]uint64{} {
+			if v[0] == 0 && v[1] == 0 {
 				continue
 			}
-			c := f.pcCost(uint32(i), v[0], v[1])
+			c := f.pcCost(uint32(i), v[0], v[1]).dispatching(int(v[2]) - 1)
 			if f.length > 0 {
 				fc.PCs = append(fc.PCs, c)
 			}
@@ -386,6 +388,41 @@ func (s *pcSlab) take(n int) []PCCost {
 // pcCost is the cost at slot i of f's blocks: by pc, with the opcode at it
 // as first seen, or, when f's length is unknown, by opcode value (PC and
 // Opcode both that value).
+// dispatched is the opcode a slot recorded as dispatched at its pc, -1
+// when it counted no execution.
+func dispatched(slots []byte, i uint32, execs uint64) int {
+	if execs == 0 {
+		return -1
+	}
+	return int(slots[i*slotSize+slotOpcode])
+}
+
+// mergeDispatched folds one context's dispatched opcode d into a pc's
+// over the contexts, kept as value+1 (0: none yet): the contexts must
+// agree, or the pc's becomes DispatchedSeveral.
+func mergeDispatched(acc uint64, d int) uint64 {
+	switch {
+	case d < 0:
+		return acc
+	case acc == 0:
+		return uint64(d) + 1
+	case acc != uint64(d)+1:
+		return uint64(DispatchedSeveral) + 1
+	}
+	return acc
+}
+
+// dispatching records the opcode dispatched at the pc: when it is known,
+// it is the opcode that ran there, whatever the code as first seen holds
+// (the check of the two is package naming's).
+func (c PCCost) dispatching(d int) PCCost {
+	c.Dispatched = d
+	if d >= 0 && d < DispatchedSeveral {
+		c.Opcode = d
+	}
+	return c
+}
+
 func (f *function) pcCost(i uint32, execs, instrs uint64) PCCost {
 	opcode := int(i)
 	if f.length > 0 {
@@ -394,5 +431,5 @@ func (f *function) pcCost(i uint32, execs, instrs uint64) PCCost {
 			opcode = int(f.code[i])
 		}
 	}
-	return PCCost{PC: i, Opcode: opcode, Executions: execs, Instructions: instrs}
+	return PCCost{PC: i, Opcode: opcode, Dispatched: -1, Executions: execs, Instructions: instrs}
 }

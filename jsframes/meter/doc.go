@@ -28,6 +28,17 @@
 // stop at each loop head (AddStops), so that it cannot outlive the run's
 // context either.
 //
+// A function is known by its bytecode buffer's address, and the engine
+// reuses addresses: it frees a function's bytecode when the last closure
+// goes and puts the next allocation there. Whenever the host is asked
+// about an address it knows, it checks that the buffer still holds the
+// function it saw there (length, function-bytecode object, bytes); if
+// not, the old function is retired (its keys leave the address table) and
+// the new one counted apart (FunctionCost.Generation). Each pc's slot also
+// records the opcode the interpreter dispatched there (PCCost.Dispatched,
+// one store per dispatch), which names the pc's opcode and lets package
+// naming check the measurement against the code.
+//
 // Native (C) functions (Options.Natives) are measured the same way, per
 // call rather than per opcode: QuickJS calls every C function object
 // through js_call_c_function, whose entry the rewrite instruments to key

@@ -8,7 +8,9 @@ package meter
 // buffer), and one more, at index limit, for the call setup: what the
 // interpreter does between being entered and its first dispatch. A slot per
 // pc gives exact per-line cost through the function's pc-to-line table, and
-// per-opcode cost through the byte at that pc. When a function's buffer
+// per-opcode cost through the byte at that pc. Each slot also keeps the
+// opcode the interpreter dispatched there, last, so that the cost by pc
+// can be checked against the code (PCCost.Dispatched). When a function's buffer
 // length is not known, its block is indexed by opcode value instead
 // (limit 256, base 0).
 const (
@@ -19,9 +21,14 @@ const (
 	blockBase   = 24 // u32: address of byte 0 of the bytecode; 0: slots by opcode
 	blockCheck  = 28 // u32: blockCheckWord of the block's address, base and limit
 	blockHeader = 32 // header size; slots follow
-	slotExecs   = 0  // u64 within a slot
+	slotExecs   = 0  // u64 within a slot: executions in its low 56 bits
+	slotOpcode  = 7  // u8 within a slot: the opcode last dispatched there (the executions' top byte)
 	slotInstrs  = 8  // u64 within a slot
 	slotSize    = 16 // bytes per slot
+
+	// execsMask keeps a slot's executions (2^56 of them would take two
+	// years at a billion opcodes a second).
+	execsMask = 1<<56 - 1
 
 	// byOpcodeSlots is the limit of a block indexed by opcode value.
 	byOpcodeSlots = 256

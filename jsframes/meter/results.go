@@ -153,10 +153,19 @@ type FunctionCost struct {
 	Opcodes []OpcodeCost // by opcode value, only those with a cost
 }
 
+// DispatchedSeveral is PCCost.Dispatched of a pc at which the contexts of
+// a function recorded different opcodes.
+const DispatchedSeveral = 256
+
 // PCCost is the cost of the opcode at one pc of a function.
 type PCCost struct {
-	PC           uint32 // offset in the bytecode buffer
-	Opcode       int    // the byte at PC as first seen; -1 if past the buffer
+	PC     uint32 // offset in the bytecode buffer
+	Opcode int    // the opcode dispatched at PC, else the byte there as first seen; -1 if past the buffer
+	// Dispatched is the opcode the interpreter last dispatched at PC, as
+	// its dispatch read it: the byte at PC as first seen, unless the buffer
+	// changed since (the self-check's concern). -1 when not recorded (no execution; sampling),
+	// DispatchedSeveral when the function's contexts disagree.
+	Dispatched   int
 	Executions   uint64
 	Instructions uint64
 }

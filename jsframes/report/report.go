@@ -84,6 +84,13 @@ type Tables struct {
 	// so that the Wasm functions' costs are estimates while the opcodes'
 	// and the JS functions' stay exact.
 	WasmApportioned bool `json:"wasm_apportioned,omitempty"`
+
+	// CheckedFunctions is how many JS functions the run's self-check
+	// verified against the engine's own data (exact mode; 0: none),
+	// CheckFailures those it found contradicted (also marked in
+	// Functions).
+	CheckedFunctions int                      `json:"checked_functions,omitempty"`
+	CheckFailures    []jsprofile.CheckFailure `json:"check_failures,omitempty"`
 }
 
 // Counted says whether the profile counts opcode executions and calls:
@@ -142,7 +149,14 @@ type FunctionStats struct {
 	TotalWasmInstructions uint64        `json:"total_wasm_instructions"`
 	Share                 float64       `json:"share"` // self, of the profile's total
 	Opcodes               []OpcodeStats `json:"opcodes"`
+	// CheckFailed is why the run's self-check found the engine
+	// contradicting this function's measurement ("" when it did not):
+	// its opcodes and lines are not to be trusted.
+	CheckFailed string `json:"check_failed,omitempty"`
 }
+
+// CheckMark starts the label of a function the self-check failed.
+const CheckMark = "! "
 
 // Key identifies the function across profiles of the same JS: its name,
 // file and first line (bytecode addresses differ between engines). A name
@@ -162,6 +176,11 @@ func (f *FunctionStats) Key() string {
 // Label is how reports print the function: fib (index.js:1), JSON.parse
 // (native).
 func (f *FunctionStats) Label() string {
+	if f.CheckFailed != "" {
+		g := *f
+		g.CheckFailed = ""
+		return CheckMark + g.Label()
+	}
 	switch {
 	case f.Kind == FunctionNative:
 		return f.Name + NativeSuffix
@@ -450,6 +469,21 @@ func New(p *jsprofile.Profile) *Tables {
 		return out
 	}
 	d.Opcodes = finish(opcodes)
+	d.CheckedFunctions, d.CheckFailures = m.Checked, m.CheckFailures
+	// A failure names the function as its profile was written; a source
+	// map may have renamed it since, or split it by file: its bytecode
+	// address tells.
+	failed := map[uint64]string{}
+	for _, c := range m.CheckFailures {
+		if jn, ok := jsprofile.ParseJSName(c.Function); ok {
+			failed[jn.Address] = c.Why
+		}
+	}
+	for _, a := range functions {
+		if why, ok := failed[a.stats.Address]; ok && a.stats.Kind == FunctionJS {
+			a.stats.CheckFailed = why
+		}
+	}
 	d.Functions = make([]FunctionStats, 0, len(functions))
 	for _, a := range functions {
 		a.stats.Opcodes = finish(slices.Collect(maps.Values(a.opcodes)))

@@ -259,6 +259,12 @@ func (r *Report) writeHeading(b *strings.Builder) {
 			b.WriteString("Wasm functions' instructions (apportioned): each opcode's exact cost split among the Wasm functions its handler ran, in the proportions sampled\n")
 		}
 	}
+	if n := len(d.CheckFailures); n > 0 {
+		fmt.Fprintf(b, "%sself-check: the engine contradicts the measurement of %d of %d JS functions; their opcodes and lines are not to be trusted:\n", CheckMark, n, d.CheckedFunctions)
+		for _, c := range d.CheckFailures {
+			fmt.Fprintf(b, "%s  %s: %s\n", CheckMark, c.Function, c.Why)
+		}
+	}
 	if d.Trap != "" {
 		fmt.Fprintf(b, "the guest trapped: %s\n", d.Trap)
 	} else if d.ExitCode != nil && *d.ExitCode != 0 {
@@ -344,34 +350,36 @@ func (r *Report) WriteCSV(w io.Writer) error {
 
 // reportJSON is the document of jsprof report --json (docs/reports.md).
 type reportJSON struct {
-	Profile                  string               `json:"profile,omitempty"`
-	By                       string               `json:"by"`
-	Function                 string               `json:"function,omitempty"`
-	Mode                     string               `json:"mode"`
-	Module                   string               `json:"module,omitempty"`
-	ExitCode                 *int                 `json:"exit_code,omitempty"`
-	Trap                     string               `json:"trap,omitempty"`
-	CostModel                string               `json:"cost_model,omitempty"`
-	Run                      *jsprofile.RunInfo   `json:"run,omitempty"`
-	Engine                   jsprofile.EngineInfo `json:"engine"`
-	UncertainOpcodes         []int                `json:"uncertain_opcodes"`
-	TotalWasmInstructions    uint64               `json:"total_wasm_instructions"`
-	SampledWasmInstructions  uint64               `json:"sampled_wasm_instructions"`
-	SelectedWasmInstructions uint64               `json:"selected_wasm_instructions"`
-	Executions               uint64               `json:"opcode_executions"`
-	Calls                    uint64               `json:"calls"`
-	NativeCalls              uint64               `json:"native_calls,omitempty"`
-	NativeWasmInstructions   uint64               `json:"native_wasm_instructions,omitempty"`
-	UnnamedWasmInstructions  uint64               `json:"unnamed_wasm_instructions,omitempty"`
-	Opcodes                  *[]OpcodeStats       `json:"opcodes,omitempty"`
-	Functions                *[]FunctionStats     `json:"functions,omitempty"`
-	Lines                    *[]LineStats         `json:"lines,omitempty"`
-	Buckets                  []BucketCost         `json:"buckets"`
-	Phases                   []BucketCost         `json:"phases,omitempty"`
-	WasmApportioned          bool                 `json:"wasm_apportioned,omitempty"`
-	WasmFunctions            *[]WasmFunctionStats `json:"wasm_functions,omitempty"`
-	WasmBuckets              []WasmFunctionStats  `json:"wasm_buckets,omitempty"`
-	OmittedRows              int                  `json:"omitted_rows"`
+	Profile                  string                   `json:"profile,omitempty"`
+	By                       string                   `json:"by"`
+	Function                 string                   `json:"function,omitempty"`
+	Mode                     string                   `json:"mode"`
+	Module                   string                   `json:"module,omitempty"`
+	ExitCode                 *int                     `json:"exit_code,omitempty"`
+	Trap                     string                   `json:"trap,omitempty"`
+	CostModel                string                   `json:"cost_model,omitempty"`
+	Run                      *jsprofile.RunInfo       `json:"run,omitempty"`
+	Engine                   jsprofile.EngineInfo     `json:"engine"`
+	UncertainOpcodes         []int                    `json:"uncertain_opcodes"`
+	TotalWasmInstructions    uint64                   `json:"total_wasm_instructions"`
+	SampledWasmInstructions  uint64                   `json:"sampled_wasm_instructions"`
+	SelectedWasmInstructions uint64                   `json:"selected_wasm_instructions"`
+	Executions               uint64                   `json:"opcode_executions"`
+	Calls                    uint64                   `json:"calls"`
+	NativeCalls              uint64                   `json:"native_calls,omitempty"`
+	NativeWasmInstructions   uint64                   `json:"native_wasm_instructions,omitempty"`
+	UnnamedWasmInstructions  uint64                   `json:"unnamed_wasm_instructions,omitempty"`
+	Opcodes                  *[]OpcodeStats           `json:"opcodes,omitempty"`
+	Functions                *[]FunctionStats         `json:"functions,omitempty"`
+	Lines                    *[]LineStats             `json:"lines,omitempty"`
+	Buckets                  []BucketCost             `json:"buckets"`
+	Phases                   []BucketCost             `json:"phases,omitempty"`
+	WasmApportioned          bool                     `json:"wasm_apportioned,omitempty"`
+	WasmFunctions            *[]WasmFunctionStats     `json:"wasm_functions,omitempty"`
+	WasmBuckets              []WasmFunctionStats      `json:"wasm_buckets,omitempty"`
+	CheckedFunctions         int                      `json:"checked_functions,omitempty"`
+	CheckFailures            []jsprofile.CheckFailure `json:"check_failures,omitempty"`
+	OmittedRows              int                      `json:"omitted_rows"`
 }
 
 // WriteJSON writes the view as one indented JSON document
@@ -384,7 +392,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		TotalWasmInstructions: d.TotalWasmInstructions, SampledWasmInstructions: d.SampledWasmInstructions,
 		SelectedWasmInstructions: d.SampledWasmInstructions, Executions: d.Executions, Calls: d.Calls,
 		NativeCalls: d.NativeCalls, NativeWasmInstructions: d.NativeWasmInstructions, UnnamedWasmInstructions: d.UnnamedWasmInstructions,
-		Buckets: d.Buckets, CostModel: d.CostModel,
+		Buckets: d.Buckets, CostModel: d.CostModel, CheckedFunctions: d.CheckedFunctions, CheckFailures: d.CheckFailures,
 	}
 	if d.Run != (jsprofile.RunInfo{}) {
 		doc.Run = &d.Run

@@ -1,18 +1,48 @@
-package main
+package runner
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/tetratelabs/wazero"
 )
 
-// defaultCacheMB is the compilation cache's default bound: a compiled
+// DefaultCacheMB is the compilation cache's default bound: a compiled
 // engine takes 6-7 MB, so this keeps about 70 of them.
-const defaultCacheMB = 512
+const DefaultCacheMB = 512
+
+// CacheDir is a compilation cache kept in a directory within a size.
+type CacheDir struct {
+	Dir   string // "": no cache
+	Limit int64  // bytes
+}
+
+// Open trims the directory to its size (trimCache) and opens the cache in
+// it; nil when there is no directory.
+func (c CacheDir) Open() (wazero.CompilationCache, error) {
+	if c.Dir == "" {
+		return nil, nil
+	}
+	if c.Limit <= 0 {
+		return nil, fmt.Errorf("--cache-size %d: want a size in MB, at least 1", c.Limit>>20)
+	}
+	trimCache(c.Dir, c.Limit, time.Now())
+	cache, err := wazero.NewCompilationCacheWithDir(c.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("--cache-dir %s: %w", c.Dir, err)
+	}
+	return cache, nil
+}
+
+// Clear removes every compiled module of the directory (clearCache), after
+// one was found damaged (ErrDamagedCache).
+func (c CacheDir) Clear() error { return clearCache(c.Dir) }
 
 // staleTemp is how old a temporary file wazero left (a process that died
 // while writing an entry) must be before it is removed: entries are written

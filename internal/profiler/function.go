@@ -1,4 +1,4 @@
-package main
+package profiler
 
 import (
 	"errors"
@@ -10,29 +10,12 @@ import (
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/wasmcore"
 )
-
-// Cost models of --cost.
-const (
-	costFuel = jsprofile.CostFuel
-	costAll  = jsprofile.CostAll
-)
-
-func parseCost(s string) (wasmcore.CostModel, error) {
-	switch s {
-	case costFuel:
-		return wasmcore.CostFuel, nil
-	case costAll:
-		return wasmcore.CostAll, nil
-	}
-	return 0, fmt.Errorf("--cost %q: want %s or %s", s, costFuel, costAll)
-}
 
 // prepareFunction sets a Shopify Function's run up as function-runner
-// does: the JSON input (--input, else stdin) encoded with the provider's
-// codec, or override (--codec) and handed over the provider's way.
-func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Codec, inputPath string, io stdio) (*shopify.Run, error) {
+// does: the JSON input (the file inputPath, else o.Stdin) encoded with the
+// provider's codec, or override, and handed over the provider's way.
+func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Codec, inputPath string) (*shopify.Run, error) {
 	codec := r.Codec
 	if override != nil {
 		codec = *override
@@ -44,7 +27,7 @@ func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Co
 		what = inputPath
 		raw, err = os.ReadFile(inputPath)
 	} else {
-		raw, err = readAll(io.in)
+		raw, err = readAll(o.Stdin)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--input: %w", err)
@@ -66,11 +49,11 @@ func readAll(r io.Reader) ([]byte, error) {
 // writeFunctionOutput prints a function's output as JSON on stdout (raw
 // bytes with the raw codec, or when it does not decode) and its logs on
 // stderr, as function-runner shows them.
-func writeFunctionOutput(out shopify.Output, outErr error, codec shopify.Codec, res runner.Result, io stdio) error {
+func writeFunctionOutput(out shopify.Output, outErr error, codec shopify.Codec, res runner.Result, stdout, stderr io.Writer) error {
 	if len(out.Logs) > 0 {
-		io.err.Write(out.Logs)
+		stderr.Write(out.Logs)
 		if out.Logs[len(out.Logs)-1] != '\n' {
-			fmt.Fprintln(io.err)
+			fmt.Fprintln(stderr)
 		}
 	}
 	if outErr != nil {
@@ -87,24 +70,24 @@ func writeFunctionOutput(out shopify.Output, outErr error, codec shopify.Codec, 
 	}
 	decoded, err := codec.DecodeOutput(out.Output)
 	if errors.Is(err, shopify.ErrRawOutput) {
-		_, werr := io.out.Write(out.Output)
+		_, werr := stdout.Write(out.Output)
 		return werr
 	}
 	if err != nil {
-		io.out.Write(out.Output)
+		stdout.Write(out.Output)
 		return fmt.Errorf("the function's output does not decode as %s: %w", codec, err)
 	}
-	_, err = fmt.Fprintf(io.out, "%s\n", decoded)
+	_, err = fmt.Fprintf(stdout, "%s\n", decoded)
 	return err
 }
 
-// writeFunctionSummary prints, on stderr, what function-runner's
+// WriteFunctionSummary prints, on w (stderr), what function-runner's
 // "Benchmark Results" say, in its wording and units, on one line: the
 // export call's instructions (when counted), linear memory, input and
 // output sizes, each against Shopify's limit (before @scaleLimits) and
 // flagged when over it; then what ran outside the call, which neither
 // counts.
-func writeFunctionSummary(io stdio, instructions uint64, costModel string, info jsprofile.RunInfo, uncounted string) {
+func WriteFunctionSummary(w io.Writer, instructions uint64, costModel string, info jsprofile.RunInfo, uncounted string) {
 	over := func(n, limit uint64) string {
 		if n > limit {
 			return " — OVER THE LIMIT"
@@ -113,15 +96,15 @@ func writeFunctionSummary(io stdio, instructions uint64, costModel string, info 
 	}
 	counted := "not counted (" + uncounted + ")"
 	if costModel != "" {
-		counted = fmt.Sprintf("%s (%s) of %s%s", humanInstructions(instructions), costModel, humanInstructions(shopify.InstructionLimit), over(instructions, shopify.InstructionLimit))
+		counted = fmt.Sprintf("%s (%s) of %s%s", HumanInstructions(instructions), costModel, HumanInstructions(shopify.InstructionLimit), over(instructions, shopify.InstructionLimit))
 	}
-	fmt.Fprintf(io.err, "jsprof: %s (%s, %s): Instructions: %s; Linear Memory Usage: %dKB; Input Size: %s of %s%s; Output Size: %s of %s%s\n",
+	fmt.Fprintf(w, "jsprof: %s (%s, %s): Instructions: %s; Linear Memory Usage: %dKB; Input Size: %s of %s%s; Output Size: %s of %s%s\n",
 		info.Export, info.Provider, info.Codec, counted, info.MemoryBytes/1024,
-		humanSize(info.InputBytes), humanSize(shopify.InputLimit), over(info.InputBytes, shopify.InputLimit),
-		humanSize(info.OutputBytes), humanSize(shopify.OutputLimit), over(info.OutputBytes, shopify.OutputLimit))
+		HumanSize(info.InputBytes), HumanSize(shopify.InputLimit), over(info.InputBytes, shopify.InputLimit),
+		HumanSize(info.OutputBytes), HumanSize(shopify.OutputLimit), over(info.OutputBytes, shopify.OutputLimit))
 	if info.StartupInstructions > 0 || info.FinishInstructions > 0 {
-		fmt.Fprintf(io.err, "jsprof: not counted, as function-runner does not: %s instructions before the call (provider set-up, input), %s after it (output)\n",
-			humanInstructions(info.StartupInstructions), humanInstructions(info.FinishInstructions))
+		fmt.Fprintf(w, "jsprof: not counted, as function-runner does not: %s instructions before the call (provider set-up, input), %s after it (output)\n",
+			HumanInstructions(info.StartupInstructions), HumanInstructions(info.FinishInstructions))
 	}
 }
 
@@ -134,12 +117,12 @@ func functionLimits(inputBytes, outputBytes uint64) *jsprofile.Limits {
 	}
 }
 
-// humanInstructions reads a count as function-runner's humanize_instructions
+// HumanInstructions reads a count as function-runner's humanize_instructions
 // does (function_run_result.rs): up to 999 as it is, then the count over
 // 10^3, 10^6 or 10^9 as the shortest decimal that reads back as the same
 // float (Rust's Display of an f64), with K, M or B: 999, 1K, 1.001K,
 // 172.809K, 11M.
-func humanInstructions(n uint64) string {
+func HumanInstructions(n uint64) string {
 	var unit string
 	var div float64
 	switch {
@@ -155,10 +138,10 @@ func humanInstructions(n uint64) string {
 	return strconv.FormatFloat(float64(n)/div, 'f', -1, 64) + unit
 }
 
-// humanSize reads a size as function-runner's humanize_size does: bytes up
+// HumanSize reads a size as function-runner's humanize_size does: bytes up
 // to 1023, then binary kilo-, mega- and gigabytes with two decimals,
 // rounded half to even as Rust's {:.2} rounds: 142B, 1.12KB, 125.00KB.
-func humanSize(n uint64) string {
+func HumanSize(n uint64) string {
 	switch {
 	case n < 1<<10:
 		return fmt.Sprintf("%dB", n)

@@ -1,0 +1,293 @@
+package profiler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// Job is one run of a module through the whole pipeline (Execute): read,
+// linked with what it imports, a Shopify Function's input encoded,
+// prepared for profiling, run under its limits and timeout, finished, and
+// its facts gathered. jsprof run, jsprof compare, the tests and the
+// benchmarks describe their runs with it.
+type Job struct {
+	// ModulePath is the file the main module is read from; Module, when
+	// set, is its bytes already (a module built in memory: then ModulePath
+	// may be empty), and Decoded, when set, the same decoded.
+	ModulePath string
+	Module     []byte
+	Decoded    *wasmcore.Module
+	// Plugins are the paths a module's imports are linked against (Link):
+	// plugin files, or folders of providers. Guest.Plugin, when set, is
+	// the plugin linked instead.
+	Plugins []string
+	// Guest is the run as it would go unprofiled: its name, arguments,
+	// environment, directories, stdio, entry and clocks, and any hooks of
+	// the caller's own. Execute adds the plugin linked, the cache, a
+	// Shopify Function's I/O and the profiler's hooks; those of the
+	// caller still run (Session.Configure composes them).
+	Guest runner.Options
+	// Input is a file: a Shopify Function's JSON input, else the guest's
+	// stdin. "" leaves stdin as Guest.Stdin (where a function's input is
+	// then read from).
+	Input string
+	// Codec, when set, replaces the codec of a function's provider.
+	Codec *shopify.Codec
+	// Off runs the module without profiling it; Profile says how
+	// otherwise (Profile.CacheDir: Cache.Dir when empty).
+	Off     bool
+	Profile Options
+	// NeedProfile makes a run with no JS interpreter an error rather than
+	// a run without a profile (Hooks.Prepared hears why).
+	NeedProfile bool
+	// ProfileOnly leaves Outcome.Tables nil (Run.ProfileOnly), unless the
+	// module is a Shopify Function, whose summary reads the tables.
+	ProfileOnly bool
+	// Timeout stops the guest after it has run that long (0: never),
+	// counted from when its modules are compiled.
+	Timeout time.Duration
+	// Cache is the compilation cache, opened unless Guest.Cache is set
+	// (jsprof compare shares one with its builds). When a damaged entry
+	// stops the run before the guest starts (runner.ErrDamagedCache), it
+	// is cleared and opened again, and the run done again.
+	Cache runner.CacheDir
+	// DefaultSignals, when set, gives SIGINT and SIGTERM back their
+	// default action; it is called before a run with Off and no timeout
+	// (Execute says why).
+	DefaultSignals func()
+	Hooks          Hooks
+}
+
+// Hooks are what a caller hears of a Job while it runs, each at its
+// step; any may be nil. An error a hook returns ends the job, as is.
+type Hooks struct {
+	// Ready hears what the module links, once the job's inputs are read
+	// and before anything is prepared: the caller opens its outputs.
+	Ready func(Linking) error
+	// Prepared hears the session about to run (nil when the run is not
+	// profiled: why says why, nil for Job.Off) just before the guest
+	// starts; it returns what to stop when the guest has ended.
+	Prepared func(s *Session, why error) (stop func(), err error)
+	// OutputError hears a Shopify Function's output that could not be had
+	// (it does not decode, there is none): the run's exit code is then 1
+	// if it was 0.
+	OutputError func(error)
+}
+
+// Done is what a job produced.
+type Done struct {
+	Guest runner.Result
+	// ExitCode is jsprof's exit code for the run (ExitCode, or 1 for a
+	// function's output that could not be had).
+	ExitCode int
+	// Info is the run's facts: the export, memory, and a Shopify
+	// Function's provider, codec, sizes and limits. The profile carries
+	// the same (Finish adds the phases it measured).
+	Info jsprofile.RunInfo
+	// Function says the module ran as a Shopify Function.
+	Function bool
+	// Outcome is the profile; nil when the run was not profiled.
+	Outcome *Outcome
+}
+
+// Execute runs a job from start to end. The guest's own ending (a trap, a
+// limit, a timeout, a signal) is no error: Done says it; errors are what
+// stopped the job from running the guest or from making its profile.
+func Execute(ctx context.Context, job Job) (*Done, error) {
+	opts := job.Guest
+	stdout, stderr := opts.Stdout, opts.Stderr
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	if opts.Name == "" {
+		opts.Name = filepath.Base(job.ModulePath)
+	}
+	wasm, mainMod := job.Module, job.Decoded
+	if wasm == nil {
+		var err error
+		if wasm, mainMod, err = ReadModule(job.ModulePath); err != nil {
+			return nil, err
+		}
+	}
+	what := job.ModulePath
+	if what == "" {
+		what = opts.Name
+	}
+	linked := Linking{Plugin: opts.Plugin}
+	if opts.Plugin == nil {
+		if mainMod == nil {
+			var err error
+			if mainMod, err = wasmcore.Decode(wasm); err != nil {
+				return nil, fmt.Errorf("%s: %w", what, err)
+			}
+		}
+		var err error
+		if linked, err = Link(mainMod, job.Plugins); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		opts.Plugin = linked.Plugin
+	}
+	var function *shopify.Run
+	if linked.Provider != nil {
+		var err error
+		if function, err = prepareFunction(&opts, *linked.Provider, job.Codec, job.Input); err != nil {
+			return nil, err
+		}
+	} else if job.Input != "" {
+		in, err := os.ReadFile(job.Input)
+		if err != nil {
+			return nil, fmt.Errorf("--input: %w", err)
+		}
+		opts.Stdin = bytes.NewReader(in)
+	}
+	if opts.Cache == nil {
+		var err error
+		if opts.Cache, err = job.Cache.Open(); err != nil {
+			return nil, err
+		}
+	}
+	if job.Hooks.Ready != nil {
+		if err := job.Hooks.Ready(linked); err != nil {
+			return nil, err
+		}
+	}
+
+	var sess *Session
+	var why error // why the run is not profiled
+	popts := job.Profile
+	if !job.Off {
+		var plugin []byte
+		if opts.Plugin != nil {
+			plugin = opts.Plugin.Wasm
+		}
+		popts.Decoded, popts.ModulePath = mainMod, job.ModulePath
+		if popts.CacheDir == "" {
+			popts.CacheDir = job.Cache.Dir
+		}
+		// A function with no JS (a Wasm API provider's) still has its
+		// export call counted, as function-runner counts it.
+		popts.CountWithoutInterpreter = popts.CountWithoutInterpreter || function != nil
+		var err error
+		sess, err = Prepare(ctx, opts.Name, wasm, plugin, popts)
+		var none *NoInterpreterError
+		switch {
+		case errors.As(err, &none) && !job.NeedProfile:
+			// A plain WASI program: run it without a profile.
+			sess, why = nil, err
+		case err != nil:
+			return nil, err
+		default:
+			if sess.CountOnly() != nil && popts.MaxInstructions > 0 {
+				return nil, errors.New("--max-instructions needs a module with a JS interpreter to instrument")
+			}
+			wasm = sess.Main()
+			sess.Configure(&opts)
+		}
+	}
+	if popts.MaxInstructions > 0 && sess == nil {
+		return nil, errors.New("--max-instructions needs a module with a JS interpreter to instrument")
+	}
+	stop := func() {}
+	if job.Hooks.Prepared != nil {
+		var err error
+		if stop, err = job.Hooks.Prepared(sess, why); err != nil {
+			return nil, err
+		}
+		if stop == nil {
+			stop = func() {}
+		}
+	}
+	start := time.Now()
+	runCtx := ctx
+	if job.Timeout > 0 {
+		// Counted from when the guest's modules are compiled: compiling
+		// is not the guest's time. The context finishing sees is not done
+		// by it: a guest its timeout stopped still has its functions named.
+		runCtx = runner.WithTimeout(ctx, job.Timeout, fmt.Errorf("%s %v", TimeoutPrefix, job.Timeout))
+	}
+	if job.Off && job.Timeout == 0 && job.DefaultSignals != nil {
+		// wazero stops a guest when its context ends only if it compiled
+		// checks into every loop and call, which makes QuickJS run up to
+		// six times slower (fib(30): 1.38 s against 0.21 s). Profiled runs
+		// stop at the meter's checkpoints instead. An unprofiled run
+		// without a timeout is compiled without the checks, and an
+		// interrupt ends the process by the signal's default action: it
+		// has nothing to write, and while a guest computes without host
+		// calls, Go's runtime may not run jsprof's own handler at all.
+		opts.KeepOnContextDone = true
+		job.DefaultSignals()
+	}
+	res, err := runner.Run(runCtx, wasm, opts)
+	if errors.Is(err, runner.ErrDamagedCache) {
+		// Nothing of the guest ran: clear the cache and compile afresh.
+		warn := popts.Warn
+		if warn == nil {
+			warn = func(error) {}
+		}
+		warn(fmt.Errorf("%w; clearing it and compiling again", err))
+		if cerr := job.Cache.Clear(); cerr != nil {
+			warn(fmt.Errorf("clearing the cache %s: %w", job.Cache.Dir, cerr))
+		}
+		if opts.Cache, err = job.Cache.Open(); err == nil {
+			res, err = runner.Run(runCtx, wasm, opts)
+		}
+	}
+	stop()
+	if err != nil {
+		if sess != nil {
+			sess.Finished()
+		}
+		return nil, err
+	}
+	done := &Done{Guest: res, ExitCode: ExitCode(res), Function: function != nil,
+		Info: jsprofile.RunInfo{Export: res.Entry, MemoryBytes: res.MemoryBytes}}
+	if sess != nil {
+		done.Info.MemoryBytes = sess.GuestMemory(res.MemoryBytes)
+	}
+	if function != nil {
+		info := &done.Info
+		info.Provider, info.Codec, info.InputBytes = function.Namespace, function.Codec.String(), uint64(len(function.Input))
+		out, err := function.Output()
+		info.OutputBytes = uint64(len(out.Output))
+		info.Limits = functionLimits(info.InputBytes, info.OutputBytes)
+		if werr := writeFunctionOutput(out, err, function.Codec, res, stdout, stderr); werr != nil {
+			if job.Hooks.OutputError != nil {
+				job.Hooks.OutputError(werr)
+			}
+			if done.ExitCode == 0 {
+				done.ExitCode = 1
+			}
+		}
+	}
+	if sess == nil {
+		return done, nil
+	}
+	// The guest has ended, however it ended. An interrupt that stopped
+	// the guest has done its work: naming still runs. One that comes
+	// after the guest ended skips it (and a second one ends jsprof).
+	finishCtx := ctx
+	if ctx.Err() != nil {
+		finishCtx = context.WithoutCancel(ctx)
+	}
+	// The tables are for the reports and a function's summary.
+	done.Outcome, err = sess.Finish(finishCtx, Run{Start: start, ExitCode: done.ExitCode, Trap: res.Trap, Info: done.Info,
+		ProfileOnly: job.ProfileOnly && function == nil})
+	if err != nil {
+		return nil, err
+	}
+	return done, nil
+}
