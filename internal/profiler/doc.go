@@ -12,7 +12,8 @@
 //	          instance: the detached program put back, the meter's state)
 //	(the caller runs the guest with internal/runner)
 //	Finish    collect the counters, name the functions, build the profile
-//	          (stacks) and its tables (report)
+//	          (stacks), name its positions after the program's source map
+//	          when the caller found one (sourcemap), and its tables (report)
 //
 // It also says how a run ended (ExitCode, Ending: the exit codes jsprof
 // documents) and serves a running guest's profile (Serve). It owns the

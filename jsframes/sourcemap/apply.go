@@ -160,11 +160,13 @@ func Apply(p *profile.Profile, l Loaded, g *Generated) (Applied, error) {
 }
 
 // Original is the original position of a generated line and
-// column (1-based, as QuickJS counts: bytes); without a column, the
-// line's first segment's.
+// column (1-based, as QuickJS counts: bytes). Without a column (an engine
+// that keeps none), the line's first segment's, when every segment of the
+// line maps to that one original line; none otherwise (a minified line),
+// rather than a guess.
 func (l Loaded) Original(g *Generated, line, column int) (Position, bool) {
 	if column <= 0 {
-		return l.Map.Lookup(line, l.Map.firstColumn(line))
+		return l.Map.lineOnly(line)
 	}
 	return l.Map.Lookup(line, g.UTF16Column(line, column))
 }

@@ -317,14 +317,26 @@ func (m *Map) position(g segment) (Position, bool) {
 // Segments is how many segments the map has.
 func (m *Map) Segments() int { return len(m.segs) }
 
-// firstColumn is the generated column of a line's first segment, 0 when
-// it has none.
-func (m *Map) firstColumn(line int) int {
+// lineOnly is the original position of a generated line's first
+// segment, when all its segments that map somewhere map to that one
+// original line.
+func (m *Map) lineOnly(line int) (Position, bool) {
 	i, _ := slices.BinarySearchFunc(m.segs, int64(line-1), func(g segment, t int64) int {
 		return cmpInt64(int64(g.genLine), t)
 	})
-	if i < len(m.segs) && int(m.segs[i].genLine) == line-1 {
-		return int(m.segs[i].genCol)
+	var first *segment
+	for ; i < len(m.segs) && int(m.segs[i].genLine) == line-1; i++ {
+		g := &m.segs[i]
+		switch {
+		case g.src < 0:
+		case first == nil:
+			first = g
+		case g.src != first.src || g.line != first.line:
+			return Position{}, false
+		}
 	}
-	return 0
+	if first == nil {
+		return Position{}, false
+	}
+	return m.position(*first)
 }

@@ -230,3 +230,28 @@ func TestCheck(t *testing.T) {
 	require.ErrorAs(t, err, &stale)
 	assert.Contains(t, err.Error(), "column 9 of line 1, which has 4")
 }
+
+// TestOriginalWithoutColumns: an engine that keeps no columns gets a
+// line's original only when the line maps to one original line: a
+// minified line, whose segments map to several, gets none.
+func TestOriginalWithoutColumns(t *testing.T) {
+	t.Parallel()
+	m, err := Parse(minifiedMap(t), "")
+	require.NoError(t, err)
+	l := Loaded{Map: m}
+	g := NewGenerated(generated, []byte(minified))
+	_, ok := l.Original(g, 1, 0)
+	assert.False(t, ok, "a minified line is not guessed")
+	p, ok := l.Original(g, 1, 23) // byte column 23 is "e" of e+1
+	require.True(t, ok)
+	assert.Equal(t, 2, p.Line)
+
+	one, err := json.Marshal(map[string]any{"version": 3, "sources": []string{"a.ts"}, "names": []string{},
+		"mappings": mappings(seg{0, 2, 0, 4, 2, -1}, seg{0, 9, 0, 4, 9, -1}, seg{1, 0, 0, 6, 0, -1})})
+	require.NoError(t, err)
+	m, err = Parse(one, "")
+	require.NoError(t, err)
+	p, ok = Loaded{Map: m}.Original(NewGenerated("b.js", []byte("  x = y;\nz();\n")), 1, 0)
+	require.True(t, ok, "a line of one statement")
+	assert.Equal(t, 5, p.Line)
+}
