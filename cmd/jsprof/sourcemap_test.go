@@ -140,6 +140,16 @@ func TestSourceMapShopifyTypeScript(t *testing.T) {
 	}
 	runtime := functionNamed(t, doc, "run_default")
 	assert.Equal(t, filepath.Join("node_modules", "@shopify", "shopify_function", "run.ts"), runtime.File, "the Shopify runtime stays its own")
+	// The bundle's module code runs every module's top level: one
+	// function per file it came from, esbuild's own helpers in the bundle.
+	evalFiles := map[string]bool{}
+	for _, f := range doc.Functions {
+		if f.Name == "<eval>" {
+			evalFiles[f.File] = true
+		}
+	}
+	assert.Equal(t, map[string]bool{filepath.Join("src", "run.ts"): true, "function.js": true,
+		filepath.Join("node_modules", "@shopify", "shopify_function", "index.ts"): true}, evalFiles)
 
 	lines := mappedReport(t, "--by", "line", "p.pb.gz")
 	user := 0
@@ -285,4 +295,66 @@ func TestSourceMapBuildError(t *testing.T) {
 	assert.Contains(t, got.stderr, "at "+filepath.Join(dir, "src", "calc.ts")+":4:")
 	assert.Contains(t, got.stderr, "(calc.js:"+strconv.Itoa(line)+":")
 	assert.NotContains(t, got.stderr, "function.mjs")
+}
+
+// TestSourceMapCompareDiff: jsprof compare of a minified bundle on two
+// Javy plugins aligns the functions under their original names and lines
+// (the map its comment names), and jsprof diff --source-map names two
+// profiles made without it alike.
+func TestSourceMapCompareDiff(t *testing.T) {
+	t.Parallel()
+	plugins := []string{fixtures.EnginePath(t, "javy-plugin-1.1.0"), fixtures.EnginePath(t, "javy-plugin-1.7.0")}
+	src, err := os.ReadFile(filepath.Join("testdata", "sourcemap", "app.js"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	copyFile(t, filepath.Join("testdata", "sourcemap", "app.js"), filepath.Join(dir, "app.js"))
+	esbuild(t, dir, "app.js", "--bundle", "--format=esm", "--minify", "--outfile=dist/app.js", "--sourcemap")
+	js := filepath.Join(dir, "dist", "app.js")
+
+	type diffDoc struct {
+		Functions []struct {
+			Name, File string
+			Line       int
+		} `json:"functions"`
+	}
+	want := map[string]int{"fibonacci": lineOf(t, string(src), "function fibonacci("), "sumOfSquares": lineOf(t, string(src), "function sumOfSquares(")}
+	check := func(t *testing.T, out string) {
+		t.Helper()
+		var doc diffDoc
+		require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
+		found := map[string]int{}
+		for _, f := range doc.Functions {
+			if _, ok := want[f.Name]; ok {
+				found[f.Name] = f.Line
+				assert.Equal(t, filepath.Join(dir, "app.js"), f.File)
+			}
+		}
+		assert.Equal(t, want, found, "both engines' functions, by their original names and lines")
+	}
+	outDir := filepath.Join(dir, "out")
+	got := jsprof(t, "", "compare", "--json", "--out-dir", outDir, "--plugin", plugins[0], "--plugin", plugins[1], js)
+	require.Equal(t, 0, got.code, got.stderr)
+	check(t, got.stdout)
+
+	// The profiles compare kept are named already: diff takes them as
+	// they are. Profiles of the bundle without its comment are named by
+	// diff --source-map.
+	plain := filepath.Join(dir, "plain.js")
+	min, err := os.ReadFile(js)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(plain, []byte(strings.Replace(string(min), "//# sourceMappingURL=app.js.map", "", 1)), 0o644))
+	var profs []string
+	for i, p := range plugins {
+		wasm, prof := filepath.Join(dir, "p"+strconv.Itoa(i)+".wasm"), filepath.Join(dir, "p"+strconv.Itoa(i)+".pb.gz")
+		require.Equal(t, 0, jsprof(t, "", "build", "--plugin", p, plain, "-o", wasm).code)
+		got := jsprof(t, "", "run", "-q", "-o", prof, wasm)
+		require.Equal(t, 0, got.code, got.stderr)
+		profs = append(profs, prof)
+	}
+	got = jsprof(t, "", "diff", "--json", profs[0], profs[1])
+	require.Equal(t, 0, got.code, got.stderr)
+	assert.NotContains(t, got.stdout, `"fibonacci"`, "without the map, the minifier's names")
+	got = jsprof(t, "", "diff", "--json", "--source-map", js+".map", profs[0], profs[1])
+	require.Equal(t, 0, got.code, got.stderr)
+	check(t, got.stdout)
 }
