@@ -1,7 +1,6 @@
 package jsprofile
 
 import (
-	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -80,13 +79,15 @@ func ParseJSName(systemName string) (JSName, bool) {
 
 // String is the system_name.
 func (n JSName) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s%s@%#x", KindJS.prefix(), n.Name, n.Address)
+	b := make([]byte, 0, len(n.Name)+24)
+	b = append(append(append(b, KindJS.prefix()...), n.Name...), "@0x"...)
+	b = strconv.AppendUint(b, n.Address, 16)
 	if n.Column > 0 {
-		fmt.Fprintf(&b, "/col=%d", n.Column)
+		b = strconv.AppendInt(append(b, "/col="...), int64(n.Column), 10)
 	}
 	if n.Generated != nil {
-		fmt.Fprintf(&b, "/gen=%d:%d", n.Generated.Line, n.Generated.Column)
+		b = strconv.AppendInt(append(b, "/gen="...), int64(n.Generated.Line), 10)
+		b = strconv.AppendInt(append(b, ':'), int64(n.Generated.Column), 10)
 	}
 	if len(n.Lines) > 0 {
 		keys := make([]int64, 0, len(n.Lines))
@@ -94,16 +95,17 @@ func (n JSName) String() string {
 			keys = append(keys, k)
 		}
 		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-		b.WriteString("/lines=")
+		b = append(b, "/lines="...)
 		for i, k := range keys {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			fmt.Fprintf(&b, "%d>%d", k, n.Lines[k])
+			b = strconv.AppendInt(b, k, 10)
+			b = strconv.AppendInt(append(b, '>'), n.Lines[k], 10)
 		}
 	}
 	if n.Part > 0 {
-		fmt.Fprintf(&b, "/part=%d", n.Part)
+		b = strconv.AppendInt(append(b, "/part="...), int64(n.Part), 10)
 	}
-	return b.String()
+	return string(b)
 }
