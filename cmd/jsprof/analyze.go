@@ -25,9 +25,7 @@ func cmdAnalyze(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(io.err, "jsprof: analyze: want one module, have %d\n", fs.NArg())
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want one module, have %d", fs.NArg()))
 	}
 	path := fs.Arg(0)
 	wasm, err := os.ReadFile(path)

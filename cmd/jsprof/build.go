@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -31,21 +32,12 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	output := fs.String("o", "index.wasm", "write the module to `file`")
 	cacheDir := cacheFlag(fs)
 	// Accept flags after the JS file too: jsprof build index.js -o out.wasm.
-	var positional []string
-	for {
-		if code, done := parseFlags(fs, args, io); done {
-			return code
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	positional, code, done := parseInterleaved(fs, args, io)
+	if done {
+		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(io.err, "jsprof: build: want one JS file, have %d\n", len(positional))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
 	}
 	if *pluginPath == "" {
 		return fail(io, exitUsage, errors.New("build: --plugin is required"))
@@ -62,22 +54,21 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	bytecode, err := javy.Compile(ctx, plugin.Info, plugin.Wasm, src, cache)
-	if err != nil {
-		var compileErr *javy.CompileError
-		if errors.As(err, &compileErr) {
-			return fail(io, exitFailure, fmt.Errorf("%s: %s", positional[0], compileErrorAt(compileErr.Message, positional[0], src, io)))
+	out, err := profiler.BuildJS(ctx, plugin, src, *dynamic, cache)
+	if be := (*profiler.BuildError)(nil); errors.As(err, &be) && be.Step == "compiling" {
+		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, be.Err))
+	} else if be != nil {
+		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, be.Err))
+	} else if compileErr := (*javy.CompileError)(nil); errors.As(err, &compileErr) {
+		// A syntax error: at the file built, and, through its source map,
+		// at the file it was bundled from.
+		return fail(io, exitFailure, fmt.Errorf("%s: %s", positional[0], compileErrorAt(compileErr.Message, positional[0], src, io)))
+	} else if err != nil {
+		if strings.Contains(err.Error(), "could not load module") {
+			// Javy compiles one file: imports must be bundled in.
+			err = fmt.Errorf("%w; bundle its imports into one file first, e.g. npx esbuild %s --bundle --format=esm --outfile=bundle.js", err, positional[0])
 		}
-		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, err))
-	}
-	var out []byte
-	if *dynamic {
-		out, err = javy.BuildDynamic(plugin.Module, plugin.Info, bytecode)
-	} else {
-		out, err = javy.BuildStatic(ctx, plugin.Wasm, plugin.Info, bytecode, cache)
-	}
-	if err != nil {
-		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))
+		return fail(io, exitFailure, fmt.Errorf("%s: %w", positional[0], err))
 	}
 	out = javy.NameSource(out, filepath.Base(positional[0]))
 	if out, err = javy.EmbedSource(out, src); err != nil {

@@ -63,7 +63,7 @@ func TestCompareFixturePrograms(t *testing.T) {
 				"--plugin", base, "--plugin", new, "--json", "--out-dir", dir, src)
 			require.Equal(t, 0, got.code, got.stderr)
 			assert.Equal(t, fmt.Sprintf("jsprof: compare: Wasm instructions counted as fuel (--cost fuel: wasmtime's fuel, as function-runner counts)\n"+
-				"jsprof: both engines printed the same output (%s) and exited with 0\n", lineCount([]byte(want))), got.stderr)
+				"jsprof: both engines printed the same output (%s) and exited with 0\n", profiler.LineCount([]byte(want))), got.stderr)
 			for _, side := range []string{"base", "new"} {
 				out, err := os.ReadFile(filepath.Join(dir, side+".stdout"))
 				require.NoError(t, err)

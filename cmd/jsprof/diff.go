@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
@@ -13,7 +17,7 @@ import (
 	"github.com/jsprof/jsprof/jsframes/report"
 )
 
-const diffSynopsis = `jsprof diff [--csv|--json] [--by opcode|wasm] [--top N] [--html FILE] BASE.pb.gz NEW.pb.gz
+const diffSynopsis = `jsprof diff [--csv|--json] [--by opcode|function|wasm] [--top N] [--html FILE] [--fail-over PCT] BASE.pb.gz NEW.pb.gz
 
 Compares two profiles of the same JS, typically on two engine releases.
 Opcodes are aligned by name (their numbering differs between releases),
@@ -26,33 +30,41 @@ and the ratio (profiles with Wasm frames). CSV and JSON carry exact counts. --ht
 writes a page with the same, and the new profile's flame graph coloured
 by the change from the base.
 
+--fail-over PCT (5, 5%, 0.5%) makes a CI gate of it: jsprof diff exits 1,
+naming what rose, when the total rose by PCT or more (0: by anything),
+or, with --by function (the opcode view's tables), any JS or native
+function in both profiles whose total (with what it called) did.
+
 For pprof's own view of the change: go tool pprof -diff_base BASE.pb.gz NEW.pb.gz`
 
 func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	fs := newFlagSet("diff", diffSynopsis, io)
-	format := formatFlags(fs)
-	top := fs.Int("top", -1, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
+	top, format := viewFlags(fs, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
 	by := diffByFlag(fs)
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
 	sourceMap := fs.String("source-map", "", "name both profiles' JS positions after the source map `file`, checked against the JS their modules carry (found beside each profile); profiles jsprof run named after a map already are kept")
+	failOver := fs.String("fail-over", "", "exit 1 when the total (with --by function, any function's total) rose by `PCT` percent or more")
 	files, code, done := parseInterleaved(fs, args, io)
 	if done {
 		return code
 	}
 	if len(files) != 2 {
-		fmt.Fprintf(io.err, "jsprof: diff: want two profiles, BASE and NEW, have %d\n", len(files))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want two profiles, BASE and NEW, have %d", len(files)))
 	}
-	f, err := format()
+	f, err := format("diff")
 	if err != nil {
-		return fail(io, exitUsage, fmt.Errorf("diff: %w", err))
+		return fail(io, exitUsage, err)
 	}
-	if *top < -1 {
-		return fail(io, exitUsage, fmt.Errorf("diff: --top %d: want 0 (all) or more", *top))
+	gateFunctions := *by == report.ByFunction
+	if gateFunctions {
+		*by = report.ByOpcode // its tables hold the functions
 	}
 	if err := checkDiffBy(*by); err != nil {
-		return fail(io, exitUsage, fmt.Errorf("diff: %w", err))
+		return fail(io, exitUsage, fmt.Errorf("diff: %w (or function)", err))
+	}
+	threshold, err := parsePercent(*failOver)
+	if err != nil {
+		return fail(io, exitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
 	}
 	var profs [2]*jsprofile.Profile
 	for i, path := range files {
@@ -61,15 +73,50 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 		}
 		profs[i], _ = mapSaved(profs[i], *sourceMap, path, nil, io)
 	}
+	if b, n := profs[0].Meta.Mode, profs[1].Meta.Mode; b != n {
+		warn(io, errors.New(diff.ModesDiffer(b, n)))
+	}
 	df := diff.New(report.New(profs[0]), report.New(profs[1]), filepath.Base(files[0]), filepath.Base(files[1]))
 	var flame *htmlview.Flame
 	if *htmlPath != "" {
 		flame = htmlview.NewFlameDiff(profs[0], profs[1], htmlview.FlameOptions{})
 	}
-	if err := writeDiffWith(io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
+	if err := writeDiff(io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
 		return fail(io, exitFailure, err)
 	}
+	if *failOver == "" {
+		return 0
+	}
+	rises := df.RisesOver(threshold, gateFunctions)
+	for _, r := range rises {
+		fmt.Fprintf(io.err, "jsprof: diff: %s rose %s (%s → %s Wasm instructions): --fail-over %s\n",
+			r.What, percentText(r.Percent), report.Human(r.Base), report.Human(r.New), *failOver)
+	}
+	if len(rises) > 0 {
+		return exitFailure
+	}
 	return 0
+}
+
+// parsePercent reads --fail-over's percentage: 5, 5% or 0.5%; "" is 0.
+func parsePercent(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || p < 0 || math.IsInf(p, 0) || math.IsNaN(p) {
+		return 0, errors.New("want a percentage, 0 or more, such as 5 or 5%")
+	}
+	return p, nil
+}
+
+// percentText is a rise as a percentage with three significant digits,
+// or "from nothing".
+func percentText(p float64) string {
+	if math.IsInf(p, 1) {
+		return "from nothing"
+	}
+	return "by " + strconv.FormatFloat(p, 'g', 3, 64) + "%"
 }
 
 // diffByFlag adds --by to diff and compare.
@@ -87,15 +134,9 @@ func checkDiffBy(by string) error {
 
 // writeDiff writes the diff's view by in format f on w, and as HTML to
 // htmlPath unless it is empty: top rows of each table; -1: the default, 20
-// in text and all in HTML.
-func writeDiff(w io.Writer, df *diff.Diff, f outputFormat, by string, top int, htmlPath string) error {
-	return writeDiffWith(w, df, f, by, top, htmlPath, nil)
-}
-
-// writeDiffWith is writeDiff with the new profile's flame graph, coloured
-// by change, on the HTML page (when flame is not nil). The page has every
-// view.
-func writeDiffWith(w io.Writer, df *diff.Diff, f outputFormat, by string, top int, htmlPath string, flame *htmlview.Flame) error {
+// in text and all in HTML. The page has every view, and the new profile's
+// flame graph coloured by change when flame is not nil.
+func writeDiff(w io.Writer, df *diff.Diff, f outputFormat, by string, top int, htmlPath string, flame *htmlview.Flame) error {
 	if htmlPath != "" {
 		o := htmlview.DiffOptions{Top: max(top, 0), Flame: flame}
 		if err := writeHTML(htmlPath, func(w io.Writer) error { return htmlview.WriteDiff(w, df, o) }); err != nil {

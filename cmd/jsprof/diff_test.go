@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 func TestDiffCommand(t *testing.T) {
@@ -67,4 +71,110 @@ func TestDiffCommandErrors(t *testing.T) {
 			assert.Contains(t, got.stderr, tt.want)
 		})
 	}
+}
+
+// TestDiffHTMLSavedProfiles: jsprof compare --out-dir keeps both runs'
+// profiles, each with its Wasm frames (the second run's meter once got the
+// first's listeners from wazero's shared compilation cache, and its
+// profile none), and jsprof diff --html of them matches the flame graphs
+// as the in-memory diff does (TestHTMLCartDiff): at least 90% of each
+// run's nodes are found in the other.
+func TestDiffHTMLSavedProfiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and profiles programs on two engines")
+	}
+	tests := []struct {
+		name      string
+		base, new func(t *testing.T) string
+		args      []string
+	}{
+		{"cart.js, javy-plugin 1.1.0 to 1.7.0",
+			func(t *testing.T) string { return fixtures.EnginePath(t, "javy-plugin-1.1.0") },
+			func(t *testing.T) string { return fixtures.EnginePath(t, "javy-plugin-1.7.0") },
+			[]string{fixtures.Path("js", "cart.js")}},
+		{"a Shopify function, shopify_functions_javy_v3 to v4",
+			func(t *testing.T) string { return filepath.Join(providersDir(t), "shopify_functions_javy_v3.wasm") },
+			func(t *testing.T) string { return filepath.Join(providersDir(t), "shopify_functions_javy_v4.wasm") },
+			[]string{"--input", filepath.Join("testdata", "shopify", "input.json"), filepath.Join("testdata", "shopify", "shopify_function.js")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			got := jsprof(t, "", append([]string{"compare", "--out-dir", dir, "--plugin", tt.base(t), "--plugin", tt.new(t)}, tt.args...)...)
+			require.Equal(t, 0, got.code, got.stderr)
+			profiles := []string{filepath.Join(dir, "base.pb.gz"), filepath.Join(dir, "new.pb.gz")}
+			for _, p := range profiles {
+				jp, err := jsprofile.ReadFile(p)
+				require.NoError(t, err)
+				assert.Positive(t, jp.Meta.WasmStacks, "%s has its Wasm frames", filepath.Base(p))
+			}
+			page := filepath.Join(dir, "diff.html")
+			got = jsprof(t, "", append([]string{"diff", "--html", page}, profiles...)...)
+			require.Equal(t, 0, got.code, got.stderr)
+			m := flameMatches(t, readFileText(t, page))
+			t.Logf("%d nodes: of new's %d, %d in the base; of the base's %d, %d in new", m.nodes, m.inNew, m.found, m.inBase, m.kept)
+			assert.GreaterOrEqual(t, float64(m.found), 0.9*float64(m.inNew), "new's stacks are found in the base")
+			assert.GreaterOrEqual(t, float64(m.kept), 0.9*float64(m.inBase), "and the base's in new")
+		})
+	}
+}
+
+// flameCounts counts a diff page's flame graph nodes: those of new, of
+// the base, and of each those the other run has too.
+type flameCounts struct{ nodes, inNew, found, inBase, kept int }
+
+// flameMatches reads them from the page's flame data (htmlview's
+// flameJSON: five numbers a node, base -1 where the base has not the
+// node, not_in_new the nodes only the base has).
+func flameMatches(t *testing.T, html string) flameCounts {
+	t.Helper()
+	const open = `<script type="application/json" id="flame-data">`
+	i := strings.Index(html, open)
+	require.GreaterOrEqual(t, i, 0, "the page's flame data")
+	data := html[i+len(open):]
+	data = data[:strings.Index(data, "</script>")]
+	var doc struct {
+		Nodes    []int64 `json:"nodes"`
+		Base     []int64 `json:"base"`
+		NotInNew []int   `json:"not_in_new"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(data), &doc))
+	require.Len(t, doc.Nodes, 5*len(doc.Base))
+	onlyBase := map[int]bool{}
+	for _, n := range doc.NotInNew {
+		onlyBase[n] = true
+	}
+	c := flameCounts{nodes: len(doc.Base)}
+	for n, b := range doc.Base {
+		if !onlyBase[n] {
+			c.inNew++
+			if b >= 0 {
+				c.found++
+			}
+		}
+		if b >= 0 {
+			c.inBase++
+			if !onlyBase[n] {
+				c.kept++
+			}
+		}
+	}
+	return c
+}
+
+// TestDiffModesDiffer: a diff of an exact and a sampled profile of the
+// same program warns that the modes differ, and does not read the missing
+// executions as different bytecode; two exact profiles do not warn (the
+// negative control).
+func TestDiffModesDiffer(t *testing.T) {
+	exact, sampled := fixtureProfile(filepath.Join("real", "sort-quickjs-ng-0.10.pb.gz")), fixtureProfile(filepath.Join("real", "sort-quickjs-ng-0.10-sample.pb.gz"))
+	got := jsprof(t, "", "diff", exact, sampled)
+	require.Equal(t, 0, got.code, got.stderr)
+	assert.Contains(t, got.stderr, "jsprof: warning: the base was measured in exact mode, the new in sample mode")
+	assert.Contains(t, got.stdout, "warning: the base was measured in exact mode, the new in sample mode")
+	assert.NotContains(t, got.stdout, "different bytecode")
+	same := jsprof(t, "", "diff", exact, exact)
+	require.Equal(t, 0, same.code, same.stderr)
+	assert.Empty(t, same.stderr)
 }

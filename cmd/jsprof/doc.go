@@ -13,9 +13,14 @@
 // --input in the provider's codec, its export (-e) counted under
 // wasmtime's fuel rule.
 //
-// The command owns the command line: flags, messages, files written and
-// exit codes. The work is done by the packages it calls: internal/profiler
-// (the profiling pipeline), internal/runner (running modules),
+// The command owns the command line: flags and their checks (run's in one
+// type, runFlags), messages, which files are written, and exit codes. A
+// run, and each side of a compare, is one profiler.Job given to
+// profiler.Execute, which does the rest; the command hears it through the
+// job's hooks. The work is done by the packages it calls:
+// internal/profiler (the run pipeline: reading, linking, a function's
+// I/O, limits, the timeout, finishing), internal/runner (running modules,
+// the compilation cache), internal/outfile (writing a file atomically),
 // internal/javy (building them), internal/shopify (Shopify providers,
 // codecs and I/O protocols), dispatch (analyze), jsframes/jsprofile (the
 // profile format), jsframes/sourcemap (a bundle's source map: the command

@@ -56,8 +56,10 @@ func TestGuestFaultsStillWriteTheProfile(t *testing.T) {
 			got := jsprof(t, "", append(append([]string{"run", "-o", out}, tt.flags...), module)...)
 			assert.Equal(t, tt.code, got.code)
 			lines := strings.Split(strings.TrimSpace(got.stderr), "\n")
-			assert.Contains(t, lines[len(lines)-1], tt.stderr, "jsprof's own line comes last: %q", got.stderr)
-			assert.True(t, strings.HasPrefix(lines[len(lines)-1], "jsprof: "))
+			require.GreaterOrEqual(t, len(lines), 2, got.stderr)
+			assert.Contains(t, lines[len(lines)-2], tt.stderr, "jsprof's own line comes last but the profile's: %q", got.stderr)
+			assert.True(t, strings.HasPrefix(lines[len(lines)-2], "jsprof: "))
+			assert.True(t, strings.HasPrefix(lines[len(lines)-1], "jsprof: profile written to "+out), lines[len(lines)-1])
 
 			p := readProfile(t, out)
 			assert.NotEmpty(t, p.Sample)
@@ -140,9 +142,10 @@ func TestProgressLines(t *testing.T) {
 	got := jsprof(t, "", "run", "--progress", "100ms", "--timeout", "700ms", module)
 	assert.Equal(t, exitLimit, got.code)
 	lines := strings.Split(strings.TrimSpace(got.stderr), "\n")
-	require.GreaterOrEqual(t, len(lines), 3, got.stderr)
-	assert.Regexp(t, `^jsprof: running: [0-9.]+[kMG]? Wasm instructions, [0-9.]+m?s$`, lines[len(lines)-2])
-	assert.Equal(t, "jsprof: stopped after --timeout 700ms", lines[len(lines)-1])
+	require.GreaterOrEqual(t, len(lines), 4, got.stderr)
+	assert.Regexp(t, `^jsprof: running: [0-9.]+[kMG]? Wasm instructions, [0-9.]+m?s$`, lines[len(lines)-3])
+	assert.Equal(t, "jsprof: stopped after --timeout 700ms", lines[len(lines)-2])
+	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "jsprof: profile written to "), lines[len(lines)-1])
 
 	quiet := jsprof(t, "", "run", "-q", "--progress", "100ms", "--timeout", "500ms", module)
 	assert.Equal(t, "jsprof: stopped after --timeout 500ms\n", quiet.stderr)
@@ -157,7 +160,7 @@ func TestFinishInterrupted(t *testing.T) {
 	wasm, err := os.ReadFile(buildJS(t, fixtures.Path("js", "fib.js")))
 	require.NoError(t, err)
 	stopped, cancel := context.WithCancelCause(context.Background())
-	cancel(interrupted{syscall.SIGINT})
+	cancel(interrupted{Sig: syscall.SIGINT})
 	tests := []struct {
 		name    string
 		ctx     context.Context

@@ -175,7 +175,7 @@ func TestExitCodeOutOfRange(t *testing.T) {
 func TestInterruptBeforeTheGuest(t *testing.T) {
 	module := buildJS(t, fixtures.Path("js", "fib.js"))
 	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(interrupted{syscall.SIGINT})
+	cancel(interrupted{Sig: syscall.SIGINT})
 	var out, errOut strings.Builder
 	code := Main(ctx, []string{"run", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", filepath.Join(t.TempDir(), "p.pb.gz"), module},
 		stdio{in: strings.NewReader(""), out: &out, err: &errOut})

@@ -30,7 +30,7 @@ func main() {
 		if !ok {
 			return
 		}
-		cancel(interrupted{sig.(syscall.Signal)})
+		cancel(interrupted{Sig: sig.(syscall.Signal)})
 		if sig, ok := <-signals; ok {
 			exitNow(sig.(syscall.Signal))
 		}
@@ -40,6 +40,7 @@ func main() {
 	// which the guest sees as EIO (wazero has no EPIPE to give it).
 	signal.Ignore(syscall.SIGPIPE)
 	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
+		color:          useColor(isTerminal(os.Stderr), os.Getenv),
 		defaultSignals: func() { signal.Reset(os.Interrupt, syscall.SIGTERM) }})
 	signal.Stop(signals)
 	cancel(nil)
@@ -52,7 +53,7 @@ func main() {
 // given a moment, not more: stderr may be a pipe nobody reads, where a
 // write would block for ever and the exit with it.
 func exitNow(sig syscall.Signal) {
-	removeTemporaries()
+	files.RemoveTemporaries()
 	said := make(chan struct{})
 	go func() {
 		fmt.Fprintf(os.Stderr, "jsprof: %s, a second signal: exiting without writing\n", sig)
@@ -66,21 +67,18 @@ func exitNow(sig syscall.Signal) {
 }
 
 // interrupted is the cause of a context cancelled by a signal.
-type interrupted struct{ sig syscall.Signal }
+type interrupted = profiler.Interrupted
 
-func (i interrupted) Error() string { return "interrupted by " + i.sig.String() }
-
-// Signal is the signal that interrupted the run.
-func (i interrupted) Signal() syscall.Signal { return i.sig }
-
-// exitLimit is the exit code of a guest stopped by --timeout or
-// --max-instructions, as timeout(1) exits.
-const exitLimit = 124
+// exitLimit: a guest stopped by --timeout or --max-instructions.
+const exitLimit = profiler.ExitLimit
 
 // stdio is the user's terminal, or a test's buffers.
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
+	// color says whether err is a terminal that may show colour
+	// (useColor): warnings and OVER THE LIMIT are coloured there.
+	color bool
 	// defaultSignals, when set (the jsprof binary; not tests running
 	// Main), gives SIGINT and SIGTERM back their default action, ending the
 	// process: --mode off without --timeout runs the guest where Go cannot
@@ -108,6 +106,7 @@ func commands() []command {
 		{"report", "print a profile's cost per opcode, JS function or line", cmdReport},
 		{"diff", "compare two profiles of the same JS, opcodes aligned by name", cmdDiff},
 		{"compare", "build the same JS with two Javy plugins, profile both and diff", cmdCompare},
+		{"version", "print jsprof's version and the revision it was built from", cmdVersion},
 	}
 }
 
@@ -122,13 +121,28 @@ func Main(ctx context.Context, args []string, io stdio) int {
 	case "-h", "-help", "--help", "help":
 		usage(io.out)
 		return 0
+	case "-version", "--version":
+		return cmdVersion(ctx, args[1:], io)
 	}
 	for _, c := range commands() {
 		if args[0] == c.name {
 			return c.run(ctx, args[1:], io)
 		}
 	}
+	// jsprof module.wasm is jsprof run module.wasm: what is neither a
+	// flag, a command, a file nor a .wasm path was meant as a command.
+	if !strings.HasPrefix(args[0], "-") && !strings.HasSuffix(strings.ToLower(args[0]), ".wasm") && !isFile(args[0]) {
+		fmt.Fprintf(io.err, "jsprof: unknown command %q (and no such module file)\n", args[0])
+		usage(io.err)
+		return exitUsage
+	}
 	return cmdRun(ctx, args, io)
+}
+
+// isFile says whether path names something that exists.
+func isFile(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func usage(w io.Writer) {
@@ -185,13 +199,16 @@ func printDefaults(fs *flag.FlagSet) {
 func isString(v any) bool { _, ok := v.(string); return ok }
 
 // parseFlags parses args; done reports that the caller should return code.
-// --help prints the usage on stdout; a bad flag, flag's message and the
-// usage on stderr.
+// --help prints the usage on stdout; a bad flag, one line saying what is
+// wrong and where to read more (badCommandLine).
 func parseFlags(fs *flag.FlagSet, args []string, io stdio) (code int, done bool) {
 	usage := fs.Usage
-	fs.Usage = func() {} // printed below, once, where it belongs
+	fs.Usage = func() {}     // printed below, once, where it belongs
+	var said strings.Builder // flag's message: told below, in one line
+	fs.SetOutput(&said)
 	err := fs.Parse(args)
 	fs.Usage = usage
+	fs.SetOutput(io.err)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(io.out)
@@ -199,10 +216,17 @@ func parseFlags(fs *flag.FlagSet, args []string, io stdio) (code int, done bool)
 			fs.SetOutput(io.err)
 			return 0, true
 		}
-		fs.Usage()
-		return exitUsage, true
+		// flag names flags with one dash; jsprof's documents two.
+		return badCommandLine(io, fs, strings.Replace(err.Error(), " for flag -", " for --", 1)), true
 	}
 	return 0, false
+}
+
+// badCommandLine says what is wrong with a command line in one line, and
+// where the command's flags are told, and returns exitUsage.
+func badCommandLine(io stdio, fs *flag.FlagSet, msg string) int {
+	fmt.Fprintf(io.err, "jsprof: %s: %s\nsee 'jsprof %s --help'\n", fs.Name(), profiler.FirstLine(msg), fs.Name())
+	return exitUsage
 }
 
 // fail prints err as one line prefixed with jsprof and returns code.
@@ -217,6 +241,29 @@ func given(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// durationFlag is a duration flag whose bad values are told as
+// time.ParseDuration tells them ("missing unit in duration"), where
+// flag's own says "parse error".
+type durationFlag struct{ d *time.Duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return "0s"
+	}
+	return f.d.String()
+}
+
+func (f durationFlag) Set(v string) (err error) {
+	*f.d, err = time.ParseDuration(v)
+	return err
+}
+
+// durationVar adds a durationFlag.
+func durationVar(fs *flag.FlagSet, p *time.Duration, name string, def time.Duration, usage string) {
+	*p = def
+	fs.Var(durationFlag{p}, name, usage)
 }
 
 // listFlag collects a repeated flag.

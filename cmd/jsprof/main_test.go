@@ -36,13 +36,24 @@ func jsprof(t *testing.T, stdin string, args ...string) invocation {
 	var out, errOut bytes.Buffer
 	if len(args) > 0 && (args[0] == "build" || args[0] == "run") {
 		extra := []string{"--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero")}
-		if args[0] == "run" && !slices.Contains(args, "-o") {
+		if args[0] == "run" && !slices.Contains(args, "-o") && !unprofiled(args) {
 			extra = append(extra, "-o", filepath.Join(t.TempDir(), "jsprof.pb.gz"))
 		}
 		args = append(append([]string{args[0]}, extra...), args[1:]...)
 	}
 	code := Main(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errOut})
 	return invocation{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+// unprofiled says whether a run's arguments ask for --mode off, which writes
+// no profile (and takes no -o).
+func unprofiled(args []string) bool {
+	for i, a := range args {
+		if a == "--mode=off" || a == "-mode=off" || (a == "--mode" || a == "-mode") && i+1 < len(args) && args[i+1] == "off" {
+			return true
+		}
+	}
+	return false
 }
 
 var javyPlugins = []string{"javy-plugin-1.7.0", "javy-plugin-1.1.0"}

@@ -41,20 +41,27 @@ const (
 	formatJSON
 )
 
-// formatFlags adds --csv and --json and returns a function that reads them.
-func formatFlags(fs *flag.FlagSet) func() (outputFormat, error) {
+// viewFlags adds --csv, --json and --top (with topUsage) and returns --top
+// and a function that reads and checks them: its error, a usage error,
+// names the command.
+func viewFlags(fs *flag.FlagSet, topUsage string) (*int, func(cmd string) (outputFormat, error)) {
 	csvOut := fs.Bool("csv", false, "write CSV, with exact counts")
 	jsonOut := fs.Bool("json", false, "write one JSON document, with exact counts")
-	return func() (outputFormat, error) {
+	top := fs.Int("top", -1, topUsage)
+	return top, func(cmd string) (outputFormat, error) {
+		f := formatText
 		switch {
 		case *csvOut && *jsonOut:
-			return 0, errors.New("--csv and --json: choose one")
+			return 0, fmt.Errorf("%s: --csv and --json: choose one", cmd)
 		case *csvOut:
-			return formatCSV, nil
+			f = formatCSV
 		case *jsonOut:
-			return formatJSON, nil
+			f = formatJSON
 		}
-		return formatText, nil
+		if *top < -1 {
+			return 0, fmt.Errorf("%s: --top %d: want 0 (all) or more", cmd, *top)
+		}
+		return f, nil
 	}
 }
 
@@ -64,9 +71,8 @@ const defaultTop = 20
 
 func cmdReport(ctx context.Context, args []string, io stdio) int {
 	fs := newFlagSet("report", reportSynopsis, io)
-	format := formatFlags(fs)
+	top, format := viewFlags(fs, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV and JSON, up to 300 in HTML); at most 5 callers under each Wasm function", defaultTop))
 	by := fs.String("by", report.ByOpcode, "the view: `opcode`, function (each function with its opcodes), line, summary or wasm (each Wasm function with the opcodes and natives that reached it)")
-	top := fs.Int("top", -1, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV and JSON, up to 300 in HTML); at most 5 callers under each Wasm function", defaultTop))
 	function := fs.String("function", "", "only the JS functions named `NAME`")
 	htmlPath := fs.String("html", "", "also write an HTML report to `file` (self-contained, no network)")
 	var sources listFlag
@@ -78,16 +84,11 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	if len(files) != 1 {
-		fmt.Fprintf(io.err, "jsprof: report: want one profile, have %d\n", len(files))
-		fs.Usage()
-		return exitUsage
+		return badCommandLine(io, fs, fmt.Sprintf("want one profile, have %d", len(files)))
 	}
-	f, err := format()
+	f, err := format("report")
 	if err != nil {
-		return fail(io, exitUsage, fmt.Errorf("report: %w", err))
-	}
-	if *top < -1 {
-		return fail(io, exitUsage, fmt.Errorf("report: --top %d: want 0 (all) or more", *top))
+		return fail(io, exitUsage, err)
 	}
 	if (len(sources) > 0 || *module != "") && *htmlPath == "" && *sourceMap == "" {
 		return fail(io, exitUsage, errors.New("report: --source and --module annotate the HTML report: add --html FILE"))
@@ -116,12 +117,15 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		}
 		srcs := given
 		if len(sources) == 0 && *module == "" {
-			srcs = profileModuleSource(path, data.Module)
+			srcs = htmlview.ProfileModuleSource(path, data.Module)
 		}
 		// A profile named after a source map shows the original files.
 		srcs = append(mappedSources(prof.Profile, prof.Meta, smap, srcs), srcs...)
 		if _, left := htmlview.MatchSources(r.Data(), srcs); len(left) > 0 {
 			for _, s := range left {
+				if prof.Meta.SourceMap != "" && filepath.Base(s.Name) == filepath.Base(prof.Meta.GeneratedFile) {
+					continue // the bundle, all of whose lines the map named after other files
+				}
 				fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", s.From)
 			}
 		}
@@ -143,11 +147,6 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	return 0
 }
 
-// reportPage writes r's HTML page with o.
-func reportPage(r *report.Report, o htmlview.ReportOptions) func(io.Writer) error {
-	return func(w io.Writer) error { return htmlview.WriteReport(w, r, o) }
-}
-
 // readSources reads the JS files of --source, and the JS the module of
 // --module carries (a module an earlier jsprof build made records only its
 // JS file's name: that file is read from beside the module, when there).
@@ -167,7 +166,7 @@ func readSources(files []string, module string, io stdio) ([]htmlview.SourceFile
 	if err != nil {
 		return nil, fmt.Errorf("--module: %w", err)
 	}
-	src, note, err := moduleSource(wasm, module)
+	src, note, err := htmlview.ModuleFileSource(wasm, module)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("--module %s: %w", module, err)
@@ -178,48 +177,9 @@ func readSources(files []string, module string, io stdio) ([]htmlview.SourceFile
 	return out, nil
 }
 
-// moduleSource reads the JS a module carries, or the JS file it names
-// from beside it (a module jsprof build made before it embedded the JS);
-// nil and why when there is neither.
-func moduleSource(wasm []byte, module string) (src *htmlview.SourceFile, note string, err error) {
-	s, err := htmlview.ModuleSource(wasm, "")
-	switch {
-	case err == nil:
-		s.From = module + " (" + s.From + ")"
-		return &s, "", nil
-	case !errors.Is(err, htmlview.ErrNoModuleSource):
-		return nil, "", err
-	case s.Name != "":
-		beside := filepath.Join(filepath.Dir(module), filepath.Base(s.Name))
-		if text, err := os.ReadFile(beside); err == nil {
-			return &htmlview.SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
-		}
-		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", s.Name, s.Name), nil
-	}
-	return nil, err.Error(), nil
-}
-
-// profileModuleSource is the JS of the module a profile was made of, when
-// no --source or --module says where the JS is: the profile names its
-// module (by its file's name), and the module is looked for beside the
-// profile, then in the current directory, where jsprof build and jsprof run
-// leave it. A module not found, or without JS, annotates nothing; the page
-// says how to give the JS.
-func profileModuleSource(profilePath, module string) []htmlview.SourceFile {
-	if module == "" {
-		return nil
-	}
-	name := filepath.Base(module) // the profile names a file, not a path to follow
-	for _, p := range []string{filepath.Join(filepath.Dir(profilePath), name), name} {
-		wasm, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		if src, _, err := moduleSource(wasm, p); err == nil && src != nil {
-			return []htmlview.SourceFile{*src}
-		}
-	}
-	return nil
+// reportPage writes r's HTML page with o.
+func reportPage(r *report.Report, o htmlview.ReportOptions) func(io.Writer) error {
+	return func(w io.Writer) error { return htmlview.WriteReport(w, r, o) }
 }
 
 // parseInterleaved parses flags that may come before, between or after the
@@ -239,7 +199,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string, io stdio) (positional []s
 
 // writeHTML writes a page to path, atomically; errors name the file.
 func writeHTML(path string, write func(io.Writer) error) error {
-	err := writeFileAtomic(path, func(f *os.File) error { return write(f) })
+	err := files.WriteAtomic(path, func(f *os.File) error { return write(f) })
 	if err != nil && !strings.Contains(err.Error(), path) {
 		err = fmt.Errorf("--html %s: %w", path, err)
 	}

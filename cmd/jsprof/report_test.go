@@ -148,7 +148,7 @@ func TestReportCommandHTMLSource(t *testing.T) {
 			}
 			has(`<section class="source" id="src-0" data-file="function.mjs">`, "sort.js is Javy's function.mjs")
 			has("source: " + htmlEscape(tt.from) + "</span>")
-			has(`<div class="sl hot hottest" id="src-0-L60" data-line="60" data-instr="11287878"`)
+			has(`<div class="sl hot hottest" id="src-0-L60" data-line="60" data-instr="11287878" data-total="11287878"`)
 			has("<code>function insertionSort(arr, cmp) {</code>")
 		})
 	}

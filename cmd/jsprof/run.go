@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -65,6 +65,7 @@ type runFlags struct {
 	wasmFrames bool
 	stackEvery uint64
 	sourceMap  string
+	failLimit  bool
 	cacheDir   func() runner.CacheDir
 
 	// Derived by check.
@@ -97,12 +98,13 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.StringVar(&f.reportJSON, "report-json", "", "write the cost report as JSON to `file`")
 	fs.IntVar(&f.top, "top", 20, "rows of each table of --report (0: all)")
 	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
+	durationVar(fs, &f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
 	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
 	fs.StringVar(&f.sourceMap, "source-map", "", sourceMapUsage)
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
-	fs.BoolVar(&f.quiet, "q", false, "no progress lines on stderr during long runs")
-	fs.DurationVar(&f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
+	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size)")
+	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
+	durationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
 	f.cacheDir = cacheFlag(fs)
 	return fs
 }
@@ -116,12 +118,15 @@ func parseRun(f *runFlags, args []string, io stdio) (code int, done bool) {
 		return code, true
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(io.err, "jsprof: run: no module given")
-		fs.Usage()
-		return exitUsage, true
+		return badCommandLine(io, fs, "no module given"), true
 	}
 	if err := f.check(fs); err != nil {
 		return fail(io, exitUsage, err), true
+	}
+	if rest := fs.Args()[1:]; len(rest) == 0 || rest[0] != "--" {
+		if name := ownFlag(fs, rest); name != "" {
+			warn(io, fmt.Errorf("%s comes after the module, so it goes to the guest, as wasmtime passes it: put jsprof's flags before the module (or -- before the guest's)", name))
+		}
 	}
 	return 0, false
 }
@@ -138,12 +143,14 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	switch {
 	case !profiling && (f.report || f.reportJSON != "" || f.collapsed != ""):
 		return errors.New("--report, --report-json and --collapsed need a profiling --mode")
-	case f.mode != modeExact && (f.report || f.reportJSON != ""):
-		return errors.New("--report and --report-json need --mode exact")
 	case f.mode != modeSample && f.pprofAddr != "":
 		return errors.New("--pprof-addr needs --mode sample")
 	case !profiling && f.maxInstr > 0:
 		return errors.New("--max-instructions counts instructions: it needs a profiling --mode")
+	case !profiling && f.failLimit:
+		return errors.New("--fail-over-limit counts instructions: it needs a profiling --mode")
+	case !profiling && given(fs, "o"):
+		return fmt.Errorf("-o %s: --mode off writes no profile", f.output)
 	}
 	var err error
 	if f.cost, err = parseCost(f.costName); err != nil {
@@ -176,22 +183,19 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 			return fmt.Errorf("--pprof-addr %s: want HOST:PORT: %w", f.pprofAddr, err)
 		}
 	}
+	if f.quiet {
+		f.progress = 0
+	}
 	rest := fs.Args()
 	f.module, f.guestArgs = rest[0], rest[1:]
+	if isJS(f.module) {
+		return fmt.Errorf("%s is JavaScript, not a Wasm module: build it first (jsprof build --plugin PLUGIN.wasm %s -o index.wasm)", f.module, f.module)
+	}
 	if len(f.guestArgs) > 0 && f.guestArgs[0] == "--" {
 		f.guestArgs = f.guestArgs[1:]
 	}
-	for _, d := range f.dirs {
-		m, err := runner.ParseMount(d)
-		if err != nil {
-			return err
-		}
-		if st, err := os.Stat(m.Host); err != nil || !st.IsDir() {
-			return fmt.Errorf("--dir %s: not a directory", m.Host)
-		}
-		f.mounts = append(f.mounts, m)
-	}
-	return nil
+	f.mounts, err = runner.ParseMounts(f.dirs)
+	return err
 }
 
 // usageError is an error of the command line found while the job runs
@@ -206,11 +210,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		return code
 	}
 	var outs *outputs
-	defer func() {
-		if outs != nil {
-			outs.discard()
-		}
-	}()
+	defer func() { outs.discard() }()
 	stopServe := func() {}
 	defer func() { stopServe() }()
 	job := profiler.Job{
@@ -223,13 +223,21 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Off:   f.mode == modeOff,
 		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
-		NeedProfile:    f.report || f.reportJSON != "",
-		ProfileOnly:    !f.report && f.reportJSON == "",
-		Timeout:        f.timeout,
+		NeedProfile: f.report || f.reportJSON != "",
+		ProfileOnly: !f.report && f.reportJSON == "",
+		Timeout:     f.timeout,
+		// Whole lines, each starting "jsprof:", so that they stay apart
+		// from what the guest itself writes on stderr.
+		Progress: profiler.Progress{Every: f.progress, Say: func(instructions uint64, elapsed time.Duration) {
+			fmt.Fprintf(io.err, "jsprof: running: %s Wasm instructions, %s\n", report.Human(instructions), elapsed.Round(100*time.Millisecond))
+		}},
 		Cache:          f.cacheDir(),
 		DefaultSignals: io.defaultSignals,
 		Hooks: profiler.Hooks{
 			Ready: func(linked profiler.Linking) error {
+				if f.failLimit && linked.Provider == nil {
+					return usageError{fmt.Errorf("--fail-over-limit: %s imports no Shopify Functions provider: it has no limits", f.module)}
+				}
 				if f.mode == modeOff {
 					return nil
 				}
@@ -243,29 +251,23 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 				}
 				return nil
 			},
-			Prepared: func(sess *profiler.Session, why error) (func(), error) {
-				if why != nil {
+			Prepared: func(sess *profiler.Session, why error) error {
+				switch {
+				case why != nil:
 					fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", profiler.FirstLine(why.Error()))
-					return nil, nil
+				case sess != nil && sess.CountOnly() != nil:
+					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", profiler.FirstLine(sess.CountOnly().Error()), profiler.BucketWasm)
 				}
-				if sess == nil {
-					return nil, nil
+				if sess == nil || f.pprofAddr == "" {
+					return nil
 				}
-				if why := sess.CountOnly(); why != nil {
-					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", profiler.FirstLine(why.Error()), profiler.BucketWasm)
+				addr, stop, err := sess.Serve(f.pprofAddr)
+				if err != nil {
+					return fmt.Errorf("--pprof-addr: %w", err)
 				}
-				if f.pprofAddr != "" {
-					addr, stop, err := sess.Serve(f.pprofAddr)
-					if err != nil {
-						return nil, fmt.Errorf("--pprof-addr: %w", err)
-					}
-					stopServe = stop
-					fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
-				}
-				if sess.CountOnly() == nil && !f.quiet && f.progress > 0 {
-					return progress(io, f.progress, time.Now(), sess.Instructions), nil
-				}
-				return nil, nil
+				stopServe = stop
+				fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
+				return nil
 			},
 			OutputError: func(err error) { fail(io, exitFailure, err) },
 		},
@@ -286,20 +288,80 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 		return failInterrupted(ctx, io, exitFailure, err)
 	}
+	code := done.ExitCode
+	mark := func(s string) string { return paint(io, red, s) }
 	if out := done.Outcome; out != nil {
 		// What was measured is written before anything else is said.
 		if err := outs.write(out, f, io); err != nil {
 			return fail(io, exitFailure, err)
 		}
+		if out.Throw != nil {
+			fmt.Fprintf(io.err, "jsprof: uncaught %s%s\n", out.Throw.Message, throwPlace(out.Throw.Stack))
+		}
 		if done.Function {
-			profiler.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "")
+			profiler.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "", mark)
+			if over := profiler.OverLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
+				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", inputName(f.input), mark(over))
+				if code == 0 {
+					code = exitFailure
+				}
+			}
 		}
 	} else if done.Function {
 		// Only --mode off runs a function uninstrumented: one with no JS
 		// interpreter is counted all the same (countonly.go).
-		profiler.WriteFunctionSummary(io.err, 0, "", done.Info, "--mode off")
+		profiler.WriteFunctionSummary(io.err, 0, "", done.Info, "--mode off", mark)
 	}
-	return exitStatus(done.Guest, done.ExitCode, io)
+	code = exitStatus(done.Guest, code, io)
+	if done.Outcome != nil && !f.quiet {
+		fmt.Fprintf(io.err, "jsprof: profile written to %s (jsprof report %s; go tool pprof -http=: %s)\n", f.output, f.output, f.output)
+	}
+	return code
+}
+
+// throwPlace is where a JS error was thrown, for the run's summary:
+// ", thrown at inner (index.js:3) ← outer (index.js:8)", or "" when no
+// stack is known.
+func throwPlace(stack []jsprofile.ThrowFrame) string {
+	var b strings.Builder
+	for i, f := range stack {
+		if i == 0 {
+			b.WriteString(", thrown at ")
+		} else {
+			b.WriteString(" ← ")
+		}
+		b.WriteString(f.String())
+	}
+	return b.String()
+}
+
+// ownFlag returns the first of the guest's arguments that names one of
+// jsprof's flags (-o, --report=x), or "".
+func ownFlag(fs *flag.FlagSet, guestArgs []string) string {
+	for _, a := range guestArgs {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name != "" && fs.Lookup(name) != nil {
+			return a
+		}
+	}
+	return ""
+}
+
+// isJS says whether a file's name is a JavaScript or TypeScript source's.
+func isJS(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".js", ".mjs", ".cjs", ".ts", ".mts", ".jsx", ".tsx":
+		return true
+	}
+	return false
+}
+
+// inputName names a function's input in messages: its file, or stdin.
+func inputName(path string) string {
+	if path == "" {
+		return "stdin"
+	}
+	return path
 }
 
 // failInterrupted is fail, unless ctx was cancelled by a signal: then the
@@ -307,40 +369,14 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 func failInterrupted(ctx context.Context, io stdio, code int, err error) int {
 	var sig interrupted
 	if errors.As(context.Cause(ctx), &sig) {
-		return fail(io, profiler.ExitSignalBase+int(sig.sig), sig)
+		return fail(io, profiler.ExitSignalBase+int(sig.Sig), sig)
 	}
 	return fail(io, code, err)
 }
 
 // warn prints a warning as one line.
 func warn(io stdio, err error) {
-	fmt.Fprintf(io.err, "jsprof: warning: %s\n", profiler.FirstLine(err.Error()))
-}
-
-// progress prints, every interval until stopped, one line on stderr with
-// the instructions executed so far. Whole lines, each starting "jsprof:",
-// so that they stay apart from what the guest itself writes there.
-func progress(io stdio, interval time.Duration, start time.Time, instructions func() uint64) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-tick.C:
-				fmt.Fprintf(io.err, "jsprof: running: %s Wasm instructions, %s\n",
-					report.Human(instructions()), now.Sub(start).Round(100*time.Millisecond))
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
+	fmt.Fprintf(io.err, "jsprof: %s %s\n", paint(io, yellow, "warning:"), profiler.FirstLine(err.Error()))
 }
 
 // exitStatus says how the guest ended, when it did not end by itself
@@ -350,16 +386,6 @@ func exitStatus(res runner.Result, code int, io stdio) int {
 		return fail(io, code, why)
 	}
 	return code
-}
-
-// writeFileAtomic writes via a temporary file in the same directory and a
-// rename, so an interrupted jsprof never leaves half a file.
-func writeFileAtomic(path string, write func(f *os.File) error) error {
-	o, err := createOutput(path)
-	if err != nil {
-		return err
-	}
-	return o.commit(write)
 }
 
 // Cost models of --cost.

@@ -29,7 +29,7 @@ func TestRunFlagCombinations(t *testing.T) {
 		{[]string{"--mode", "fast", "m.wasm"}, `--mode "fast": want exact, sample or off`},
 		{[]string{"--mode", "off", "--report", "m.wasm"}, "--report, --report-json and --collapsed need a profiling --mode"},
 		{[]string{"--mode", "off", "--collapsed", "c.txt", "m.wasm"}, "--report, --report-json and --collapsed need a profiling --mode"},
-		{[]string{"--mode", "sample", "--report-json", "r.json", "m.wasm"}, "--report and --report-json need --mode exact"},
+		{[]string{"--mode", "sample", "--report", "--report-json", "r.json", "m.wasm"}, ""},
 		{[]string{"--pprof-addr", "localhost:0", "m.wasm"}, "--pprof-addr needs --mode sample"},
 		{[]string{"--mode", "sample", "--pprof-addr", "nowhere", "m.wasm"}, "--pprof-addr nowhere: want HOST:PORT"},
 		{[]string{"--mode", "off", "--max-instructions", "5", "m.wasm"}, "--max-instructions counts instructions: it needs a profiling --mode"},

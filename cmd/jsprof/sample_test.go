@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,6 +20,17 @@ import (
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
+
+// wasmRoot is the outermost frame of a sampled stack under its phase
+// frame (sample mode roots each stack at its phase, as exact mode does).
+func wasmRoot(t *testing.T, s *profile.Sample) *profile.Function {
+	t.Helper()
+	n := len(s.Location)
+	require.GreaterOrEqual(t, n, 2, "a phase frame and a stack under it")
+	phase := s.Location[n-1].Line[0].Function
+	require.True(t, strings.HasPrefix(phase.SystemName, "phase:"), "the root is a phase: %s", phase.SystemName)
+	return s.Location[n-2].Line[0].Function
+}
 
 func readProfile(t *testing.T, path string) *profile.Profile {
 	t.Helper()
@@ -93,12 +105,12 @@ func TestSampleMode(t *testing.T) {
 				layered, atStart := 0, 0
 				for _, s := range sp.Sample {
 					k := strings.Join(kinds(s), ",")
-					root := s.Location[len(s.Location)-1].Line[0].Function
+					root := wasmRoot(t, s)
 					switch {
 					case root.Name == "_start":
 						atStart++
 					case root.Name == jsprofile.BucketTruncated:
-						require.True(t, strings.HasPrefix(k, "bucket,"), "a truncated stack: %s", k)
+						require.True(t, strings.HasPrefix(k, "phase,bucket,"), "a truncated stack: %s", k)
 					default:
 						t.Fatalf("a stack starts at %s, neither _start nor a truncation mark", root.Name)
 					}
@@ -222,7 +234,7 @@ func TestSampleModeDynamic(t *testing.T) {
 			for _, s := range p.Sample {
 				// the dynamic module's _start, or the plugin's runtime
 				// initialization, which the host calls first
-				root := s.Location[len(s.Location)-1].Line[0].Function
+				root := wasmRoot(t, s)
 				if root.Name == "_start" && root.SystemName == "wasm:other:_start" || strings.HasPrefix(root.Name, "initialize") {
 					atStart++
 				}
@@ -327,4 +339,39 @@ func TestSampleModeLargeTopLevel(t *testing.T) {
 		}
 	}
 	assert.Positive(t, top["op:fclosure"], "the top level's closures, sampled at their opcode: %v", top)
+}
+
+// TestSampleTotalsEqualExact: the count is exact in both modes, so a
+// sampled run's headline total is exact mode's, a dynamic module's own
+// code included (counted, never sampled: its own sample); --report and
+// --report-json work in sample mode; a run with too few samples to rank
+// its functions says so, with the rate to use, and one with enough does
+// not (the negative control).
+func TestSampleTotalsEqualExact(t *testing.T) {
+	plugin := fixtures.EnginePath(t, "javy-plugin-1.7.0")
+	module := filepath.Join(t.TempDir(), "fib20.wasm")
+	built := jsprof(t, "", "build", "--dynamic", "--plugin", plugin, filepath.Join("testdata", "fib20.js"), "-o", module)
+	require.Equal(t, 0, built.code, built.stderr)
+	type totals struct {
+		Mode  string `json:"mode"`
+		Total uint64 `json:"total_wasm_instructions"`
+	}
+	run := func(args ...string) (totals, string) {
+		doc := filepath.Join(t.TempDir(), "report.json")
+		got := jsprof(t, "", append(append([]string{"run", "--plugin", plugin, "--report", "--report-json", doc}, args...), module)...)
+		require.Equal(t, 0, got.code, got.stderr)
+		var tt totals
+		require.NoError(t, json.Unmarshal([]byte(readFileText(t, doc)), &tt))
+		return tt, got.stderr
+	}
+	exact, _ := run("--mode", "exact")
+	sampled, stderr := run("--mode", "sample", "--sample-every", "10000")
+	few, fewErr := run("--mode", "sample")
+	assert.Equal(t, "sample", sampled.Mode)
+	assert.Equal(t, exact.Total, sampled.Total, "the headline total")
+	assert.Equal(t, exact.Total, few.Total)
+	assert.Contains(t, stderr, "sample mode (engine: ", "--report in sample mode")
+	assert.NotContains(t, stderr, "too few to rank")
+	assert.Regexp(t, `jsprof: warning: only \d+ samples \(one about every 1000000 Wasm instructions, --sample-every\): too few to rank functions`, fewErr)
+	assert.Contains(t, fewErr, "--sample-every 10000 takes about 1,000")
 }

@@ -392,6 +392,41 @@ func TestShopifyMemoryUnprofiled(t *testing.T) {
 	assert.Equal(t, got[0], got[1], "--mode off, then exact")
 }
 
+// TestShopifyLinesInclusive: lines are charged as functions are, with what
+// they call: in a Shopify function, the line that reads the input,
+// `ShopifyFunction.readInput()` (a host function decoding MessagePack),
+// is the top line by total, while its own opcodes are a few hundred
+// instructions; a line's total holds its self.
+func TestShopifyLinesInclusive(t *testing.T) {
+	src := filepath.Join("testdata", "shopify", "shopify_function.js")
+	module := buildFunction(t, "shopify_functions_javy_v4", src)
+	prof := filepath.Join(t.TempDir(), "function.pb.gz")
+	got := jsprof(t, "", "run", "-q", "--plugin", providersDir(t), "--input", "testdata/shopify/input.json", "-o", prof, module)
+	require.Equal(t, 0, got.code, got.stderr)
+	rep := jsprof(t, "", "report", "--by", "line", "--json", prof)
+	require.Equal(t, 0, rep.code, rep.stderr)
+	var doc struct {
+		Total uint64 `json:"total_wasm_instructions"`
+		Lines []struct {
+			Line  int    `json:"line"`
+			Self  uint64 `json:"self_wasm_instructions"`
+			Total uint64 `json:"total_wasm_instructions"`
+		} `json:"lines"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(rep.stdout), &doc))
+	require.NotEmpty(t, doc.Lines)
+	text := strings.Split(readFileText(t, src), "\n")
+	top := doc.Lines[0]
+	assert.Contains(t, text[top.Line-1], "ShopifyFunction.readInput()", "the top line by total")
+	assert.Greater(t, top.Total, 20*top.Self, "its total is the decoding it called")
+	for _, l := range doc.Lines {
+		assert.GreaterOrEqual(t, l.Total, l.Self, "line %d", l.Line)
+		assert.LessOrEqual(t, l.Total, top.Total, "sorted by total")
+	}
+	text2 := jsprof(t, "", "report", "--by", "line", prof)
+	assert.Contains(t, text2.stdout, "self instr  total instr  self share  total share")
+}
+
 // TestCompareProfilesCarryRunFacts: the profiles compare --out-dir keeps
 // of a Shopify Function carry the run's facts — provider, codec, sizes
 // and limits, in jsprof report --json's run — as jsprof run's profile of
@@ -439,4 +474,56 @@ func TestCompareProfilesCarryRunFacts(t *testing.T) {
 	assert.Equal(t, want.Run.InputBytes, got3.Run.InputBytes)
 	require.NotNil(t, got3.Run.Limits)
 	assert.Equal(t, uint64(shopify.InstructionLimit), got3.Run.Limits.Instructions)
+}
+
+// TestShopifySampleModeAsExact: a Shopify function sampled shows what its
+// exact profile shows: the same phases, in about the same shares, and the
+// provider's host functions named after their call sites
+// (ShopifyFunction.readInput, writeOutput) rather than left in
+// (native functions).
+func TestShopifySampleModeAsExact(t *testing.T) {
+	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "shopify_function.js"))
+	type doc struct {
+		Total  uint64 `json:"total_wasm_instructions"`
+		Phases []struct {
+			Name  string `json:"name"`
+			Instr uint64 `json:"wasm_instructions"`
+		} `json:"phases"`
+		Functions []struct {
+			Name string `json:"name"`
+			Kind string `json:"kind"`
+			Self uint64 `json:"self_wasm_instructions"`
+		} `json:"functions"`
+	}
+	run := func(args ...string) doc {
+		path := filepath.Join(t.TempDir(), "report.json")
+		got := jsprof(t, "", append(append([]string{"run", "-q", "--deterministic", "--plugin", providersDir(t), "--input", "testdata/shopify/input.json", "--report-json", path}, args...), module)...)
+		require.Equal(t, 0, got.code, got.stderr)
+		var d doc
+		require.NoError(t, json.Unmarshal([]byte(readFileText(t, path)), &d))
+		return d
+	}
+	exact, sampled := run("--mode", "exact"), run("--mode", "sample", "--sample-every", "100")
+	assert.Equal(t, exact.Total, sampled.Total)
+	share := func(d doc) map[string]float64 {
+		out := map[string]float64{}
+		for _, p := range d.Phases {
+			out[p.Name] = float64(p.Instr) / float64(d.Total)
+		}
+		return out
+	}
+	want, got := share(exact), share(sampled)
+	require.Contains(t, want, "input decoding")
+	require.Len(t, got, len(want), "the same phases: %v, sampled %v", want, got)
+	for name, w := range want {
+		assert.InDelta(t, w, got[name], 0.05, "%s", name)
+	}
+	named := map[string]bool{}
+	for _, f := range sampled.Functions {
+		if f.Kind == "native" && f.Self > 0 {
+			named[f.Name] = true
+		}
+	}
+	assert.True(t, named["ShopifyFunction.readInput"], "natives %v", named)
+	assert.True(t, named["ShopifyFunction.writeOutput"], "natives %v", named)
 }

@@ -39,7 +39,7 @@ func moduleProgram(wasm []byte, modulePath, source string) program {
 		}
 		return program{text: text, path: source}
 	}
-	src, note, err := moduleSource(wasm, modulePath)
+	src, note, err := htmlview.ModuleFileSource(wasm, modulePath)
 	switch {
 	case err != nil:
 		return program{why: err.Error()}
@@ -107,7 +107,7 @@ func mapSaved(p *jsprofile.Profile, flag, profilePath string, sources []htmlview
 		}
 	}
 	if len(sources) == 0 {
-		sources = profileModuleSource(profilePath, p.Meta.Module)
+		sources = htmlview.ProfileModuleSource(profilePath, p.Meta.Module)
 	}
 	var prog program
 	prog.why = "give the JS with --source, or keep the profile's module beside it"

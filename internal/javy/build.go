@@ -5,57 +5,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/andybalholm/brotli"
 	"github.com/tetratelabs/wazero"
 
 	"github.com/jsprof/jsprof/wasmcore"
 )
-
-// SourceSection names the custom section in which jsprof build records the
-// JS file a module was built from: Javy compiles every program as
-// "function.mjs", and profiles are more useful with the user's file name,
-// which pprof can then find to list source lines.
-const SourceSection = "jsprof.source"
-
-// NameSource records the JS file a built module came from.
-func NameSource(module []byte, file string) []byte {
-	return wasmcore.AppendCustomSection(module, SourceSection, []byte(file))
-}
-
-// JavySourceSection is the custom section in which `javy build` embeds the
-// program's JS, Brotli-compressed, for tools to show it: jsprof report
-// --html annotates the profile's lines with it (jsframes/htmlview reads it,
-// as htmlview.JavySourceSection).
-const JavySourceSection = "javy_source"
-
-// EmbedSource adds a program's JS to the module built from it as `javy
-// build` does: Brotli-compressed (at the best compression, as Javy's CLI
-// writes it) in a javy_source custom section. jsprof build does, so that
-// the module carries what its profiles need to be read line by line.
-func EmbedSource(module, src []byte) ([]byte, error) {
-	var compressed bytes.Buffer
-	w := brotli.NewWriterLevel(&compressed, brotli.BestCompression)
-	if _, err := w.Write(src); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return wasmcore.AppendCustomSection(module, JavySourceSection, compressed.Bytes()), nil
-}
-
-// CompiledName is the file name Javy's plugins compile every program as.
-const CompiledName = "function.mjs"
-
-// SourceOf returns the file NameSource recorded, "" when none.
-func SourceOf(m *wasmcore.Module) string {
-	for _, c := range m.Customs {
-		if c.Name == SourceSection {
-			return string(c.Data)
-		}
-	}
-	return ""
-}
 
 // BuildDynamic returns a module that imports the plugin's realloc, run
 // export and memory from its namespace and runs bytecode from its own

@@ -1,23 +1,40 @@
-// Package profiler is jsprof's profiling pipeline, the one every command,
-// test and benchmark goes through:
+// Package profiler is jsprof's run pipeline, the one every command, test
+// and benchmark goes through. Execute runs a Job from start to end:
 //
-//	Prepare   decode the module (and a dynamic module's plugin), find the
-//	          interpreter (dispatch), instrument it (meter), or read both,
-//	          with the engine's facts, from the prepared-engine cache
-//	          (prepared.go); a static module's program is detached from
-//	          what is compiled (detach.go); read the program's bytecode for
-//	          naming (bytecode, naming). A run with no interpreter can be
-//	          counted instead (countonly.go)
-//	Configure hook the session into a runner.Options (Start readies each
-//	          instance: the detached program put back, the meter's state)
-//	(the caller runs the guest with internal/runner)
-//	Finish    collect the counters, name the functions, build the profile
-//	          (stacks), name its positions after the program's source map
-//	          when the caller found one (sourcemap), and its tables (report)
+//	read, link  decode the module file; link what it imports (link.go: a
+//	            Javy plugin, or a Shopify Functions provider from a file or
+//	            a folder); encode a function's input (function.go)
+//	Prepare     decode the module (and a dynamic module's plugin), find the
+//	            interpreter (dispatch), instrument it (meter), or read both,
+//	            with the engine's facts, from the prepared-engine cache
+//	            (prepared.go); a static module's program is detached from
+//	            what is compiled (detach.go); read the program's bytecode
+//	            for naming (bytecode, naming). A run with no interpreter
+//	            can be counted instead (countonly.go)
+//	Configure   hook the session into the runner.Options, composed with
+//	            the caller's own hooks (Start readies each instance: the
+//	            detached program put back, the meter's state)
+//	run         internal/runner, under the job's limits and timeout; a
+//	            signal's cancellation stops the guest at the meter's
+//	            checkpoints; a damaged compilation cache is cleared and the
+//	            run done again
+//	Finish      decode a function's output; collect the counters, name the
+//	            functions, build the profile (stacks) with the run's facts
+//	            (export, memory, a function's provider, codec, sizes and
+//	            limits), name its positions after the program's source map
+//	            when the caller found one (sourcemap), and its tables
+//	            (report)
+//
+// The caller hears the job through its Hooks. Compare (compare.go) builds
+// one JS file with two plugins and runs both through Execute (jsprof
+// compare).
 //
 // It also says how a run ended (ExitCode, Ending: the exit codes jsprof
-// documents) and serves a running guest's profile (Serve). It owns the
+// documents; Interrupted, the cause of a signal's cancellation), reads
+// the uncaught JS error an engine told before it trapped (Uncaught, from a
+// Tail of the guest's stderr; Outcome.Throw, its stack found in the run's
+// own profile) and serves a running guest's profile (Serve). It owns the
 // order of those steps and what passes between them, nothing else: flags,
-// messages and files belong to cmd/jsprof; the work of each step to the
-// package named beside it.
+// messages and which files are written belong to cmd/jsprof; the work of
+// each step to the package named beside it.
 package profiler

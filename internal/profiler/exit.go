@@ -28,6 +28,15 @@ const (
 	ExitOutOfRange = 1
 )
 
+// Interrupted is the cause of a run's context cancelled by a signal (the
+// command's handler cancels it so).
+type Interrupted struct{ Sig syscall.Signal }
+
+func (i Interrupted) Error() string { return "interrupted by " + i.Sig.String() }
+
+// Signal is the signal that interrupted the run.
+func (i Interrupted) Signal() syscall.Signal { return i.Sig }
+
 // Signaled is the cause of a run cancelled by a signal.
 type Signaled interface {
 	error

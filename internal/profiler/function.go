@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
@@ -85,14 +86,18 @@ func writeFunctionOutput(out shopify.Output, outErr error, codec shopify.Codec, 
 // "Benchmark Results" say, in its wording and units, on one line: the
 // export call's instructions (when counted), linear memory, input and
 // output sizes, each against Shopify's limit (before @scaleLimits) and
-// flagged when over it; then what ran outside the call, which neither
+// flagged when over it (mark, when not nil, dresses the flag: a
+// terminal's colour); then what ran outside the call, which neither
 // counts.
-func WriteFunctionSummary(w io.Writer, instructions uint64, costModel string, info jsprofile.RunInfo, uncounted string) {
+func WriteFunctionSummary(w io.Writer, instructions uint64, costModel string, info jsprofile.RunInfo, uncounted string, mark func(string) string) {
 	over := func(n, limit uint64) string {
-		if n > limit {
-			return " — OVER THE LIMIT"
+		if n <= limit {
+			return ""
 		}
-		return ""
+		if mark != nil {
+			return " — " + mark(OverTheLimit)
+		}
+		return " — " + OverTheLimit
 	}
 	counted := "not counted (" + uncounted + ")"
 	if costModel != "" {
@@ -106,6 +111,32 @@ func WriteFunctionSummary(w io.Writer, instructions uint64, costModel string, in
 		fmt.Fprintf(w, "jsprof: not counted, as function-runner does not: %s instructions before the call (provider set-up, input), %s after it (output)\n",
 			HumanInstructions(info.StartupInstructions), HumanInstructions(info.FinishInstructions))
 	}
+}
+
+// OverTheLimit flags a value over its limit, as function-runner does.
+const OverTheLimit = "OVER THE LIMIT"
+
+// OverLimit says which of function-runner's limits a run went over, in
+// the summary's words and units, or "".
+func OverLimit(instructions uint64, info jsprofile.RunInfo) string {
+	l := info.Limits
+	if l == nil {
+		return ""
+	}
+	var over []string
+	if l.InstructionsOver {
+		over = append(over, fmt.Sprintf("Instructions %s of %s", HumanInstructions(instructions), HumanInstructions(l.Instructions)))
+	}
+	if l.InputOver {
+		over = append(over, fmt.Sprintf("Input Size %s of %s", HumanSize(info.InputBytes), HumanSize(l.InputBytes)))
+	}
+	if l.OutputOver {
+		over = append(over, fmt.Sprintf("Output Size %s of %s", HumanSize(info.OutputBytes), HumanSize(l.OutputBytes)))
+	}
+	if len(over) == 0 {
+		return ""
+	}
+	return "over the limit: " + strings.Join(over, "; ")
 }
 
 // functionLimits are Shopify's limits for a run, with the input and output

@@ -57,7 +57,7 @@ func TestFunctionSummaryUnits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var errOut strings.Builder
-			WriteFunctionSummary(&errOut, tt.instructions, tt.costModel, tt.info, "--mode off")
+			WriteFunctionSummary(&errOut, tt.instructions, tt.costModel, tt.info, "--mode off", nil)
 			assert.Equal(t, tt.want, errOut.String())
 		})
 	}

@@ -62,11 +62,48 @@ type Job struct {
 	// stops the run before the guest starts (runner.ErrDamagedCache), it
 	// is cleared and opened again, and the run done again.
 	Cache runner.CacheDir
+	// Progress is said while a profiled guest runs.
+	Progress Progress
 	// DefaultSignals, when set, gives SIGINT and SIGTERM back their
 	// default action; it is called before a run with Off and no timeout
 	// (Execute says why).
 	DefaultSignals func()
 	Hooks          Hooks
+}
+
+// Progress says, every Every while a profiled guest runs (0: never), the
+// Wasm instructions it has run so far (at the meter's last checkpoint) and
+// for how long.
+type Progress struct {
+	Every time.Duration
+	Say   func(instructions uint64, elapsed time.Duration)
+}
+
+// start starts saying progress for s from start; stop stops it, and
+// returns once it is no longer said.
+func (p Progress) start(s *Session, start time.Time) (stop func()) {
+	if p.Every <= 0 || p.Say == nil || s == nil || s.CountOnly() != nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(p.Every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-tick.C:
+				p.Say(s.Instructions(), now.Sub(start))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 // Hooks are what a caller hears of a Job while it runs, each at its
@@ -77,8 +114,8 @@ type Hooks struct {
 	Ready func(Linking) error
 	// Prepared hears the session about to run (nil when the run is not
 	// profiled: why says why, nil for Job.Off) just before the guest
-	// starts; it returns what to stop when the guest has ended.
-	Prepared func(s *Session, why error) (stop func(), err error)
+	// starts.
+	Prepared func(s *Session, why error) error
 	// OutputError hears a Shopify Function's output that could not be had
 	// (it does not decode, there is none): the run's exit code is then 1
 	// if it was 0.
@@ -113,6 +150,9 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 	if stderr == nil {
 		stderr = io.Discard
 	}
+	// What the guest writes on stderr last tells an uncaught JS error.
+	guestErr := &Tail{W: stderr}
+	opts.Stderr = guestErr
 	if opts.Name == "" {
 		opts.Name = filepath.Base(job.ModulePath)
 	}
@@ -201,17 +241,13 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 	if popts.MaxInstructions > 0 && sess == nil {
 		return nil, errors.New("--max-instructions needs a module with a JS interpreter to instrument")
 	}
-	stop := func() {}
 	if job.Hooks.Prepared != nil {
-		var err error
-		if stop, err = job.Hooks.Prepared(sess, why); err != nil {
+		if err := job.Hooks.Prepared(sess, why); err != nil {
 			return nil, err
-		}
-		if stop == nil {
-			stop = func() {}
 		}
 	}
 	start := time.Now()
+	stopProgress := job.Progress.start(sess, start)
 	runCtx := ctx
 	if job.Timeout > 0 {
 		// Counted from when the guest's modules are compiled: compiling
@@ -246,7 +282,7 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 			res, err = runner.Run(runCtx, wasm, opts)
 		}
 	}
-	stop()
+	stopProgress()
 	if err != nil {
 		if sess != nil {
 			sess.Finished()
@@ -258,10 +294,12 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 	if sess != nil {
 		done.Info.MemoryBytes = sess.GuestMemory(res.MemoryBytes)
 	}
+	guestOutput := guestErr.Bytes()
 	if function != nil {
 		info := &done.Info
 		info.Provider, info.Codec, info.InputBytes = function.Namespace, function.Codec.String(), uint64(len(function.Input))
 		out, err := function.Output()
+		guestOutput = append(guestOutput, out.Logs...)
 		info.OutputBytes = uint64(len(out.Output))
 		info.Limits = functionLimits(info.InputBytes, info.OutputBytes)
 		if werr := writeFunctionOutput(out, err, function.Codec, res, stdout, stderr); werr != nil {
@@ -285,7 +323,7 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 	}
 	// The tables are for the reports and a function's summary.
 	done.Outcome, err = sess.Finish(finishCtx, Run{Start: start, ExitCode: done.ExitCode, Trap: res.Trap, Info: done.Info,
-		ProfileOnly: job.ProfileOnly && function == nil})
+		GuestOutput: guestOutput, ProfileOnly: job.ProfileOnly && function == nil})
 	if err != nil {
 		return nil, err
 	}

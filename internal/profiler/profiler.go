@@ -220,16 +220,14 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 		}
 		s.engine, s.analysis, plan = pluginMod, pluginReport, pplan
 		// The dynamic module's own code runs in the measured call too, and
-		// function-runner counts it: exact mode counts it with wasmcore's
-		// counter and adds it as a bucket (moduleCode). The stops come
+		// function-runner counts it: both modes count it with wasmcore's
+		// counter and add it as a bucket (moduleCode). The stops come
 		// after, uncounted: they are jsprof's, not the guest's.
-		if !mopts.Sample {
-			per := s.opts.Meter != nil && s.opts.Meter.PerInstruction
-			if s.main, err = countOnly(name, s.main, s.costModel(), per); err != nil {
-				return nil, err
-			}
-			s.moduleCode = &moduleCode{}
+		per := s.opts.Meter != nil && s.opts.Meter.PerInstruction
+		if s.main, err = countOnly(name, s.main, s.costModel(), per); err != nil {
+			return nil, err
 		}
+		s.moduleCode = &moduleCode{}
 		if s.main, err = addStops(name, s.main); err != nil {
 			return nil, err
 		}
@@ -532,6 +530,12 @@ func (s *Session) Configure(o *runner.Options) {
 			s.windowed, s.windowErr = res, err
 		} else {
 			s.windowed, s.windowErr = s.meter.Collect()
+			if s.windowed != nil {
+				// Counted exactly, never sampled: its own sample, so that
+				// the total is exact mode's.
+				s.moduleCode.add(s.windowed)
+				s.sampler.AddBucket(meter.BucketModuleCode, s.moduleCode.counted())
+			}
 		}
 		return callErr
 	}
@@ -635,6 +639,10 @@ type Run struct {
 	// export run, memory, a Shopify Function's provider and sizes);
 	// Finish adds the phases it measured.
 	Info jsprofile.RunInfo
+	// GuestOutput is the last of what the guest wrote on stderr (a Tail's)
+	// and a provider's logs: where an engine that trapped on an uncaught
+	// JS error told it (Outcome.Throw).
+	GuestOutput []byte
 	// ProfileOnly leaves Outcome.Tables nil: the caller writes the
 	// profile alone. The tables read the whole profile again (0.5 s of a
 	// million-stack profile's post-run work, 2-3 ms of a sampled fib(30)'s).
@@ -649,6 +657,10 @@ type Outcome struct {
 	// Warnings say what the profile lacks (unreadable counters, a run too
 	// short for a sample).
 	Warnings []error
+	// Throw is the uncaught JS error the guest trapped on, with the JS
+	// stack at the throw from the profile's own stacks; nil when the run
+	// did not trap, or its output told no error. The profile carries it.
+	Throw *jsprofile.Throw
 }
 
 // Finish collects the measurements once the guest has ended and builds
@@ -700,9 +712,8 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	if s.sampler != nil {
 		meta.TotalInstructions = results.TotalInstructions
 		meta.SampleEvery = s.opts.SampleEvery
-		if s.sampler.Total() == 0 {
-			out.Warnings = append(out.Warnings, fmt.Errorf("no samples: the guest ran only %d Wasm instructions, and a sample comes about every %d (--sample-every); --mode exact measures short runs exactly",
-				results.TotalInstructions, s.opts.SampleEvery))
+		if w := fewSamples(s.sampler.Taken(), results.TotalInstructions, s.opts.SampleEvery); w != nil {
+			out.Warnings = append(out.Warnings, w)
 		}
 		if s.window != nil {
 			out.Profile, err = s.window(meta, s.identity())
@@ -724,6 +735,11 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	if err := s.mapPositions(out.Profile); err != nil {
 		return nil, err
 	}
+	if run.Trap != nil {
+		if out.Throw = throwOf(out.Profile, run.GuestOutput); out.Throw != nil {
+			jsprofile.SetThrow(out.Profile, out.Throw)
+		}
+	}
 	if run.ProfileOnly {
 		return out, nil
 	}
@@ -731,6 +747,41 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// minRankSamples is how many samples a sampled run needs before its
+// functions can be ranked by their samples: with n samples, a share's
+// error is about 1/sqrt(n) of the run, 10% at 100.
+const minRankSamples = 100
+
+// fewSamples is the warning for a sampled run with no samples, or too few
+// to rank functions (minRankSamples): how many it took, and the
+// --sample-every that takes about a thousand.
+func fewSamples(taken int, total, every uint64) error {
+	if taken >= minRankSamples {
+		return nil
+	}
+	rate := suggestedEvery(total)
+	if taken == 0 {
+		return fmt.Errorf("no samples: the guest ran only %d Wasm instructions, and a sample comes about every %d (--sample-every); --sample-every %d takes about 1,000, --mode exact measures short runs exactly",
+			total, every, rate)
+	}
+	return fmt.Errorf("only %d samples (one about every %d Wasm instructions, --sample-every): too few to rank functions, one sample can make a function look like %.1f%% of the run; --sample-every %d takes about 1,000, --mode exact counts every instruction",
+		taken, every, 100/float64(taken), rate)
+}
+
+// suggestedEvery is a round sampling period giving about 1,000 samples of
+// a run of total instructions: one significant digit, at least 1.
+func suggestedEvery(total uint64) uint64 {
+	n := total / 1000
+	if n < 1 {
+		return 1
+	}
+	p := uint64(1)
+	for n >= 10 {
+		n, p = n/10, p*10
+	}
+	return n * p
 }
 
 // selfCheck verifies the measured functions against the engine's own

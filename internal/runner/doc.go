@@ -17,6 +17,9 @@
 // (by wazero, or by the profiler's checkpoints), and Run returns the
 // context's cause as the trap.
 //
+// It also keeps the compilation cache (cache.go: CacheDir, kept within
+// its size, cleared when an entry is found damaged).
+//
 // The runner knows nothing of JS or of profiling; the profiler hands it an
 // already instrumented module and a context carrying its listeners.
 package runner

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -44,6 +45,23 @@ func ParseMount(s string) (Mount, error) {
 		return Mount{}, fmt.Errorf("--dir %q: want HOST[:GUEST]", s)
 	}
 	return Mount{Host: host, Guest: guest}, nil
+}
+
+// ParseMounts parses each --dir (ParseMount) and checks that its host
+// directory is one.
+func ParseMounts(specs []string) ([]Mount, error) {
+	var mounts []Mount
+	for _, s := range specs {
+		m, err := ParseMount(s)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := os.Stat(m.Host); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("--dir %s: not a directory", m.Host)
+		}
+		mounts = append(mounts, m)
+	}
+	return mounts, nil
 }
 
 // Plugin is a provider module preloaded for dynamic Javy modules, like

@@ -104,6 +104,8 @@ type FunctionSide struct {
 	Calls                uint64 `json:"calls"`
 	Executions           uint64 `json:"executions"`
 	SelfWasmInstructions uint64 `json:"self_wasm_instructions"`
+	// TotalWasmInstructions ran while it was on the stack (pprof's cum).
+	TotalWasmInstructions uint64 `json:"total_wasm_instructions"`
 }
 
 // Function is one JS function, by name, file and first line, or one
@@ -194,7 +196,8 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 	fns := map[string]*Function{}
 	var order []string
 	fnSide := func(f report.FunctionStats) *FunctionSide {
-		return &FunctionSide{Address: f.Address, Calls: f.Calls, Executions: f.Executions, SelfWasmInstructions: f.SelfWasmInstructions}
+		return &FunctionSide{Address: f.Address, Calls: f.Calls, Executions: f.Executions,
+			SelfWasmInstructions: f.SelfWasmInstructions, TotalWasmInstructions: f.TotalWasmInstructions}
 	}
 	add := func(d *report.Tables, isBase bool) {
 		for _, f := range d.Functions {
@@ -214,6 +217,7 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 				(*into).Calls += s.Calls
 				(*into).Executions += s.Executions
 				(*into).SelfWasmInstructions += s.SelfWasmInstructions
+				(*into).TotalWasmInstructions += s.TotalWasmInstructions
 				continue
 			}
 			*into = s
@@ -270,7 +274,7 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 		}
 	}
 	if base.Mode != new.Mode {
-		df.Warnings = append(df.Warnings, fmt.Sprintf("the base was measured in %s mode, the new in %s mode", base.Mode, new.Mode))
+		df.Warnings = append(df.Warnings, ModesDiffer(base.Mode, new.Mode))
 	}
 	if common == 0 && len(base.Functions)+len(new.Functions) > 0 {
 		df.Warnings = append(df.Warnings, "no JS function is in both profiles: are they of the same JS?")
@@ -290,7 +294,7 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 		}
 	}
 	if base.Mode != new.Mode {
-		df.WasmWarnings = append(df.WasmWarnings, fmt.Sprintf("the base was measured in %s mode, the new in %s mode", base.Mode, new.Mode))
+		df.WasmWarnings = append(df.WasmWarnings, ModesDiffer(base.Mode, new.Mode))
 	}
 	return df
 }
@@ -347,6 +351,12 @@ func functionWeight(f *Function) uint64 {
 	return bothSides(f.Base, f.New, func(s *FunctionSide) uint64 { return s.SelfWasmInstructions })
 }
 
+// ModesDiffer is the warning of a diff of profiles measured in different
+// modes (exact and sample).
+func ModesDiffer(base, new string) string {
+	return fmt.Sprintf("the base was measured in %s mode, the new in %s mode: the opcode executions and calls, and where instructions are placed, differ by mode, not only by engine", base, new)
+}
+
 // summarize writes the paragraph of where the cost moved.
 func (df *Diff) summarize() string {
 	var s []string
@@ -368,6 +378,8 @@ func (df *Diff) summarize() string {
 		costfmt.EngineLabel(n.Engine), costfmt.Human(n.TotalWasmInstructions), costfmt.EngineLabel(b.Engine), costfmt.Human(b.TotalWasmInstructions),
 		change(b.TotalWasmInstructions, n.TotalWasmInstructions), costfmt.HumanSigned(df.DeltaWasmInstructions)))
 	switch {
+	case b.Mode != n.Mode:
+		s = append(s, fmt.Sprintf("The base was measured in %s mode, the new in %s mode: sampling counts no opcode executions or calls, and places instructions by samples, so the changes below are the modes' as much as the engines'.", b.Mode, n.Mode))
 	case b.Executions == n.Executions:
 		s = append(s, fmt.Sprintf("Both executed the same %s JS opcodes.", costfmt.Human(b.Executions)))
 	case costfmt.Human(b.Executions) == costfmt.Human(n.Executions):

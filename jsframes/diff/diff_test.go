@@ -144,7 +144,7 @@ func TestDiffWarnings(t *testing.T) {
 	df := New(da, db, "a", "b")
 	assert.Equal(t, []string{
 		"the base engine's opcodes have no names: they are aligned by their op_N placeholders, which differ between releases",
-		"the base was measured in exact mode, the new in sample mode",
+		"the base was measured in exact mode, the new in sample mode: the opcode executions and calls, and where instructions are placed, differ by mode, not only by engine",
 		"no JS function is in both profiles: are they of the same JS?",
 	}, df.Warnings)
 }

@@ -140,18 +140,20 @@ func TestHTMLCart(t *testing.T) {
 				Lines   int
 				Hottest string
 				Instr   string
+				Total   string
 			}
 			b.Eval(`(function () { var h = document.querySelector('.source .sl.hottest');
-				return {Lines: document.querySelectorAll('.source .sl').length, Hottest: h.dataset.line, Instr: h.dataset.instr}; })()`, &view)
+				return {Lines: document.querySelectorAll('.source .sl').length, Hottest: h.dataset.line, Instr: h.dataset.instr, Total: h.dataset.total}; })()`, &view)
 			assert.Equal(t, len(srcLines), view.Lines)
 			assert.Equal(t, fmt.Sprint(hottest.Line), view.Hottest)
 			var lineInstr uint64
 			for _, l := range tables.Lines {
 				if l.File == hottest.File && l.Line == hottest.Line {
-					lineInstr += l.WasmInstructions
+					lineInstr += l.SelfWasmInstructions
 				}
 			}
 			assert.Equal(t, fmt.Sprint(lineInstr), view.Instr)
+			assert.Equal(t, fmt.Sprint(tables.SourceLineTotals[report.SourceLine{File: hottest.File, Line: hottest.Line}]), view.Total)
 
 			if reporttest.Update() {
 				shots(t, b, mode, path)

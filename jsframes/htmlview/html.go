@@ -316,7 +316,7 @@ func WriteReport(w io.Writer, r *report.Report, o ReportOptions) error {
 		v.MaxFn = math.Max(v.MaxFn, float64(b.WasmInstructions))
 	}
 	for _, l := range d.Lines {
-		v.MaxLine = math.Max(v.MaxLine, float64(l.WasmInstructions))
+		v.MaxLine = math.Max(v.MaxLine, float64(l.TotalWasmInstructions))
 	}
 	return t.ExecuteTemplate(w, "report", v)
 }
@@ -442,7 +442,7 @@ func isNativeFunction(f report.FunctionStats) bool {
 func hottest(d *report.Tables, natives []NativeCost, sources []sourceView) hotSpots {
 	var h hotSpots
 	for i := range d.Lines {
-		if d.Lines[i].WasmInstructions > 0 {
+		if d.Lines[i].TotalWasmInstructions > 0 { // by total: lines come sorted so
 			h.Line = &d.Lines[i]
 			break
 		}

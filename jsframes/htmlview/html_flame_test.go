@@ -260,7 +260,7 @@ func TestHTMLFlameExactMode(t *testing.T) {
 	var hot struct{ Line, Native, Function, Opcode string }
 	b.Eval(`({Line: document.getElementById('hot-line').dataset.name, Native: document.getElementById('hot-native').dataset.name,
 		Function: document.getElementById('hot-function').dataset.name, Opcode: document.getElementById('hot-opcode').dataset.name})`, &hot)
-	assert.Equal(t, struct{ Line, Native, Function, Opcode string }{"app.js:21", "JSON.stringify", "render", "add"}, hot)
+	assert.Equal(t, struct{ Line, Native, Function, Opcode string }{"app.js:12", "JSON.stringify", "render", "add"}, hot, "the hottest line by total: <eval>'s call of render")
 	var natives []string
 	b.Eval(`Array.from(document.querySelectorAll('tr.native')).map(function (r) { return r.dataset.name + ' ' + r.dataset.named; })`, &natives)
 	assert.Equal(t, []string{"JSON.stringify true", "(native functions) false"}, natives, "named natives are rows of their own")

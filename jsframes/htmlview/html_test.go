@@ -227,7 +227,7 @@ func TestHTMLCountsByMode(t *testing.T) {
 				assert.Equal(t, tt.counted, strings.Contains(html, s), "%s", s)
 			}
 			// The source lines' tooltips.
-			assert.Equal(t, tt.counted, regexp.MustCompile(`title="[^"]*Wasm instructions, [\d,]+ opcode executions"`).MatchString(html))
+			assert.Equal(t, tt.counted, regexp.MustCompile(`title="[^"]*with what it called, [\d,]+ opcode executions"`).MatchString(html))
 			assert.Regexp(t, `id="hot-opcode"[^\n]*<span class="sub">`+regexp.QuoteMeta(tt.card)+`</span>`, html)
 			if !tt.counted {
 				for _, zero := range []string{"0 calls", "0 executions", "0 opcode executions", "- instructions each"} {

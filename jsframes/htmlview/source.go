@@ -1,19 +1,17 @@
 package htmlview
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"html/template"
-	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/andybalholm/brotli"
-
+	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
 	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -33,72 +31,79 @@ type SourceFile struct {
 	From string
 }
 
-// Custom sections that carry a module's JS.
-const (
-	// JavySourceSection is where the Javy CLI and jsprof build embed the
-	// program's JS (Brotli-compressed by default, or plain):
-	// internal/javy.JavySourceSection, which writes it.
-	JavySourceSection = "javy_source"
-	// sourceNameSection is internal/javy.SourceSection: the name of the JS
-	// file jsprof build built the module from.
-	sourceNameSection = "jsprof.source"
-)
-
-// maxSourceBytes bounds a decompressed javy_source section.
-const maxSourceBytes = 64 << 20
+// JavySourceSection is where the Javy CLI and jsprof build embed the
+// program's JS (internal/javy owns it: javy.ReadSource reads it).
+const JavySourceSection = javy.JavySourceSection
 
 // ErrNoModuleSource: the module carries no JS source.
-var ErrNoModuleSource = errors.New("the module carries no JS source (no javy_source custom section: the Javy CLI and jsprof build embed it, unless the Javy CLI is told not to)")
+var ErrNoModuleSource = javy.ErrNoSource
 
-// ModuleSource reads the JS a Javy module carries in its javy_source
-// custom section, Brotli-compressed (what the Javy CLI writes by default)
-// or plain. The file is named as jsprof build recorded it (the
-// jsprof.source section) when it did, else name. A module without the
-// section returns ErrNoModuleSource, and the file's name without its
-// text (what jsprof build recorded before it embedded the JS).
+// ModuleSource reads the JS a Javy module carries (javy.ReadSource). The
+// file is named as jsprof build recorded it when it did, else name. A
+// module without the section returns ErrNoModuleSource, and the file's
+// name without its text (what jsprof build recorded before it embedded
+// the JS).
 func ModuleSource(wasm []byte, name string) (SourceFile, error) {
 	m, err := wasmcore.Decode(wasm)
 	if err != nil {
 		return SourceFile{}, err
 	}
-	var data []byte
-	found := false
-	for _, c := range m.Customs {
-		switch c.Name {
-		case JavySourceSection:
-			data, found = c.Data, true
-		case sourceNameSection:
-			if n := string(c.Data); n != "" {
-				name = n
-			}
-		}
+	recorded, text, err := javy.ReadSource(m)
+	if recorded != "" {
+		name = recorded
 	}
-	if !found {
-		return SourceFile{Name: name}, ErrNoModuleSource
-	}
-	text, err := decodeJavySource(data)
-	if err != nil {
-		return SourceFile{}, fmt.Errorf("%s section: %w", JavySourceSection, err)
+	switch {
+	case errors.Is(err, javy.ErrNoSource):
+		return SourceFile{Name: name}, err
+	case err != nil:
+		return SourceFile{}, err
 	}
 	return SourceFile{Name: name, Text: text, From: JavySourceSection}, nil
 }
 
-// decodeJavySource decompresses a javy_source section; a section that is
-// not Brotli but UTF-8 text is the source, uncompressed.
-func decodeJavySource(data []byte) ([]byte, error) {
-	r := brotli.NewReader(bytes.NewReader(data))
-	text, err := io.ReadAll(io.LimitReader(r, maxSourceBytes+1))
+// ModuleFileSource reads the JS the module read from the file module
+// carries, or the JS file it names from beside it (a module an earlier
+// jsprof build made records only its JS file's name); nil and why when
+// there is neither.
+func ModuleFileSource(wasm []byte, module string) (src *SourceFile, note string, err error) {
+	s, err := ModuleSource(wasm, "")
 	switch {
-	case err == nil && len(text) > maxSourceBytes:
-		return nil, fmt.Errorf("more than %d MiB of source", maxSourceBytes>>20)
-	case err == nil && utf8.Valid(text):
-		return text, nil
-	case utf8.Valid(data):
-		return data, nil
-	case err != nil:
-		return nil, fmt.Errorf("neither Brotli nor text: %w", err)
+	case err == nil:
+		s.From = module + " (" + s.From + ")"
+		return &s, "", nil
+	case !errors.Is(err, ErrNoModuleSource):
+		return nil, "", err
+	case s.Name != "":
+		beside := filepath.Join(filepath.Dir(module), filepath.Base(s.Name))
+		if text, err := os.ReadFile(beside); err == nil {
+			return &SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
+		}
+		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", s.Name, s.Name), nil
 	}
-	return nil, errors.New("the source is not UTF-8")
+	return nil, err.Error(), nil
+}
+
+// ProfileModuleSource is the JS of the module a profile was made of, when
+// nothing else says where the JS is: the profile names its module (by its
+// file's name), and the module is looked for beside the profile, then in
+// the current directory, where jsprof build and jsprof run leave it. A
+// module not found, or without JS, annotates nothing; the page says how
+// to give the JS.
+func ProfileModuleSource(profilePath, module string) []SourceFile {
+	if module == "" {
+		return nil
+	}
+	name := filepath.Base(module) // the profile names a file, not a path to follow
+	for _, p := range []string{filepath.Join(filepath.Dir(profilePath), name), name} {
+		wasm, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if src, _, err := ModuleFileSource(wasm, p); err == nil && src != nil {
+			return []SourceFile{*src}
+		}
+	}
+	return nil
 }
 
 // profileFiles lists the JS files of the profile's lines, heaviest first.
@@ -106,7 +111,7 @@ func profileFiles(d *report.Tables) []string {
 	cost := map[string]uint64{}
 	for _, l := range d.Lines {
 		if l.File != "" {
-			cost[l.File] += l.WasmInstructions
+			cost[l.File] += l.SelfWasmInstructions
 		}
 	}
 	for _, f := range d.Functions {
@@ -184,7 +189,7 @@ type sourceView struct {
 	From         string // where its text came from; "" when not given
 	Instructions uint64 // its lines' cost
 	Share        float64
-	Hottest      int // its costliest line
+	Hottest      int // its costliest line, by total
 	Blocks       []sourceBlock
 	LineCount    int
 }
@@ -199,17 +204,21 @@ type sourceBlock struct {
 type sourceLine struct {
 	N            int
 	Text         string
-	Instructions uint64
+	Instructions uint64 // in the line's own opcodes
+	Total        uint64 // with what it called
 	Executions   uint64
 	Share        float64
+	TotalShare   float64
 	Functions    string
 	Heat         template.CSS
 }
 
-// lineCost is the cost of one line of a file, over the functions on it.
+// lineCost is the cost of one line of a file, over the functions on it:
+// its own opcodes' (instr) and, a sample counted once, everything that ran
+// while it was on the stack (total).
 type lineCost struct {
-	instr, execs uint64
-	functions    []string
+	instr, total, execs uint64
+	functions           []string
 }
 
 // sourceViews annotates the profile's files that have a source, and
@@ -231,10 +240,11 @@ func sourceViews(d *report.Tables, sources map[string]SourceFile) (views []sourc
 			c = &lineCost{}
 			m[l.Line] = c
 		}
-		c.instr += l.WasmInstructions
+		c.instr += l.SelfWasmInstructions
 		c.execs += l.Executions
+		c.total = d.SourceLineTotals[report.SourceLine{File: l.File, Line: l.Line}]
 		c.functions = append(c.functions, l.Function)
-		maxLine = max(maxLine, c.instr)
+		maxLine = max(maxLine, c.total)
 	}
 	total := float64(d.TotalWasmInstructions)
 	for i, file := range profileFiles(d) {
@@ -262,10 +272,10 @@ func sourceViews(d *report.Tables, sources map[string]SourceFile) (views []sourc
 			if c == nil {
 				continue
 			}
-			l.Instructions, l.Executions = c.instr, c.execs
-			l.Share = costfmt.Share(c.instr, total)
+			l.Instructions, l.Total, l.Executions = c.instr, c.total, c.execs
+			l.Share, l.TotalShare = costfmt.Share(c.instr, total), costfmt.Share(c.total, total)
 			l.Functions = strings.Join(dedupe(c.functions), ", ")
-			l.Heat = heat(c.instr, maxLine)
+			l.Heat = heat(c.total, maxLine)
 		}
 		// Costs on lines past the end of the text: the source is not the
 		// profile's; show them anyway, at the end.
@@ -278,14 +288,14 @@ func sourceViews(d *report.Tables, sources map[string]SourceFile) (views []sourc
 		sort.Ints(extra)
 		for _, n := range extra {
 			c := m[n]
-			lines = append(lines, sourceLine{N: n, Text: "(past the end of the source given)", Instructions: c.instr, Executions: c.execs,
-				Share: costfmt.Share(c.instr, total), Functions: strings.Join(dedupe(c.functions), ", "), Heat: heat(c.instr, maxLine)})
+			lines = append(lines, sourceLine{N: n, Text: "(past the end of the source given)", Instructions: c.instr, Total: c.total, Executions: c.execs,
+				Share: costfmt.Share(c.instr, total), TotalShare: costfmt.Share(c.total, total), Functions: strings.Join(dedupe(c.functions), ", "), Heat: heat(c.total, maxLine)})
 		}
 		var hot uint64
 		for _, l := range lines {
 			v.Instructions += l.Instructions
-			if l.Instructions > hot {
-				hot, v.Hottest = l.Instructions, l.N
+			if l.Total > hot {
+				hot, v.Hottest = l.Total, l.N
 			}
 		}
 		v.Share = costfmt.Share(v.Instructions, total)
@@ -305,7 +315,7 @@ func foldCold(lines []sourceLine) []sourceBlock {
 	}
 	near := make([]bool, len(lines))
 	for i, l := range lines {
-		if l.Instructions == 0 {
+		if l.Total == 0 {
 			continue
 		}
 		for k := max(0, i-sourceContext); k <= min(len(lines)-1, i+sourceContext); k++ {

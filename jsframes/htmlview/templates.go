@@ -82,7 +82,7 @@ summary { cursor: pointer; }
 #flame-info { min-height: 20px; }
 #flame-info .where, .src .fns { color: var(--muted); }
 .src { font: 12px/18px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; border: 1px solid var(--rule); border-radius: 3px; overflow-x: auto; }
-.sl { display: grid; grid-template-columns: 52px 72px 56px 1fr; white-space: pre; }
+.sl { display: grid; grid-template-columns: 52px 72px 72px 56px 1fr; white-space: pre; }
 .sl > span { text-align: right; padding-right: 8px; color: var(--muted); }
 .sl.hot > span { color: var(--fg); }
 .sl.hottest { outline: 2px solid #e8590c; outline-offset: -2px; }
@@ -96,7 +96,8 @@ h3 .meta { font-family: system-ui, sans-serif; font-weight: normal; color: var(-
 
 const reportPage = `{{define "report"}}{{template "head" .}}{{with .Data}}<p class="meta" id="totals"><b>{{human .TotalWasmInstructions}}</b> Wasm instructions ({{exact .TotalWasmInstructions}}),
 {{if .Counted}}{{human .Executions}} JS opcode executions, {{human .Calls}} JS calls, {{.Mode}} mode{{else}}{{.Mode}} mode (it counts no opcode executions or calls: --mode exact does){{end}}
-· engine <b>{{engine .Engine}}</b>{{if .Engine.OpcodeNamesSource}} (opcode names: {{.Engine.OpcodeNamesSource}}){{end}}{{if .Module}} · module {{.Module}}{{end}}{{if .Trap}} · the guest trapped: {{.Trap}}{{else if failed .ExitCode}} · exit code {{.ExitCode}}{{end}}</p>{{end}}
+· engine <b>{{engine .Engine}}</b>{{if .Engine.OpcodeNamesSource}} (opcode names: {{.Engine.OpcodeNamesSource}}){{end}}{{if .Module}} · module {{.Module}}{{end}}{{if .Trap}} · the guest trapped: {{.Trap}}{{else if failed .ExitCode}} · exit code {{.ExitCode}}{{end}}</p>
+{{with .Throw}}<p class="meta" id="throw">uncaught <b>{{.Message}}</b>{{range $i, $f := .Stack}}{{if $i}} ← {{else}}, thrown at {{end}}{{$f}}{{end}}</p>{{end}}{{end}}
 {{if .Function}}<p class="meta">Only the JS functions named <b>{{.Function}}</b>; shares are of the whole profile.</p>{{end}}
 {{with .Data.Phases}}<h2 id="phases">Phases of the run</h2>
 <table class="phases">
@@ -145,10 +146,10 @@ const reportPage = `{{define "report"}}{{template "head" .}}{{with .Data}}<p cla
 
 <h2 id="lines">Source lines</h2>
 <table class="lines">
-<thead><tr><th>line</th><th>function</th>{{if .Data.Counted}}<th>executions</th>{{end}}<th>Wasm instructions</th><th>share</th><th>Wasm instructions</th></tr></thead>
+<thead><tr><th>line</th><th>function</th>{{if .Data.Counted}}<th>executions</th>{{end}}<th>self Wasm instructions</th><th>self share</th><th>total</th><th>total share</th><th>total Wasm instructions</th></tr></thead>
 <tbody>
-{{range .Lines}}<tr class="line" data-line="{{lineLabel .}}"><td class="name">{{lineLabel .}}</td><td class="name">{{.Function}}</td>{{if $.Data.Counted}}<td title="{{exact .Executions}}">{{human .Executions}}</td>{{end}}<td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td><td>{{pct .Share}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxLine}}"></div></td></tr>
-{{end}}{{if .MoreLines}}<tr class="more"><td colspan="6">… {{.MoreLines}} more lines</td></tr>
+{{range .Lines}}<tr class="line" data-line="{{lineLabel .}}"><td class="name">{{lineLabel .}}</td><td class="name">{{.Function}}</td>{{if $.Data.Counted}}<td title="{{exact .Executions}}">{{human .Executions}}</td>{{end}}<td title="{{exact .SelfWasmInstructions}}">{{human .SelfWasmInstructions}}</td><td>{{pct .Share}}</td><td title="{{exact .TotalWasmInstructions}}">{{human .TotalWasmInstructions}}</td><td>{{pct .TotalShare}}</td><td class="bars"><div class="bar" style="{{barWidth .TotalWasmInstructions $.MaxLine}}"></div></td></tr>
+{{end}}{{if .MoreLines}}<tr class="more"><td colspan="8">… {{.MoreLines}} more lines</td></tr>
 {{end}}</tbody>
 </table>
 {{if .Wasm}}
@@ -173,7 +174,7 @@ const reportPage = `{{define "report"}}{{template "head" .}}{{with .Data}}<p cla
 // reportParts are the report page's first screen (the hot spots, the
 // flame graph), its annotated source and its natives.
 const reportParts = `{{define "hot"}}<div class="hotspots" id="hotspots">
-{{with .Hot.Line}}<a class="card k-line" id="hot-line" data-name="{{lineLabel .}}" href="#{{if $.Hot.LineID}}{{$.Hot.LineID}}{{else}}lines{{end}}"><span class="what">hottest line</span><b>{{lineLabel .}}</b> {{pct .Share}}<span class="sub">{{.Function}}{{with $.Hot.LineText}}: <code>{{clip . 70}}</code>{{end}}</span></a>
+{{with .Hot.Line}}<a class="card k-line" id="hot-line" data-name="{{lineLabel .}}" href="#{{if $.Hot.LineID}}{{$.Hot.LineID}}{{else}}lines{{end}}"><span class="what">hottest line (total)</span><b>{{lineLabel .}}</b> {{pct .TotalShare}}<span class="sub">{{.Function}}{{with $.Hot.LineText}}: <code>{{clip . 70}}</code>{{end}}</span></a>
 {{end}}{{with .Hot.Native}}<a class="card k-native" id="hot-native" data-name="{{.Name}}" href="#natives"><span class="what">heaviest native</span><b>{{.Name}}</b> {{pct .Share}}<span class="sub">{{human .TotalWasmInstructions}} Wasm instructions{{if not .Named}}; natives not named{{end}}</span></a>
 {{end}}{{with .Hot.Function}}<a class="card k-function" id="hot-function" data-name="{{.Name}}" href="#functions"><span class="what">hottest JS function (self)</span><b>{{.Name}}</b> {{pct .Share}}<span class="sub">{{.Label}}{{if $.Data.Counted}}, {{calls .Calls}}{{end}}</span></a>
 {{end}}{{with .Hot.Opcode}}<a class="card k-opcode" id="hot-opcode" data-name="{{.Name}}" href="#opcodes"><span class="what">costliest opcode</span><b>{{.Name}}</b> {{pct .Share}}<span class="sub">{{if and $.Data.Counted .Executions}}{{human .Executions}} executions, {{perExec .}} instructions each{{else}}{{human .WasmInstructions}} Wasm instructions{{if not $.Data.Counted}} (sampled){{end}}{{end}}</span></a>
@@ -197,7 +198,7 @@ const reportParts = `{{define "hot"}}<div class="hotspots" id="hotspots">
 <h3>{{$v.File}} <span class="meta">{{human $v.Instructions}} Wasm instructions on its lines ({{pct $v.Share}}) · hottest line {{$v.Hottest}} · source: {{$v.From}}</span></h3>
 <div class="src">
 {{range $v.Blocks}}{{if .Cold}}<details class="cold"><summary>… {{if .Omitted}}{{.Omitted}}{{else}}{{len .Lines}}{{end}} lines without cost</summary>
-{{end}}{{range .Lines}}<div class="sl{{if .Instructions}} hot{{end}}{{if eq .N $v.Hottest}} hottest{{end}}" id="{{$v.ID}}-L{{.N}}" data-line="{{.N}}" data-instr="{{.Instructions}}"{{if .Heat}} style="{{.Heat}}" title="{{.Functions}}: {{exact .Instructions}} Wasm instructions{{if $.Data.Counted}}, {{exact .Executions}} opcode executions{{end}}"{{end}}><span>{{.N}}</span><span>{{if .Instructions}}{{human .Instructions}}{{end}}</span><span>{{if .Instructions}}{{pct .Share}}{{end}}</span><code>{{.Text}}</code></div>
+{{end}}{{range .Lines}}<div class="sl{{if .Total}} hot{{end}}{{if eq .N $v.Hottest}} hottest{{end}}" id="{{$v.ID}}-L{{.N}}" data-line="{{.N}}" data-instr="{{.Instructions}}" data-total="{{.Total}}"{{if .Heat}} style="{{.Heat}}" title="{{.Functions}}: {{exact .Instructions}} Wasm instructions in its own opcodes, {{exact .Total}} with what it called{{if $.Data.Counted}}, {{exact .Executions}} opcode executions{{end}}"{{end}}><span>{{.N}}</span><span>{{if .Instructions}}{{human .Instructions}}{{end}}</span><span>{{if .Total}}{{human .Total}}{{end}}</span><span>{{if .Total}}{{pct .TotalShare}}{{end}}</span><code>{{.Text}}</code></div>
 {{end}}{{if .Cold}}</details>
 {{end}}{{end}}</div>
 </section>

@@ -7,7 +7,9 @@
 // a Function's system_name carries them, the jsprof.* comments (Meta), how
 // identical stacks merge (Builder), and what a reader accepts (Read), so
 // that a profile jsprof writes is always one it can read back, and a
-// profile it did not write is refused with a reason.
+// profile it did not write is refused with a reason. Reading stacks, it
+// also finds the one an uncaught JS error was thrown on (ThrowStack), for
+// the Throw the profile records.
 //
 // It knows nothing of how stacks are measured (package stacks) or what is
 // computed from them (packages report, diff and htmlview), and it must not

@@ -221,6 +221,9 @@ type Meta struct {
 	// does not say.
 	ExitCode *int
 	Trap     string // how the guest trapped; "" when it did not
+	// Throw is the uncaught JS error the run ended with; nil when none
+	// was seen.
+	Throw *Throw
 	// SampleEvery is the sampling period (sample mode only), written as
 	// the profile's Period.
 	SampleEvery uint64
@@ -397,6 +400,7 @@ func (m Meta) comments() []string {
 	if m.Trap != "" {
 		c = append(c, commentTrap+"="+oneLine(m.Trap))
 	}
+	c = append(c, m.Throw.comments()...)
 	if m.CostModel != "" {
 		c = append(c, commentCostModel+"="+m.CostModel)
 	}

@@ -224,6 +224,11 @@ func (m *Meta) readComments(comments []string) error {
 		m.ExitCode = &code
 	}
 	m.Trap = kv[commentTrap]
+	throw, err := readThrow(kv)
+	if err != nil {
+		return err
+	}
+	m.Throw = throw
 	m.CostModel = kv[commentCostModel]
 	switch m.CostModel {
 	case "", CostAll, CostFuel:

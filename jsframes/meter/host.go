@@ -3,6 +3,7 @@ package meter
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -205,12 +206,24 @@ func (mt *Meter) Link(ctx context.Context, rt wazero.Runtime) ([]string, error) 
 
 // linkListened instantiates ListenedModule: its empty functions, compiled
 // with the meter's listeners on them.
+//
+// wazero keeps a compiled module in memory, by its bytes, for every
+// runtime that shares the compilation cache, listeners included: a second
+// meter compiling the same bytes (jsprof compare's second run, tests in
+// parallel) would get the first one's listeners, and its own would never
+// hear of its Wasm stacks. So each meter's module carries a nonce of its
+// own. (It stays compiled in the cache's engine, a few hundred bytes a
+// run: closing it would unmap the code its instance runs.)
 func (mt *Meter) linkListened(ctx context.Context, rt wazero.Runtime) error {
 	names := []string{SampleExport}
 	if mt.plan.WasmStacks {
 		names = append(names, ContextStackExport)
 	}
-	m := &wasmcore.Module{Types: []wasmcore.FuncType{{}}}
+	nonce := make([]byte, 16)
+	if _, err := rand.Read(nonce); err != nil {
+		return fmt.Errorf("meter: linking %s: %w", ListenedModule, err)
+	}
+	m := &wasmcore.Module{Types: []wasmcore.FuncType{{}}, Customs: []wasmcore.CustomSection{{Name: "jsprof.meter", Data: nonce}}}
 	for i, name := range names {
 		m.Functions = append(m.Functions, wasmcore.Function{Body: code(end())})
 		m.Exports = append(m.Exports, wasmcore.Export{Name: name, Kind: wasmcore.ExternFunc, Index: uint32(i)})

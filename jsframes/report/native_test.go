@@ -58,7 +58,7 @@ func TestReportNatives(t *testing.T) {
 		ops += o.WasmInstructions
 	}
 	for _, l := range d.Lines {
-		lines += l.WasmInstructions
+		lines += l.SelfWasmInstructions
 	}
 	for _, b := range d.Buckets {
 		buckets += b.WasmInstructions

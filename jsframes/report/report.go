@@ -44,6 +44,9 @@ type Tables struct {
 	Module           string `json:"module,omitempty"`
 	ExitCode         *int   `json:"exit_code,omitempty"`
 	Trap             string `json:"trap,omitempty"`
+	// Throw is the uncaught JS error the guest trapped on, with the JS
+	// stack at the throw.
+	Throw *jsprofile.Throw `json:"throw,omitempty"`
 	// CostModel is what one instruction cost (jsprofile.CostAll or
 	// CostFuel); "" for profiles that do not say (they count all).
 	CostModel string            `json:"cost_model,omitempty"`
@@ -64,7 +67,7 @@ type Tables struct {
 	Functions []FunctionStats `json:"functions"`
 	Lines     []LineStats     `json:"lines"`
 	Buckets   []BucketCost    `json:"buckets"`
-	// Phases are the run's phases (exact profiles' root frames: engine
+	// Phases are the run's phases (the profile's root frames: engine
 	// start-up, input decoding, the JS program, output encoding, garbage
 	// collection, the engine between and after JS), in that order, those
 	// with instructions; they add up to the sampled total. None for a
@@ -84,6 +87,12 @@ type Tables struct {
 	// so that the Wasm functions' costs are estimates while the opcodes'
 	// and the JS functions' stay exact.
 	WasmApportioned bool `json:"wasm_apportioned,omitempty"`
+
+	// SourceLineTotals are the instructions that ran while each source
+	// line was on the stack, in any function on it, a sample counted once
+	// (the source view's totals: summing the functions' lines would count
+	// a callback on its caller's line twice).
+	SourceLineTotals map[SourceLine]uint64 `json:"-"`
 
 	// CheckedFunctions is how many JS functions the run's self-check
 	// verified against the engine's own data (exact mode; 0: none),
@@ -192,7 +201,12 @@ func (f *FunctionStats) Label() string {
 	return f.Name
 }
 
-// LineStats is the cost of one source line of one JS function.
+// LineStats is the cost of one source line of one JS function, charged
+// as functions are: SelfWasmInstructions ran in the line's own opcodes
+// (the function innermost, at this line), TotalWasmInstructions while the
+// line was on the stack at all — its opcodes, and the natives and JS
+// functions it called — a sample counted once however many frames of the
+// line it has (recursion): pprof's flat and cum for a line.
 type LineStats struct {
 	Function     string `json:"function"`
 	FunctionLine int    `json:"function_line"` // the function's first line
@@ -201,11 +215,19 @@ type LineStats struct {
 	// GeneratedFile and GeneratedLine are the line's file and line in
 	// the bundle (the first, when several bundle lines make it), when a
 	// source map named File and Line after the original files.
-	GeneratedFile    string  `json:"generated_file,omitempty"`
-	GeneratedLine    int     `json:"generated_line,omitempty"`
-	Executions       uint64  `json:"executions"`
-	WasmInstructions uint64  `json:"wasm_instructions"`
-	Share            float64 `json:"share"`
+	GeneratedFile         string  `json:"generated_file,omitempty"`
+	GeneratedLine         int     `json:"generated_line,omitempty"`
+	Executions            uint64  `json:"executions"`
+	SelfWasmInstructions  uint64  `json:"self_wasm_instructions"`
+	TotalWasmInstructions uint64  `json:"total_wasm_instructions"`
+	Share                 float64 `json:"share"`       // self, of the profile's total
+	TotalShare            float64 `json:"total_share"` // total, of the profile's total
+}
+
+// SourceLine is a line of a JS file, whatever the functions on it.
+type SourceLine struct {
+	File string
+	Line int
 }
 
 // Label is how reports print the line: index.js:12, index.js:? when the
@@ -252,7 +274,7 @@ func FromProfile(p *profile.Profile) (*Tables, error) {
 func New(p *jsprofile.Profile) *Tables {
 	m := p.Meta
 	d := &Tables{Mode: m.Mode, TotalWasmInstructions: m.TotalInstructions, Engine: m.Engine,
-		UncertainOpcodes: m.UncertainOpcodes, Module: m.Module, ExitCode: m.ExitCode, Trap: m.Trap, CostModel: m.CostModel, Run: m.Run}
+		UncertainOpcodes: m.UncertainOpcodes, Module: m.Module, ExitCode: m.ExitCode, Trap: m.Trap, Throw: m.Throw, CostModel: m.CostModel, Run: m.Run}
 	if d.Engine.Releases == nil {
 		d.Engine.Releases = []string{}
 	}
@@ -354,6 +376,25 @@ func New(p *jsprofile.Profile) *Tables {
 		}
 		return s
 	}
+	// lineOf is the line of a JS frame's function, made on first sight;
+	// the stamps (sample index + 1) count a sample once per line.
+	lineStamp := map[*LineStats]int{}
+	srcStamp := map[SourceLine]int{}
+	d.SourceLineTotals = map[SourceLine]uint64{}
+	lineOf := func(f Frame) *LineStats {
+		acc := function(f.Func)
+		lk := lineKey{acc, f.Line}
+		l := lines[lk]
+		if l == nil {
+			fn := r.Funcs[f.Func].Function
+			l = &LineStats{Function: fn.Name, FunctionLine: int(fn.StartLine), File: fn.Filename, Line: int(f.Line)}
+			if g, ok := acc.generated[f.Line]; ok {
+				l.GeneratedFile, l.GeneratedLine = m.GeneratedFile, int(g)
+			}
+			lines[lk] = l
+		}
+		return l
+	}
 	wv := newWasmView(r, uncertain)
 	var stack []Frame
 	for si, s := range p.Sample {
@@ -426,28 +467,34 @@ func New(p *jsprofile.Profile) *Tables {
 				o.Executions += execs
 				o.WasmInstructions += instr
 
-				lk := lineKey{acc, stack[own].Line}
-				l := lines[lk]
-				if l == nil {
-					l = &LineStats{Function: owner.Function.Name, FunctionLine: int(owner.Function.StartLine), File: owner.Function.Filename, Line: int(stack[own].Line)}
-					if g, ok := acc.generated[stack[own].Line]; ok {
-						l.GeneratedFile, l.GeneratedLine = m.GeneratedFile, int(g)
-					}
-					lines[lk] = l
-				}
+				l := lineOf(stack[own])
 				l.Executions += execs
-				l.WasmInstructions += instr
+				l.SelfWasmInstructions += instr
 			}
 		}
-		// Total: every JS and native function on the stack, once.
+		// Total: every JS and native function on the stack, once; every
+		// line of a JS frame, once per function and once per source line.
 		for k := own; k < len(stack); k++ {
 			fn := stack[k].Func
-			if kind := r.Funcs[fn].Kind; kind != jsprofile.KindJS && kind != jsprofile.KindNative {
+			kind := r.Funcs[fn].Kind
+			if kind != jsprofile.KindJS && kind != jsprofile.KindNative {
 				continue
 			}
 			if a := function(fn); a.stamp != si {
 				a.stamp = si
 				a.stats.TotalWasmInstructions += instr
+			}
+			if kind != jsprofile.KindJS || instr == 0 {
+				continue
+			}
+			if l := lineOf(stack[k]); lineStamp[l] != si+1 {
+				lineStamp[l] = si + 1
+				l.TotalWasmInstructions += instr
+			}
+			src := SourceLine{r.Funcs[fn].Function.Filename, int(stack[k].Line)}
+			if src.File != "" && src.Line > 0 && srcStamp[src] != si+1 {
+				srcStamp[src] = si + 1
+				d.SourceLineTotals[src] += instr
 			}
 		}
 	}
@@ -505,7 +552,8 @@ func New(p *jsprofile.Profile) *Tables {
 	})
 	d.Lines = make([]LineStats, 0, len(lines))
 	for _, l := range lines {
-		l.Share = costfmt.Share(l.WasmInstructions, total)
+		l.Share = costfmt.Share(l.SelfWasmInstructions, total)
+		l.TotalShare = costfmt.Share(l.TotalWasmInstructions, total)
 		d.Lines = append(d.Lines, *l)
 	}
 	sortLineStats(d.Lines)
@@ -552,8 +600,11 @@ func sortOpcodeStats(ops []OpcodeStats) {
 func sortLineStats(ls []LineStats) {
 	sort.Slice(ls, func(i, j int) bool {
 		a, b := &ls[i], &ls[j]
-		if a.WasmInstructions != b.WasmInstructions {
-			return a.WasmInstructions > b.WasmInstructions
+		if a.TotalWasmInstructions != b.TotalWasmInstructions {
+			return a.TotalWasmInstructions > b.TotalWasmInstructions
+		}
+		if a.SelfWasmInstructions != b.SelfWasmInstructions {
+			return a.SelfWasmInstructions > b.SelfWasmInstructions
 		}
 		if a.File != b.File {
 			return a.File < b.File

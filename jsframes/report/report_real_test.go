@@ -33,7 +33,7 @@ func TestReportRealProfiles(t *testing.T) {
 			assert.Greater(t, fib.Share, 0.99)
 			var sum uint64
 			for _, l := range d.Lines {
-				sum += l.WasmInstructions
+				sum += l.SelfWasmInstructions
 				assert.NotZero(t, l.Line, "%s: every pc has a line", l.Function)
 			}
 			for _, b := range d.Buckets {

@@ -80,7 +80,8 @@ func TestReportReadProfile(t *testing.T) {
 		assert.Equal(t, f.SelfWasmInstructions, f.TotalWasmInstructions, "exact mode: one JS frame per stack")
 	}
 	for _, l := range d.Lines {
-		lines += l.WasmInstructions
+		lines += l.SelfWasmInstructions
+		assert.Equal(t, l.SelfWasmInstructions, l.TotalWasmInstructions, "exact mode: one JS frame per stack")
 	}
 	for _, b := range d.Buckets {
 		buckets += b.WasmInstructions
@@ -141,10 +142,12 @@ func TestReportReadProfile(t *testing.T) {
 	for _, s := range reporttest.BaseFixture.Samples {
 		if s.Fn == "fib" && s.Line == 3 {
 			line3.Executions += uint64(s.Execs)
-			line3.WasmInstructions += uint64(s.Instr)
+			line3.SelfWasmInstructions += uint64(s.Instr)
 		}
 	}
-	line3.Share = float64(line3.WasmInstructions) / float64(d.TotalWasmInstructions)
+	line3.TotalWasmInstructions = line3.SelfWasmInstructions
+	line3.Share = float64(line3.SelfWasmInstructions) / float64(d.TotalWasmInstructions)
+	line3.TotalShare = line3.Share
 	assert.Equal(t, line3, d.Lines[0])
 }
 
@@ -208,6 +211,18 @@ func TestReportSampleMode(t *testing.T) {
 	call := opcodeNamed(d.Opcodes, "call1")
 	require.NotNil(t, call)
 	assert.Equal(t, uint64(outer), call.WasmInstructions, "not the nested activation's cost")
+	// Lines are charged as functions are: outer's line has inner's cost in
+	// its total, the sum of the lines' self and the buckets is the samples'.
+	var self uint64
+	for _, l := range d.Lines {
+		self += l.SelfWasmInstructions
+		if l.Function == "outer" {
+			assert.Equal(t, uint64(outer+inner), l.TotalWasmInstructions, "outer's line calls inner")
+		} else {
+			assert.Equal(t, l.SelfWasmInstructions, l.TotalWasmInstructions)
+		}
+	}
+	assert.Equal(t, d.SampledWasmInstructions, self+bucketed+wasmOnlyStack)
 
 	r, err := NewReport(d, ReportOptions{By: ByFunction})
 	require.NoError(t, err)

@@ -136,20 +136,26 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		costfmt.WriteTable(&b, rows)
 	case ByLine:
-		rows := [][]string{{"line", "function", "executions", "wasm instr", "share"}}
+		rows := [][]string{{"line", "function", "executions", "self instr", "total instr", "self share", "total share"}}
 		shown, cut := costfmt.FirstN(d.Lines, r.opts.Top)
 		for _, l := range shown {
-			rows = append(rows, []string{l.Label(), l.Function, costfmt.Human(l.Executions), costfmt.Human(l.WasmInstructions), costfmt.Percent(float64(l.WasmInstructions), total)})
+			rows = append(rows, []string{l.Label(), l.Function, costfmt.Human(l.Executions), costfmt.Human(l.SelfWasmInstructions), costfmt.Human(l.TotalWasmInstructions),
+				costfmt.Percent(float64(l.SelfWasmInstructions), total), costfmt.Percent(float64(l.TotalWasmInstructions), total)})
 		}
 		if cut > 0 {
 			var e, n uint64
 			for _, l := range d.Lines[len(shown):] {
-				e, n = e+l.Executions, n+l.WasmInstructions
+				e, n = e+l.Executions, n+l.SelfWasmInstructions
 			}
-			rows = append(rows, []string{fmt.Sprintf("… %d more", cut), "", costfmt.Human(e), costfmt.Human(n), costfmt.Percent(float64(n), total)})
+			rows = append(rows, []string{fmt.Sprintf("… %d more", cut), "", costfmt.Human(e), costfmt.Human(n), "", costfmt.Percent(float64(n), total), ""})
+		}
+		// The natives' own instructions are in no line: with them and the
+		// buckets, the self column adds up to the total.
+		if d.NativeWasmInstructions > 0 {
+			rows = append(rows, []string{"native functions (--by function)", "", "", costfmt.Human(d.NativeWasmInstructions), "", costfmt.Percent(float64(d.NativeWasmInstructions), total), ""})
 		}
 		for _, bk := range d.Buckets {
-			rows = append(rows, []string{bk.Name, "", "", costfmt.Human(bk.WasmInstructions), costfmt.Percent(float64(bk.WasmInstructions), total)})
+			rows = append(rows, []string{bk.Name, "", "", costfmt.Human(bk.WasmInstructions), "", costfmt.Percent(float64(bk.WasmInstructions), total), ""})
 		}
 		costfmt.WriteAligned(&b, rows, func(col int) bool { return col < 2 }, true)
 	case ByWasm:
@@ -267,6 +273,12 @@ func (r *Report) writeHeading(b *strings.Builder) {
 	}
 	if d.Trap != "" {
 		fmt.Fprintf(b, "the guest trapped: %s\n", d.Trap)
+		if d.Throw != nil {
+			fmt.Fprintf(b, "uncaught: %s\n", d.Throw.Message)
+			for _, f := range d.Throw.Stack {
+				fmt.Fprintf(b, "    at %s\n", f)
+			}
+		}
 	} else if d.ExitCode != nil && *d.ExitCode != 0 {
 		fmt.Fprintf(b, "the guest exited with code %d\n", *d.ExitCode)
 	}
@@ -277,7 +289,7 @@ func (r *Report) writeHeading(b *strings.Builder) {
 //
 //	opcode:   opcode,opcode_value,uncertain_name,executions,wasm_instructions,instructions_per_execution,share
 //	function: function,file,line,bytecode_address,calls,self_wasm_instructions,total_wasm_instructions,opcode,opcode_value,uncertain_name,executions,wasm_instructions,instructions_per_execution,share
-//	line:     file,line,function,function_line,executions,wasm_instructions,share
+//	line:     file,line,function,function_line,executions,self_wasm_instructions,total_wasm_instructions,share,total_share
 //	wasm:     wasm_function,kind,index,self_wasm_instructions,total_wasm_instructions,share,total_share,caller,caller_kind,caller_uncertain_name,caller_self_wasm_instructions,caller_total_wasm_instructions
 //
 // The function view has a row per function × opcode, the Wasm view a row
@@ -315,10 +327,11 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			}
 		}
 	case ByLine:
-		rows = append(rows, []string{"file", "line", "function", "function_line", "executions", "wasm_instructions", "share"})
+		rows = append(rows, []string{"file", "line", "function", "function_line", "executions", "self_wasm_instructions", "total_wasm_instructions", "share", "total_share"})
 		shown, _ := costfmt.FirstN(d.Lines, r.opts.Top)
 		for _, l := range shown {
-			rows = append(rows, []string{l.File, strconv.Itoa(l.Line), l.Function, strconv.Itoa(l.FunctionLine), costfmt.Uint(l.Executions), costfmt.Uint(l.WasmInstructions), costfmt.ExactFloat(l.Share)})
+			rows = append(rows, []string{l.File, strconv.Itoa(l.Line), l.Function, strconv.Itoa(l.FunctionLine), costfmt.Uint(l.Executions),
+				costfmt.Uint(l.SelfWasmInstructions), costfmt.Uint(l.TotalWasmInstructions), costfmt.ExactFloat(l.Share), costfmt.ExactFloat(l.TotalShare)})
 		}
 	case ByWasm:
 		rows = append(rows, []string{"wasm_function", "kind", "index", "self_wasm_instructions", "total_wasm_instructions", "share", "total_share",
@@ -357,6 +370,7 @@ type reportJSON struct {
 	Module                   string                   `json:"module,omitempty"`
 	ExitCode                 *int                     `json:"exit_code,omitempty"`
 	Trap                     string                   `json:"trap,omitempty"`
+	Throw                    *jsprofile.Throw         `json:"throw,omitempty"`
 	CostModel                string                   `json:"cost_model,omitempty"`
 	Run                      *jsprofile.RunInfo       `json:"run,omitempty"`
 	Engine                   jsprofile.EngineInfo     `json:"engine"`
@@ -387,7 +401,7 @@ type reportJSON struct {
 func (r *Report) WriteJSON(w io.Writer) error {
 	d := r.data
 	doc := reportJSON{
-		Profile: r.opts.Source, By: r.opts.By, Function: r.opts.Function, Mode: d.Mode, Module: d.Module, ExitCode: d.ExitCode, Trap: d.Trap,
+		Profile: r.opts.Source, By: r.opts.By, Function: r.opts.Function, Mode: d.Mode, Module: d.Module, ExitCode: d.ExitCode, Trap: d.Trap, Throw: d.Throw,
 		Engine: d.Engine, UncertainOpcodes: d.UncertainOpcodes,
 		TotalWasmInstructions: d.TotalWasmInstructions, SampledWasmInstructions: d.SampledWasmInstructions,
 		SelectedWasmInstructions: d.SampledWasmInstructions, Executions: d.Executions, Calls: d.Calls,

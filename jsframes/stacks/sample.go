@@ -45,6 +45,10 @@ type Sampler struct {
 	wasmNames map[uint32]string
 
 	mu sync.Mutex
+	// taken counts the samples Add took (not AddBucket's); sawJS: one
+	// of the current window had an interpreter activation.
+	taken int
+	sawJS bool
 	// cClass is the class id of C function objects, learned from the
 	// activations js_call_c_function confirmed (cClassSeen; cClassMixed
 	// if they disagreed): it tells a native activation sampled before it
@@ -88,6 +92,15 @@ const (
 	rawJS
 	rawNative
 	rawBucket
+	// rawCalled: an activation of a function that is neither bytecode nor
+	// C (a host function), named at build time after what its caller's
+	// call site called (fn and pc are the caller's), else the native
+	// bucket.
+	rawCalled
+	// rawOutside: the root marker of a sample with no interpreter
+	// activation, pc 0 before the window's first activation (engine
+	// start-up), 1 after it; it becomes the phase frame.
+	rawOutside
 )
 
 // truncatedName is BucketTruncated's number, the first name a sampler has.
@@ -346,6 +359,17 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.buf[:0]
+	// A sample outside JS is engine start-up until the first activation,
+	// the engine's own work after it (the phases of exact mode).
+	if len(js) == 0 {
+		outside := uint32(0)
+		if s.sawJS {
+			outside = 1
+		}
+		st = append(st, rawFrame{kind: rawOutside, pc: outside})
+	} else {
+		s.sawJS = true
+	}
 	// wazero's stack walk sometimes stops short of the entry point (it
 	// unwinds by frame pointers). The shadow stack still knows every JS
 	// activation: those the walk missed go at the root, under a frame that
@@ -360,7 +384,7 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 	if seen < len(js) || len(wasm) == 0 || !s.isEntry(wasm[0]) {
 		st = append(st, rawFrame{kind: rawBucket, name: truncatedName})
 		for ; next < len(js)-seen; next++ {
-			st = append(st, jsRaw(js[next]))
+			st = append(st, jsRaw(js[next], st))
 		}
 	}
 	for i, w := range wasm {
@@ -375,7 +399,7 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 			if a := js[next]; a.Native && s.isNative(a, wasm[i+1:]) {
 				st = append(st, rawFrame{kind: rawNative, index: a.TableIndex, pc: uint32(uint16(a.Magic))})
 			} else {
-				st = append(st, jsRaw(a))
+				st = append(st, jsRaw(a, st))
 			}
 			next++
 			continue
@@ -384,6 +408,27 @@ func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activati
 	}
 	s.buf = st
 	s.log.add(st, weight)
+	s.taken++
+}
+
+// Taken is how many samples Add took so far.
+func (s *Sampler) Taken() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.taken
+}
+
+// AddBucket adds a sample of weight rooted at the bucket frame name: what
+// was counted exactly outside the sampled code (a dynamic module's own
+// code, meter.BucketModuleCode), so that the samples and the total
+// account for it.
+func (s *Sampler) AddBucket(name string, weight uint64) {
+	if weight == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log.add([]rawFrame{{kind: rawBucket, name: s.nameNumber(name)}}, weight)
 }
 
 // isNative says whether an interpreter activation a, whose Wasm frames
@@ -424,7 +469,17 @@ func (s *Sampler) isEntry(root meter.WasmFrame) bool {
 	return s.rootIsEntry
 }
 
-func jsRaw(a meter.Activation) rawFrame {
+// jsRaw is an activation's frame, on a stack of frames st so far: an
+// activation of no bytecode function that has begun (a host function's)
+// keeps its caller's function and pc, which name what it is.
+func jsRaw(a meter.Activation, st []rawFrame) rawFrame {
+	if a.Function == nil && !a.Entering {
+		for i := len(st) - 1; i >= 0; i-- {
+			if st[i].kind == rawJS && st[i].fn != nil && !st[i].entering {
+				return rawFrame{kind: rawCalled, fn: st[i].fn, pc: st[i].pc}
+			}
+		}
+	}
 	return rawFrame{kind: rawJS, fn: a.Function, pc: a.PC, entering: a.Entering}
 }
 
@@ -448,6 +503,7 @@ func (s *Sampler) Profile(meta jsprofile.Meta, id Identity) (*profile.Profile, e
 func (s *Sampler) Window() (stop func(meta jsprofile.Meta, id Identity) (*profile.Profile, error)) {
 	s.mu.Lock()
 	w := s.log.window()
+	s.sawJS = false
 	s.mu.Unlock()
 	return func(meta jsprofile.Meta, id Identity) (*profile.Profile, error) {
 		s.mu.Lock()
@@ -471,9 +527,14 @@ func (s *Sampler) build(w *sampleWindow, meta jsprofile.Meta, id Identity) (*pro
 	// recursive function's in every level of every stack): each is named,
 	// and given its locations, once.
 	located := make([][]*profile.Location, len(s.log.frames))
+	// Each sample is rooted at its phase, as in exact mode: what a frame
+	// says of it is found with its locations, once.
+	phaseOf := make([]string, len(s.log.frames))
+	phases := map[string]*profile.Location{}
 	var locs []*profile.Location
 	s.log.each(w, func(weight uint64, stack []uint32) {
 		locs = locs[:0]
+		phase, gc := "", false
 		for i := len(stack) - 1; i >= 0; i-- { // leaf first, as pprof has them
 			f := stack[i]
 			if located[f] == nil {
@@ -481,12 +542,51 @@ func (s *Sampler) build(w *sampleWindow, meta jsprofile.Meta, id Identity) (*pro
 				for j := len(frames) - 1; j >= 0; j-- {
 					located[f] = append(located[f], b.Location(frames[j]))
 				}
+				phaseOf[f] = framePhase(s.log.frames[f], frames)
 			}
 			locs = append(locs, located[f]...)
+			switch p := phaseOf[f]; {
+			case p == jsprofile.PhaseGC:
+				gc = true
+			case phase == "" && p != "": // the innermost native's, or outside JS
+				phase = p
+			}
 		}
-		b.AddLocations(locs, int64(weight), 0, 0)
+		switch {
+		case gc:
+			phase = jsprofile.PhaseGC
+		case phase == "":
+			phase = jsprofile.PhaseJS
+		}
+		root := phases[phase]
+		if root == nil {
+			root = b.Location(jsprofile.PhaseFrame(phase))
+			phases[phase] = root
+		}
+		b.AddLocations(append(locs, root), int64(weight), 0, 0)
 	})
 	return b.Profile()
+}
+
+// framePhase is what a raw frame, named frames, says of its sample's
+// phase: outside JS before or after the first activation, the cycle
+// collector, an input or output native; "" nothing.
+func framePhase(f rawFrame, frames []jsprofile.Frame) string {
+	switch {
+	case f.kind == rawOutside && f.pc == 0:
+		return jsprofile.PhaseStartup
+	case f.kind == rawOutside:
+		return jsprofile.PhaseEngine
+	}
+	for _, fr := range frames {
+		switch {
+		case fr.Kind == jsprofile.KindWasm && fr.Name == gcFunction:
+			return jsprofile.PhaseGC
+		case fr.Kind == jsprofile.KindNative:
+			return nativePhase(fr.Name)
+		}
+	}
+	return ""
 }
 
 func (s *Sampler) frames(f rawFrame, id Identity) []jsprofile.Frame {
@@ -501,6 +601,13 @@ func (s *Sampler) frames(f rawFrame, id Identity) []jsprofile.Frame {
 		return []jsprofile.Frame{jsprofile.NativeFrame(nativeName(id, f.index, magic), f.index, magic)}
 	case rawBucket:
 		return []jsprofile.Frame{jsprofile.BucketFrame(s.names[f.name])}
+	case rawOutside:
+		return nil // the phase frame build puts at the root
+	case rawCalled:
+		if name := forwardCallName(id, *f.fn, f.pc); name != "" {
+			return []jsprofile.Frame{jsprofile.CalledNativeFrame(name)}
+		}
+		return []jsprofile.Frame{jsprofile.BucketFrame(meter.BucketNative)}
 	}
 	switch {
 	case f.entering && f.fn == nil: // no telling whose

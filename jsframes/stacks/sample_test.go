@@ -53,7 +53,9 @@ func (r recursion) sample(pcs []uint32) ([]meter.WasmFrame, []meter.Activation) 
 }
 
 // collapsed is a profile's samples as "frame;frame weight" lines, sorted
-// by pprof's own order (the builder's), for comparing stacks.
+// by pprof's own order (the builder's), for comparing stacks; each
+// stack's root, its phase frame, is left out (and must be the JS
+// program's: the tests' stacks are all in JS).
 func collapsed(t *testing.T, p *profile.Profile) map[string]int64 {
 	t.Helper()
 	require.NoError(t, p.CheckValid())
@@ -62,7 +64,9 @@ func collapsed(t *testing.T, p *profile.Profile) map[string]int64 {
 	out := map[string]int64{}
 	for _, s := range p.Sample {
 		var names []string
-		for i := len(s.Location) - 1; i >= 0; i-- {
+		root := s.Location[len(s.Location)-1].Line[0].Function
+		require.Equal(t, jsprofile.PhaseFrame(jsprofile.PhaseJS).SystemName, root.SystemName, "the stack's root")
+		for i := len(s.Location) - 2; i >= 0; i-- {
 			for j := len(s.Location[i].Line) - 1; j >= 0; j-- {
 				names = append(names, s.Location[i].Line[j].Function.Name)
 			}
@@ -200,7 +204,7 @@ func TestSamplerRecentFramesOfOnePC(t *testing.T) {
 	a := &meter.FunctionCost{Address: 0x1000, Length: 16, Code: make([]byte, 16)}
 	b := &meter.FunctionCost{Address: 0x2000, Length: 16, Code: make([]byte, 16)}
 	at := func(fn *meter.FunctionCost) meter.Activation { return meter.Activation{Function: fn, PC: 1} }
-	require.Equal(t, recentSlot(jsRaw(at(a))), recentSlot(jsRaw(at(b))), "one slot for both")
+	require.Equal(t, recentSlot(jsRaw(at(a), nil)), recentSlot(jsRaw(at(b), nil)), "one slot for both")
 	s := NewSampler(testDispatch, nil, OpcodeNamer{"op_a"})
 	for i := range 6 {
 		fn := a

@@ -1,0 +1,202 @@
+package profiler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/jsframes/sourcemap"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// BuildError is a failure to build a module from JS that is not the JS's
+// own (a *javy.CompileError is returned as it is): Step is "compiling" or
+// "building".
+type BuildError struct {
+	Step string
+	Err  error
+}
+
+func (e *BuildError) Error() string { return e.Step + ": " + e.Err.Error() }
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// BuildJS builds src with plugin as `javy build` does: static, or dynamic
+// (importing the plugin: a Shopify Function built against its provider).
+func BuildJS(ctx context.Context, plugin *Plugin, src []byte, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
+	bytecode, err := javy.Compile(ctx, plugin.Info, plugin.Wasm, src, cache)
+	if err != nil {
+		if errors.As(err, new(*javy.CompileError)) {
+			return nil, err
+		}
+		return nil, &BuildError{Step: "compiling", Err: err}
+	}
+	var module []byte
+	if dynamic {
+		module, err = javy.BuildDynamic(plugin.Module, plugin.Info, bytecode)
+	} else {
+		module, err = javy.BuildStatic(ctx, plugin.Wasm, plugin.Info, bytecode, cache)
+	}
+	if err != nil {
+		return nil, &BuildError{Step: "building", Err: err}
+	}
+	return module, nil
+}
+
+// Comparison is the same JS built with two plugins (the base, then the
+// new) and each module run alike, in exact mode, through Execute (jsprof
+// compare).
+type Comparison struct {
+	Source     []byte
+	SourcePath string    // for messages
+	Plugins    [2]string // the base's and the new's
+	// Function builds a Shopify Function (dynamic, run with the plugin as
+	// its provider), Stdin then its JSON input.
+	Function bool
+	Stdin    []byte
+	// SourceMap, when set, names both profiles' JS positions after the
+	// files Source was bundled from (Options.SourceMap); the caller
+	// checked it against Source.
+	SourceMap *sourcemap.Loaded
+	Args      []string
+	Cost      wasmcore.CostModel
+	Timeout   time.Duration
+	Cache     runner.CacheDir
+	Stderr    io.Writer // the guests'
+	Warn      func(error)
+	// Run runs a side's job: Execute, unless a test gives another.
+	Run func(context.Context, Job) (*Done, error)
+	// Ran hears each side once it has run (jsprof compare keeps it).
+	Ran func(*Side) error
+}
+
+// Side is one engine's build and run.
+type Side struct {
+	Label      string // "base" or "new"
+	PluginPath string
+	Module     []byte
+	Stdout     bytes.Buffer
+	Done       *Done
+	Tables     *report.Tables
+}
+
+// Compare builds both modules, then runs them one after the other; a
+// context done after the first stops before the second (the error is then
+// ctx's cause). Errors name the JS file and the plugin.
+func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
+	sides := [2]*Side{{Label: "base", PluginPath: c.Plugins[0]}, {Label: "new", PluginPath: c.Plugins[1]}}
+	cache, err := c.Cache.Open()
+	if err != nil {
+		return sides, err
+	}
+	for _, s := range sides {
+		plugin, err := LoadPlugin(s.PluginPath)
+		if err != nil {
+			return sides, err
+		}
+		if s.Module, err = BuildJS(ctx, plugin, c.Source, c.Function, cache); err != nil {
+			if be := (*BuildError)(nil); errors.As(err, &be) {
+				return sides, fmt.Errorf("%s %s with %s: %w", be.Step, c.SourcePath, s.PluginPath, be.Err)
+			}
+			return sides, fmt.Errorf("%s (with %s): %w", c.SourcePath, s.PluginPath, err)
+		}
+	}
+	run := c.Run
+	if run == nil {
+		run = Execute
+	}
+	for _, s := range sides {
+		// A Shopify Function is linked with its provider, the plugin it
+		// was built against, as jsprof run links it.
+		s.Done, err = run(ctx, Job{Module: s.Module, Plugins: []string{s.PluginPath},
+			Guest:       runner.Options{Name: s.Label + ".wasm", Args: c.Args, Stdin: bytes.NewReader(c.Stdin), Stdout: &s.Stdout, Stderr: c.Stderr, Cache: cache},
+			Profile:     Options{Mode: Exact, Cost: c.Cost, Warn: c.Warn, SourceMap: c.SourceMap, GeneratedText: c.Source},
+			NeedProfile: true, Timeout: c.Timeout, Cache: c.Cache,
+			Hooks: Hooks{OutputError: c.Warn},
+		})
+		if err != nil {
+			return sides, fmt.Errorf("running %s built with %s: %w", c.SourcePath, s.PluginPath, err)
+		}
+		for _, w := range s.Done.Outcome.Warnings {
+			c.Warn(w)
+		}
+		if s.Tables, err = report.FromProfile(s.Done.Outcome.Profile); err != nil {
+			return sides, fmt.Errorf("%s built with %s: %w", c.SourcePath, s.PluginPath, err)
+		}
+		if c.Ran != nil {
+			if err := c.Ran(s); err != nil {
+				return sides, err
+			}
+		}
+		if ctx.Err() != nil {
+			// Interrupted: what was kept is kept; the other side is not run.
+			return sides, context.Cause(ctx)
+		}
+	}
+	return sides, nil
+}
+
+// TimedOut says which sides their timeout stopped ("the base was
+// stopped"), as their profiles record it; "" when none.
+func TimedOut(sides [2]*Side) string {
+	b := strings.HasPrefix(sides[0].Tables.Trap, TimeoutPrefix)
+	n := strings.HasPrefix(sides[1].Tables.Trap, TimeoutPrefix)
+	switch {
+	case b && n:
+		return "both guests were stopped"
+	case b:
+		return "the base was stopped"
+	case n:
+		return "the new was stopped"
+	}
+	return ""
+}
+
+// Mismatch says how the two sides' guests behaved differently, "" when
+// they printed the same and exited alike.
+func Mismatch(sides [2]*Side) string {
+	base, new := sides[0], sides[1]
+	var why []string
+	if base.Done.ExitCode != new.Done.ExitCode {
+		why = append(why, fmt.Sprintf("the base exited with %d, the new with %d", base.Done.ExitCode, new.Done.ExitCode))
+	}
+	if !bytes.Equal(base.Stdout.Bytes(), new.Stdout.Bytes()) {
+		b := strings.Split(base.Stdout.String(), "\n")
+		n := strings.Split(new.Stdout.String(), "\n")
+		i := 0
+		for i < len(b) && i < len(n) && b[i] == n[i] {
+			i++
+		}
+		line := func(l []string) string {
+			if i < len(l) {
+				return fmt.Sprintf("%q", l[i])
+			}
+			return "nothing"
+		}
+		why = append(why, fmt.Sprintf("the outputs differ from line %d: the base printed %s, the new %s", i+1, line(b), line(n)))
+	}
+	return strings.Join(why, "; ")
+}
+
+// LineCount reads "1 line", "12 lines", "no output".
+func LineCount(b []byte) string {
+	if len(b) == 0 {
+		return "no output"
+	}
+	n := bytes.Count(b, []byte("\n"))
+	if b[len(b)-1] != '\n' {
+		n++
+	}
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
+}
