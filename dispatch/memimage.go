@@ -8,10 +8,11 @@ import (
 )
 
 // memImage is the initial content of linear memory 0 as far as active data
-// segments with constant offsets describe it. Segments closer than
-// chunkGap bytes are merged into one chunk, the gap zero-filled (memory
-// starts zeroed), so that tables split by a snapshotter at runs of zero
-// bytes read back whole.
+// segments with constant offsets describe it (wasmcore.NewMemoryImage).
+// Segments closer than chunkGap bytes (and the chunkPad after the first)
+// are merged into one chunk, the gap zero-filled (memory starts zeroed),
+// so that tables split by a snapshotter at runs of zero bytes read back
+// whole.
 type memImage struct {
 	chunks []memChunk // sorted by base, non-overlapping
 }
@@ -31,69 +32,9 @@ const chunkPad = 8
 const maxImage = 256 << 20
 
 func newMemImage(segs []wasmcore.DataSegment) memImage {
-	type seg struct {
-		idx      int
-		lo, hi   uint64
-		contents []byte
-	}
-	var ss []seg
-	var total uint64
-	for i, d := range segs {
-		if d.Mode != wasmcore.DataActive || d.Memory != 0 || len(d.Init) == 0 {
-			continue
-		}
-		off, ok := d.Offset.I32()
-		if !ok {
-			continue
-		}
-		lo := uint64(uint32(off))
-		total += uint64(len(d.Init))
-		if total > maxImage {
-			break
-		}
-		ss = append(ss, seg{i, lo, lo + uint64(len(d.Init)), d.Init})
-	}
-	if len(ss) == 0 {
-		return memImage{}
-	}
-	order := make([]int, len(ss))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return ss[order[a]].lo < ss[order[b]].lo })
-	// Cluster by address.
-	type cluster struct{ lo, hi uint64 }
-	var cl []cluster
-	clusterOf := make([]int, len(ss))
-	for _, i := range order {
-		s := ss[i]
-		if n := len(cl); n > 0 && s.lo <= cl[n-1].hi+chunkGap+chunkPad {
-			cl[n-1].hi = max(cl[n-1].hi, s.hi)
-		} else {
-			cl = append(cl, cluster{s.lo, s.hi})
-		}
-		clusterOf[i] = len(cl) - 1
-	}
 	var img memImage
-	var size uint64
-	for _, c := range cl {
-		size += c.hi - c.lo
-		if size > maxImage {
-			break
-		}
-		// Zero bytes after the last segment are memory too: keep a few,
-		// so that a record ending in zeros reads back whole.
-		hi := min(c.hi+chunkPad, 1<<32)
-		img.chunks = append(img.chunks, memChunk{base: c.lo, data: make([]byte, hi-c.lo)})
-	}
-	// Later segments overwrite earlier ones, as instantiation does.
-	for i, s := range ss {
-		ci := clusterOf[i]
-		if ci >= len(img.chunks) {
-			continue
-		}
-		ch := img.chunks[ci]
-		copy(ch.data[s.lo-ch.base:], s.contents)
+	for _, c := range wasmcore.NewMemoryImage(segs, chunkGap+chunkPad, chunkPad, maxImage).Chunks {
+		img.chunks = append(img.chunks, memChunk{base: c.Base, data: c.Data})
 	}
 	return img
 }

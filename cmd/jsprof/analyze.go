@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -19,13 +20,13 @@ without an interpreter is no error: the report says why none was found.
 The JSON schema is in docs/analyze.md.`
 
 func cmdAnalyze(ctx context.Context, args []string, io stdio) int {
-	fs := newFlagSet("analyze", analyzeSynopsis, io)
+	fs := cli.NewFlagSet("analyze", analyzeSynopsis, io.err)
 	asJSON := fs.Bool("json", false, "write one JSON object instead of the readable report")
-	if code, done := parseFlags(fs, args, io); done {
+	if code, done := cli.Parse(fs, args, io.out, io.err); done {
 		return code
 	}
 	if fs.NArg() != 1 {
-		return badCommandLine(io, fs, fmt.Sprintf("want one module, have %d", fs.NArg()))
+		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one module, have %d", fs.NArg()))
 	}
 	path := fs.Arg(0)
 	wasm, err := os.ReadFile(path)

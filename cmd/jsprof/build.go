@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/jsframes/sourcemap"
@@ -26,18 +27,18 @@ carries the program's JS (Brotli-compressed in a javy_source section, as
 shows the source of the profiles it makes.`
 
 func cmdBuild(ctx context.Context, args []string, io stdio) int {
-	fs := newFlagSet("build", buildSynopsis, io)
+	fs := cli.NewFlagSet("build", buildSynopsis, io.err)
 	pluginPath := fs.String("plugin", "", "the Javy `plugin.wasm` (required)")
 	dynamic := fs.Bool("dynamic", false, "build a dynamic module that imports the plugin")
 	output := fs.String("o", "index.wasm", "write the module to `file`")
 	cacheDir := cacheFlag(fs)
 	// Accept flags after the JS file too: jsprof build index.js -o out.wasm.
-	positional, code, done := parseInterleaved(fs, args, io)
+	positional, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
 	}
 	if len(positional) != 1 {
-		return badCommandLine(io, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
+		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
 	}
 	if *pluginPath == "" {
 		return fail(io, exitUsage, errors.New("build: --plugin is required"))
@@ -59,7 +60,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, be.Err))
 	} else if be != nil {
 		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, be.Err))
-	} else if compileErr := (*javy.CompileError)(nil); errors.As(err, &compileErr) {
+	} else if compileErr := (*javy.CompileError)(nil); errors.As(err, &compileErr) && !strings.Contains(err.Error(), "could not load module") {
 		// A syntax error: at the file built, and, through its source map,
 		// at the file it was bundled from.
 		return fail(io, exitFailure, fmt.Errorf("%s: %s", positional[0], compileErrorAt(compileErr.Message, positional[0], src, io)))

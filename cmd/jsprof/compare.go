@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -35,8 +36,8 @@ func cmdCompare(ctx context.Context, args []string, io stdio) int {
 }
 
 func compare(ctx context.Context, args []string, io stdio, run profileRunner) int {
-	fs := newFlagSet("compare", compareSynopsis, io)
-	var plugins listFlag
+	fs := cli.NewFlagSet("compare", compareSynopsis, io.err)
+	var plugins cli.List
 	fs.Var(&plugins, "plugin", "a Javy `plugin.wasm`: give two, the base first, then the new")
 	top, format := viewFlags(fs, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
 	by := diffByFlag(fs)
@@ -56,12 +57,12 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 			break
 		}
 	}
-	positional, code, done := parseInterleaved(fs, args, io)
+	positional, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
 	}
 	if len(positional) != 1 {
-		return badCommandLine(io, fs, fmt.Sprintf("want one JS file (guest arguments go after --), have %d: %s", len(positional), strings.Join(positional, " ")))
+		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one JS file (guest arguments go after --), have %d: %s", len(positional), strings.Join(positional, " ")))
 	}
 	if len(plugins) != 2 {
 		return fail(io, exitUsage, fmt.Errorf("compare: want two --plugin, the base and the new, have %d", len(plugins)))

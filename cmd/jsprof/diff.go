@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
-	"strconv"
-	"strings"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -38,18 +36,18 @@ function in both profiles whose total (with what it called) did.
 For pprof's own view of the change: go tool pprof -diff_base BASE.pb.gz NEW.pb.gz`
 
 func cmdDiff(ctx context.Context, args []string, io stdio) int {
-	fs := newFlagSet("diff", diffSynopsis, io)
+	fs := cli.NewFlagSet("diff", diffSynopsis, io.err)
 	top, format := viewFlags(fs, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
 	by := diffByFlag(fs)
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
 	sourceMap := fs.String("source-map", "", "name both profiles' JS positions after the source map `file`, checked against the JS their modules carry (found beside each profile); profiles jsprof run named after a map already are kept")
 	failOver := fs.String("fail-over", "", "exit 1 when the total (with --by function, any function's total) rose by `PCT` percent or more")
-	files, code, done := parseInterleaved(fs, args, io)
+	files, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
 	}
 	if len(files) != 2 {
-		return badCommandLine(io, fs, fmt.Sprintf("want two profiles, BASE and NEW, have %d", len(files)))
+		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want two profiles, BASE and NEW, have %d", len(files)))
 	}
 	f, err := format("diff")
 	if err != nil {
@@ -62,7 +60,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if err := checkDiffBy(*by); err != nil {
 		return fail(io, exitUsage, fmt.Errorf("diff: %w (or function)", err))
 	}
-	threshold, err := parsePercent(*failOver)
+	threshold, err := diff.ParsePercent(*failOver)
 	if err != nil {
 		return fail(io, exitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
 	}
@@ -90,33 +88,12 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	rises := df.RisesOver(threshold, gateFunctions)
 	for _, r := range rises {
 		fmt.Fprintf(io.err, "jsprof: diff: %s rose %s (%s → %s Wasm instructions): --fail-over %s\n",
-			r.What, percentText(r.Percent), report.Human(r.Base), report.Human(r.New), *failOver)
+			r.What, r.PercentText(), report.Human(r.Base), report.Human(r.New), *failOver)
 	}
 	if len(rises) > 0 {
 		return exitFailure
 	}
 	return 0
-}
-
-// parsePercent reads --fail-over's percentage: 5, 5% or 0.5%; "" is 0.
-func parsePercent(s string) (float64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || p < 0 || math.IsInf(p, 0) || math.IsNaN(p) {
-		return 0, errors.New("want a percentage, 0 or more, such as 5 or 5%")
-	}
-	return p, nil
-}
-
-// percentText is a rise as a percentage with three significant digits,
-// or "from nothing".
-func percentText(p float64) string {
-	if math.IsInf(p, 1) {
-		return "from nothing"
-	}
-	return "by " + strconv.FormatFloat(p, 'g', 3, 64) + "%"
 }
 
 // diffByFlag adds --by to diff and compare.

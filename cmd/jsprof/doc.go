@@ -20,7 +20,8 @@
 // job's hooks. The work is done by the packages it calls:
 // internal/profiler (the run pipeline: reading, linking, a function's
 // I/O, limits, the timeout, finishing), internal/runner (running modules,
-// the compilation cache), internal/outfile (writing a file atomically),
+// the compilation cache), internal/cli (flag sets, usage errors, colour),
+// internal/outfile (writing a file atomically),
 // internal/javy (building them), internal/shopify (Shopify providers,
 // codecs and I/O protocols), dispatch (analyze), jsframes/jsprofile (the
 // profile format), jsframes/sourcemap (a bundle's source map: the command

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
@@ -54,7 +55,7 @@ func TestVersionLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			bi := &debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Version: tt.version}, Settings: tt.settings}
-			assert.Equal(t, tt.want, versionLine(bi))
+			assert.Equal(t, tt.want, cli.VersionLine(bi))
 		})
 	}
 }
@@ -179,10 +180,10 @@ func TestUnbundledImportHint(t *testing.T) {
 func TestColor(t *testing.T) {
 	t.Parallel()
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
-	assert.True(t, useColor(true, env(nil)))
-	assert.False(t, useColor(false, env(nil)), "not a terminal")
-	assert.False(t, useColor(true, env(map[string]string{"NO_COLOR": "1"})))
-	assert.False(t, useColor(true, env(map[string]string{"TERM": "dumb"})))
+	assert.True(t, cli.UseColor(true, env(nil)))
+	assert.False(t, cli.UseColor(false, env(nil)), "not a terminal")
+	assert.False(t, cli.UseColor(true, env(map[string]string{"NO_COLOR": "1"})))
+	assert.False(t, cli.UseColor(true, env(map[string]string{"TERM": "dumb"})))
 
 	info := jsprofile.RunInfo{Export: "_start", Provider: "p", Codec: "json", InputBytes: 200_000}
 	for _, color := range []bool{true, false} {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
 )
@@ -40,7 +40,7 @@ func main() {
 	// which the guest sees as EIO (wazero has no EPIPE to give it).
 	signal.Ignore(syscall.SIGPIPE)
 	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
-		color:          useColor(isTerminal(os.Stderr), os.Getenv),
+		color:          cli.UseColor(cli.IsTerminal(os.Stderr), os.Getenv),
 		defaultSignals: func() { signal.Reset(os.Interrupt, syscall.SIGTERM) }})
 	signal.Stop(signals)
 	cancel(nil)
@@ -154,123 +154,11 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\njsprof module.wasm is jsprof run module.wasm. 'jsprof COMMAND --help' tells more.")
 }
 
-// newFlagSet returns a flag set that reports errors on io.err and prints
-// synopsis above the flags for --help, once, on io.out.
-func newFlagSet(name, synopsis string, io stdio) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.err)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", synopsis)
-		printDefaults(fs)
-	}
-	return fs
-}
-
-// printDefaults is flag's PrintDefaults, except that a default of -1
-// (--top's "not given": the default depends on the output) is not shown,
-// as the flag's own text says what it means.
-func printDefaults(fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		var b strings.Builder
-		fmt.Fprintf(&b, "  -%s", f.Name)
-		kind, usage := flag.UnquoteUsage(f)
-		if kind != "" {
-			b.WriteString(" " + kind)
-		}
-		if b.Len() <= 4 && kind == "" {
-			b.WriteString("\t")
-		} else {
-			b.WriteString("\n    \t")
-		}
-		b.WriteString(strings.ReplaceAll(usage, "\n", "\n    \t"))
-		switch f.DefValue {
-		case "", "0", "0s", "false", "-1":
-		default:
-			if g, ok := f.Value.(flag.Getter); ok && isString(g.Get()) {
-				fmt.Fprintf(&b, " (default %q)", f.DefValue)
-			} else {
-				fmt.Fprintf(&b, " (default %v)", f.DefValue)
-			}
-		}
-		fmt.Fprintln(fs.Output(), b.String())
-	})
-}
-
-func isString(v any) bool { _, ok := v.(string); return ok }
-
-// parseFlags parses args; done reports that the caller should return code.
-// --help prints the usage on stdout; a bad flag, one line saying what is
-// wrong and where to read more (badCommandLine).
-func parseFlags(fs *flag.FlagSet, args []string, io stdio) (code int, done bool) {
-	usage := fs.Usage
-	fs.Usage = func() {}     // printed below, once, where it belongs
-	var said strings.Builder // flag's message: told below, in one line
-	fs.SetOutput(&said)
-	err := fs.Parse(args)
-	fs.Usage = usage
-	fs.SetOutput(io.err)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(io.out)
-			fs.Usage()
-			fs.SetOutput(io.err)
-			return 0, true
-		}
-		// flag names flags with one dash; jsprof's documents two.
-		return badCommandLine(io, fs, strings.Replace(err.Error(), " for flag -", " for --", 1)), true
-	}
-	return 0, false
-}
-
-// badCommandLine says what is wrong with a command line in one line, and
-// where the command's flags are told, and returns exitUsage.
-func badCommandLine(io stdio, fs *flag.FlagSet, msg string) int {
-	fmt.Fprintf(io.err, "jsprof: %s: %s\nsee 'jsprof %s --help'\n", fs.Name(), profiler.FirstLine(msg), fs.Name())
-	return exitUsage
-}
-
 // fail prints err as one line prefixed with jsprof and returns code.
 func fail(io stdio, code int, err error) int {
 	fmt.Fprintf(io.err, "jsprof: %s\n", profiler.FirstLine(err.Error()))
 	return code
 }
-
-// given says whether the flag called name was set on the command line,
-// as opposed to left at its default.
-func given(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
-// durationFlag is a duration flag whose bad values are told as
-// time.ParseDuration tells them ("missing unit in duration"), where
-// flag's own says "parse error".
-type durationFlag struct{ d *time.Duration }
-
-func (f durationFlag) String() string {
-	if f.d == nil {
-		return "0s"
-	}
-	return f.d.String()
-}
-
-func (f durationFlag) Set(v string) (err error) {
-	*f.d, err = time.ParseDuration(v)
-	return err
-}
-
-// durationVar adds a durationFlag.
-func durationVar(fs *flag.FlagSet, p *time.Duration, name string, def time.Duration, usage string) {
-	*p = def
-	fs.Var(durationFlag{p}, name, usage)
-}
-
-// listFlag collects a repeated flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // cacheFlag adds --cache-dir and --cache-size and returns a function that
 // reads them: the cache, opened within its size (runner.CacheDir).

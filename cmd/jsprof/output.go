@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -28,32 +27,18 @@ type outputs struct {
 // and the files linking found (the plugin or provider a folder of
 // providers resolved to). Writing one would destroy what the run read.
 func openOutputs(f runFlags, modulePath string, linked profiler.Linking) (*outputs, error) {
-	type input struct{ what, path string }
-	inputs := []input{{"the module being run", modulePath}, {"the --source file", f.source}, {"the --input file", f.input}}
+	inputs := []outfile.Named{{What: "the module being run", Path: modulePath}, {What: "the --source file", Path: f.source}, {What: "the --input file", Path: f.input}}
 	for _, p := range f.plugins {
-		inputs = append(inputs, input{"a --plugin", p})
+		inputs = append(inputs, outfile.Named{What: "a --plugin", Path: p})
 	}
 	if linked.Plugin != nil {
-		inputs = append(inputs, input{"the plugin linked", linked.Plugin.Name})
+		inputs = append(inputs, outfile.Named{What: "the plugin linked", Path: linked.Plugin.Name})
 	}
 	if linked.Provider != nil && linked.Provider.Path != "" {
-		inputs = append(inputs, input{"the provider linked", linked.Provider.Path})
+		inputs = append(inputs, outfile.Named{What: "the provider linked", Path: linked.Provider.Path})
 	}
-	named := []struct{ flag, path string }{{"-o", f.output}, {"--collapsed", f.collapsed}, {"--report-json", f.reportJSON}}
-	for i, a := range named {
-		if a.path == "" {
-			continue
-		}
-		for _, in := range inputs {
-			if in.path != "" && outfile.SamePath(a.path, in.path) {
-				return nil, fmt.Errorf("%s %s: that is %s", a.flag, a.path, in.what)
-			}
-		}
-		for _, b := range named[:i] {
-			if b.path != "" && outfile.SamePath(a.path, b.path) {
-				return nil, fmt.Errorf("%s and %s both name %s", b.flag, a.flag, a.path)
-			}
-		}
+	if err := outfile.Distinct([]outfile.Named{{What: "-o", Path: f.output}, {What: "--collapsed", Path: f.collapsed}, {What: "--report-json", Path: f.reportJSON}}, inputs); err != nil {
+		return nil, err
 	}
 	o := &outputs{}
 	var err error

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
@@ -70,21 +71,21 @@ func viewFlags(fs *flag.FlagSet, topUsage string) (*int, func(cmd string) (outpu
 const defaultTop = 20
 
 func cmdReport(ctx context.Context, args []string, io stdio) int {
-	fs := newFlagSet("report", reportSynopsis, io)
+	fs := cli.NewFlagSet("report", reportSynopsis, io.err)
 	top, format := viewFlags(fs, fmt.Sprintf("rows of each table, and opcodes under each function (0: all; default %d in text, all in CSV and JSON, up to 300 in HTML); at most 5 callers under each Wasm function", defaultTop))
 	by := fs.String("by", report.ByOpcode, "the view: `opcode`, function (each function with its opcodes), line, summary or wasm (each Wasm function with the opcodes and natives that reached it)")
 	function := fs.String("function", "", "only the JS functions named `NAME`")
 	htmlPath := fs.String("html", "", "also write an HTML report to `file` (self-contained, no network)")
-	var sources listFlag
+	var sources cli.List
 	fs.Var(&sources, "source", "annotate the HTML report with the JS `file` (repeatable; matched to the profile's JS files by name)")
 	module := fs.String("module", "", "annotate the HTML report with the JS the Javy module `file` carries (its javy_source section)")
 	sourceMap := fs.String("source-map", "", "name the profile's JS positions after the source map `file` (a profile jsprof run wrote names them already when the JS named its map), checked against the JS of --source, --module or the profile's module")
-	files, code, done := parseInterleaved(fs, args, io)
+	files, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
 	}
 	if len(files) != 1 {
-		return badCommandLine(io, fs, fmt.Sprintf("want one profile, have %d", len(files)))
+		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one profile, have %d", len(files)))
 	}
 	f, err := format("report")
 	if err != nil {
@@ -100,8 +101,11 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	}
 	var given []htmlview.SourceFile // the JS of --source and --module
 	if len(sources) > 0 || *module != "" {
-		if given, err = readSources(sources, *module, io); err != nil {
+		var note string
+		if given, note, err = htmlview.ReadSources(sources, *module); err != nil {
 			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
+		} else if note != "" {
+			fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", *module, note)
 		}
 	}
 	prof, smap := mapSaved(prof, *sourceMap, path, given, io)
@@ -147,54 +151,9 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	return 0
 }
 
-// readSources reads the JS files of --source, and the JS the module of
-// --module carries (a module an earlier jsprof build made records only its
-// JS file's name: that file is read from beside the module, when there).
-func readSources(files []string, module string, io stdio) ([]htmlview.SourceFile, error) {
-	var out []htmlview.SourceFile
-	for _, f := range files {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("--source: %w", err)
-		}
-		out = append(out, htmlview.SourceFile{Name: f, Text: text, From: "--source " + f})
-	}
-	if module == "" {
-		return out, nil
-	}
-	wasm, err := os.ReadFile(module)
-	if err != nil {
-		return nil, fmt.Errorf("--module: %w", err)
-	}
-	src, note, err := htmlview.ModuleFileSource(wasm, module)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("--module %s: %w", module, err)
-	case src != nil:
-		return append(out, *src), nil
-	}
-	fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", module, note)
-	return out, nil
-}
-
 // reportPage writes r's HTML page with o.
 func reportPage(r *report.Report, o htmlview.ReportOptions) func(io.Writer) error {
 	return func(w io.Writer) error { return htmlview.WriteReport(w, r, o) }
-}
-
-// parseInterleaved parses flags that may come before, between or after the
-// positional arguments (jsprof report PROFILE --json), and returns those.
-func parseInterleaved(fs *flag.FlagSet, args []string, io stdio) (positional []string, code int, done bool) {
-	for {
-		if code, done := parseFlags(fs, args, io); done {
-			return nil, code, true
-		}
-		if fs.NArg() == 0 {
-			return positional, 0, false
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 // writeHTML writes a page to path, atomically; errors name the file.

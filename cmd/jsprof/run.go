@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
@@ -42,8 +43,8 @@ const (
 // runFlags is jsprof run's command line: its flags as given, and what
 // check derives from them.
 type runFlags struct {
-	env, dirs  listFlag
-	plugins    listFlag
+	env, dirs  cli.List
+	plugins    cli.List
 	input      string
 	codecName  string
 	export     string
@@ -78,7 +79,7 @@ type runFlags struct {
 
 // runFlagSet declares run's flags into f.
 func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
-	fs := newFlagSet("run", runSynopsis, io)
+	fs := cli.NewFlagSet("run", runSynopsis, io.err)
 	fs.Var(&f.env, "env", "set a guest environment variable `KEY=VALUE` (repeatable)")
 	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
 	fs.Var(&f.plugins, "plugin", "the Javy plugin or Shopify Functions provider a dynamic module imports: a `file`, or a folder of providers named by namespace as function-runner's providers/ (repeatable)")
@@ -98,13 +99,13 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.StringVar(&f.reportJSON, "report-json", "", "write the cost report as JSON to `file`")
 	fs.IntVar(&f.top, "top", 20, "rows of each table of --report (0: all)")
 	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
-	durationVar(fs, &f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
+	cli.DurationVar(fs, &f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
 	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
 	fs.StringVar(&f.sourceMap, "source-map", "", sourceMapUsage)
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
 	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
-	durationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
+	cli.DurationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
 	f.cacheDir = cacheFlag(fs)
 	return fs
 }
@@ -114,17 +115,17 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 // cannot follow, said on io.err).
 func parseRun(f *runFlags, args []string, io stdio) (code int, done bool) {
 	fs := runFlagSet(f, io)
-	if code, done := parseFlags(fs, args, io); done {
+	if code, done := cli.Parse(fs, args, io.out, io.err); done {
 		return code, true
 	}
 	if fs.NArg() == 0 {
-		return badCommandLine(io, fs, "no module given"), true
+		return cli.BadCommandLine(io.err, fs, "no module given"), true
 	}
 	if err := f.check(fs); err != nil {
 		return fail(io, exitUsage, err), true
 	}
 	if rest := fs.Args()[1:]; len(rest) == 0 || rest[0] != "--" {
-		if name := ownFlag(fs, rest); name != "" {
+		if name := cli.FlagAmong(fs, rest); name != "" {
 			warn(io, fmt.Errorf("%s comes after the module, so it goes to the guest, as wasmtime passes it: put jsprof's flags before the module (or -- before the guest's)", name))
 		}
 	}
@@ -149,7 +150,7 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 		return errors.New("--max-instructions counts instructions: it needs a profiling --mode")
 	case !profiling && f.failLimit:
 		return errors.New("--fail-over-limit counts instructions: it needs a profiling --mode")
-	case !profiling && given(fs, "o"):
+	case !profiling && cli.Given(fs, "o"):
 		return fmt.Errorf("-o %s: --mode off writes no profile", f.output)
 	}
 	var err error
@@ -168,9 +169,9 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	switch {
 	case f.mode == modeSample && f.every == 0:
 		return errors.New("--sample-every 0: want a period of at least 1 instruction")
-	case given(fs, "sample-every") && f.mode != modeSample:
+	case cli.Given(fs, "sample-every") && f.mode != modeSample:
 		return errors.New("--sample-every needs --mode sample")
-	case given(fs, "wasm-stack-every") && f.mode != modeExact:
+	case cli.Given(fs, "wasm-stack-every") && f.mode != modeExact:
 		return errors.New("--wasm-stack-every needs --mode exact")
 	}
 	if f.pprofAddr != "" {
@@ -188,7 +189,7 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	}
 	rest := fs.Args()
 	f.module, f.guestArgs = rest[0], rest[1:]
-	if isJS(f.module) {
+	if javy.IsSourceFile(f.module) {
 		return fmt.Errorf("%s is JavaScript, not a Wasm module: build it first (jsprof build --plugin PLUGIN.wasm %s -o index.wasm)", f.module, f.module)
 	}
 	if len(f.guestArgs) > 0 && f.guestArgs[0] == "--" {
@@ -296,7 +297,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			return fail(io, exitFailure, err)
 		}
 		if out.Throw != nil {
-			fmt.Fprintf(io.err, "jsprof: uncaught %s%s\n", out.Throw.Message, throwPlace(out.Throw.Stack))
+			fmt.Fprintf(io.err, "jsprof: uncaught %s%s\n", out.Throw.Message, out.Throw.Place())
 		}
 		if done.Function {
 			profiler.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "", mark)
@@ -317,43 +318,6 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintf(io.err, "jsprof: profile written to %s (jsprof report %s; go tool pprof -http=: %s)\n", f.output, f.output, f.output)
 	}
 	return code
-}
-
-// throwPlace is where a JS error was thrown, for the run's summary:
-// ", thrown at inner (index.js:3) ← outer (index.js:8)", or "" when no
-// stack is known.
-func throwPlace(stack []jsprofile.ThrowFrame) string {
-	var b strings.Builder
-	for i, f := range stack {
-		if i == 0 {
-			b.WriteString(", thrown at ")
-		} else {
-			b.WriteString(" ← ")
-		}
-		b.WriteString(f.String())
-	}
-	return b.String()
-}
-
-// ownFlag returns the first of the guest's arguments that names one of
-// jsprof's flags (-o, --report=x), or "".
-func ownFlag(fs *flag.FlagSet, guestArgs []string) string {
-	for _, a := range guestArgs {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && name != "" && fs.Lookup(name) != nil {
-			return a
-		}
-	}
-	return ""
-}
-
-// isJS says whether a file's name is a JavaScript or TypeScript source's.
-func isJS(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".js", ".mjs", ".cjs", ".ts", ".mts", ".jsx", ".tsx":
-		return true
-	}
-	return false
 }
 
 // inputName names a function's input in messages: its file, or stdin.

@@ -7,7 +7,7 @@ import (
 )
 
 // image is the initial content of linear memory 0 as the active data
-// segments with constant offsets give it: what the engine's read-only data
+// segments with constant offsets give it (wasmcore.NewMemoryImage): what the engine's read-only data
 // (the JSCFunctionListEntry arrays, their names, the strings) looks like
 // before any code runs. Segments closer than mergeGap bytes are joined into
 // one chunk with the gap zero-filled, as memory starts zeroed: Wizer
@@ -34,53 +34,9 @@ const mergeGap = 64
 const tailPad = entrySize
 
 func newImage(m *wasmcore.Module) image {
-	type seg struct {
-		lo, hi uint64
-		init   []byte
-		order  int
-	}
-	var ss []seg
-	for i, d := range m.Data {
-		if d.Mode != wasmcore.DataActive || d.Memory != 0 || len(d.Init) == 0 {
-			continue
-		}
-		off, ok := d.Offset.I32()
-		if !ok {
-			continue
-		}
-		lo := uint64(uint32(off))
-		hi := lo + uint64(len(d.Init))
-		if hi > 1<<32 {
-			continue // would trap at instantiation
-		}
-		ss = append(ss, seg{lo, hi, d.Init, i})
-	}
-	sort.SliceStable(ss, func(a, b int) bool { return ss[a].lo < ss[b].lo })
-	type span struct{ lo, hi uint64 }
-	var spans []span
-	for _, s := range ss {
-		if n := len(spans); n > 0 && s.lo <= spans[n-1].hi+mergeGap {
-			spans[n-1].hi = max(spans[n-1].hi, s.hi)
-		} else {
-			spans = append(spans, span{s.lo, s.hi})
-		}
-	}
-	img := image{chunks: make([]chunk, len(spans))}
-	for i, sp := range spans {
-		hi := min(sp.hi+tailPad, 1<<32)
-		if i+1 < len(spans) {
-			hi = min(hi, spans[i+1].lo)
-		}
-		img.chunks[i] = chunk{base: uint32(sp.lo), data: make([]byte, hi-sp.lo)}
-	}
-	// Later segments overwrite earlier ones, as instantiation does.
-	sort.SliceStable(ss, func(a, b int) bool { return ss[a].order < ss[b].order })
-	for _, s := range ss {
-		c := img.chunkIndex(uint32(s.lo))
-		if c < 0 {
-			continue
-		}
-		copy(img.chunks[c].data[s.lo-uint64(img.chunks[c].base):], s.init)
+	var img image
+	for _, c := range wasmcore.NewMemoryImage(m.Data, mergeGap, tailPad, 0).Chunks {
+		img.chunks = append(img.chunks, chunk{base: uint32(c.Base), data: c.Data})
 	}
 	return img
 }

@@ -336,6 +336,17 @@ func (s *scanner) attribute(cat *catalog, runs []run, family string) *Catalogue 
 	return out
 }
 
+// NewCatalogue returns a catalogue of the natives given, indexed as
+// Scan's (ByCall, ByTableIndex, ByFunc): natives Scan found, kept and read
+// back (the profiler's prepared-engine cache keeps them).
+func NewCatalogue(list []Native) *Catalogue {
+	c := &Catalogue{byTable: map[uint32][]int{}, byFunc: map[uint32][]int{}}
+	for _, n := range list {
+		c.add(n)
+	}
+	return c
+}
+
 func (c *Catalogue) add(n Native) {
 	k := len(c.Natives)
 	c.Natives = append(c.Natives, n)

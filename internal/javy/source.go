@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/andybalholm/brotli"
@@ -108,4 +110,13 @@ func decodeSource(data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("neither Brotli nor text: %w", err)
 	}
 	return nil, errors.New("the source is not UTF-8")
+}
+
+// IsSourceFile says whether a file's name is a JavaScript or TypeScript source's.
+func IsSourceFile(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".js", ".mjs", ".cjs", ".ts", ".mts", ".jsx", ".tsx":
+		return true
+	}
+	return false
 }

@@ -225,6 +225,32 @@ func (s *Set) WriteAtomic(path string, write func(f *os.File) error) error {
 	return o.Commit(write)
 }
 
+// Named is a file a command names, and what it is there ("-o", "the
+// --input file").
+type Named struct{ What, Path string }
+
+// Distinct checks that no output (empty paths aside) is one of the inputs
+// or another output (SamePath): writing it would destroy what was read,
+// or what another output wrote.
+func Distinct(outputs, inputs []Named) error {
+	for i, a := range outputs {
+		if a.Path == "" {
+			continue
+		}
+		for _, in := range inputs {
+			if in.Path != "" && SamePath(a.Path, in.Path) {
+				return fmt.Errorf("%s %s: that is %s", a.What, a.Path, in.What)
+			}
+		}
+		for _, b := range outputs[:i] {
+			if b.Path != "" && SamePath(a.Path, b.Path) {
+				return fmt.Errorf("%s and %s both name %s", b.What, a.What, a.Path)
+			}
+		}
+	}
+	return nil
+}
+
 // SamePath reports whether two paths name one file: the same file on
 // disk (through links, or hard links, too), or, for files not yet there,
 // the same absolute path. A character device is no file: -o /dev/null

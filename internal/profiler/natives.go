@@ -61,7 +61,7 @@ func (s *Session) prepareNatives(plan *meter.Plan) {
 	case err != nil && quickjs:
 		s.warn(fmt.Errorf("naming native functions: %w", err))
 	case err == nil:
-		s.natives = newNativeIndex(list)
+		s.natives = nativeCatalogue(list)
 	}
 	names := wasmNativeNames(list)
 	if names == nil {
@@ -103,36 +103,15 @@ func knownNatives(cat *natives.Catalogue) []knownNative {
 	return out
 }
 
-// nativeIndex finds the natives a call runs, as natives.Catalogue.ByCall
-// does.
-type nativeIndex struct {
-	list   []knownNative
-	byCall map[nativeCall][]int
-}
-
-type nativeCall struct {
-	table uint32
-	magic int16
-}
-
-func newNativeIndex(list []knownNative) *nativeIndex {
-	x := &nativeIndex{list: list, byCall: map[nativeCall][]int{}}
-	for k, n := range list {
-		c := nativeCall{n.Table, n.Magic}
-		x.byCall[c] = append(x.byCall[c], k)
+// nativeCatalogue indexes the natives kept for the engine as Scan's
+// catalogue does: naming asks it which native a call runs
+// (natives.Catalogue.ByCall).
+func nativeCatalogue(list []knownNative) *natives.Catalogue {
+	ns := make([]natives.Native, len(list))
+	for i, n := range list {
+		ns[i] = natives.Native{Name: n.Name, Property: n.Property, Kind: n.Kind, TableIndex: n.Table, Magic: n.Magic, Func: n.Func}
 	}
-	return x
-}
-
-// call returns the natives a call of C function table[i] with that magic
-// runs, in the catalogue's order.
-func (x *nativeIndex) call(i uint32, magic int16) []knownNative {
-	ks := x.byCall[nativeCall{i, magic}]
-	out := make([]knownNative, len(ks))
-	for j, k := range ks {
-		out[j] = x.list[k]
-	}
-	return out
+	return natives.NewCatalogue(ns)
 }
 
 // wasmNativeNames names each Wasm function that natives' entries point at
@@ -162,11 +141,11 @@ func wasmNativeNames(list []knownNative) map[uint32]string {
 // unknown ("get ?.[Symbol.species]", the same on every engine), else the
 // candidates joined; "" (stacks then says native@table[i]) when none is
 // declared: never a guess.
-func nativeName(x *nativeIndex, i uint32, magic int16) string {
-	if x == nil {
+func nativeName(cat *natives.Catalogue, i uint32, magic int16) string {
+	if cat == nil {
 		return ""
 	}
-	ns := x.call(i, magic)
+	ns := cat.ByCall(i, magic)
 	var names []string
 	sameMember := true
 	for _, n := range ns {
@@ -183,7 +162,7 @@ func nativeName(x *nativeIndex, i uint32, magic int16) string {
 
 // memberName names a native's member with its owner unknown, as package
 // natives names an uncertain owner ("?.toFixed").
-func memberName(n knownNative) string {
+func memberName(n natives.Native) string {
 	name := "?." + n.Property
 	switch n.Kind {
 	case natives.Getter:

@@ -15,6 +15,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/dispatch/natives"
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/bytecode"
@@ -150,9 +151,9 @@ type Session struct {
 	windowed  *meter.Results
 	windowErr error
 	window    func(jsprofile.Meta, stacks.Identity) (*profile.Profile, error)
-	namer     *naming.Namer   // nil: functions named by address
-	natives   *nativeIndex    // nil: natives named by table index
-	sampler   *stacks.Sampler // Sample mode only
+	namer     *naming.Namer      // nil: functions named by address
+	natives   *natives.Catalogue // nil: natives named by table index
+	sampler   *stacks.Sampler    // Sample mode only
 	// sym and wasmNames name the engine's Wasm functions (sampling, or
 	// exact mode's Wasm frames).
 	sym       *wasmcore.Symbolizer

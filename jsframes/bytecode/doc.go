@@ -6,8 +6,17 @@
 // a Layout, which SelectLayout chooses from the engine's identified release
 // and the version byte (docs/naming.md, "Formats").
 //
+// It owns the registry of engine releases (releases.go): one record per
+// release, or run of commits, that writes one layout, with its version
+// bytes, the opcode tables of dispatch's catalog its engines are
+// identified by, where its engines keep a function's bytecode object in
+// memory (read by naming) and what tests it. Layout selection reads the
+// registry, docs/naming.md's release table is generated from it, and a
+// test fails when a release known anywhere has no complete record.
+//
 // It reads untrusted bytes: no length or count read from the input is
 // trusted before it is checked against what remains (MaxInput and the
-// other limits bound the work). It knows nothing of runs, profiles or
-// memory: package naming matches what it reads to what the meter measured.
+// other limits bound the work). It knows nothing of runs or profiles,
+// and of memory only the registry's offsets: package naming matches what
+// it reads to what the meter measured.
 package bytecode

@@ -336,55 +336,6 @@ func LayoutByName(name string) (*Layout, bool) {
 	return nil, false
 }
 
-// tableLayouts maps each catalog opcode table (the engine's identified
-// release or commit range) to the layouts its version bytes announce.
-// Where a table spans a format change that left the version byte alone,
-// both layouts are listed and the choice is refused (ambiguous). A table
-// shipped in a release maps to that release's layout: the release is what
-// engines in the wild are built from.
-var tableLayouts = map[string]map[byte][]string{
-	// Bellard: version 1, or 2 with CONFIG_BIGNUM, up to 2024-02-14.
-	"bellard-2020-09-06-230f6e47": {1: {"B2020a"}, 2: {"B2020a"}},
-	"bellard-2020-09-06-387363c3": {1: {"B2020a"}, 2: {"B2020a"}},
-	"bellard-2020-09-06-57f6969b": {1: {"B2020a"}, 2: {"B2020a"}},
-	"bellard-2020-09-06-cc514e55": {1: {"B2020a"}, 2: {"B2020a"}},
-	"bellard-2020-11-08-c731a14a": {1: {"B2020", "B2rq"}, 2: {"B2020", "B2rq"}},
-	"bellard-2023-12-07-15a9fce6": {1: {"B2020"}, 2: {"B2020"}},
-	// Commits between 2023-12-09 and 2024-01-13 changed the function
-	// flags and the module record without a new version byte.
-	"bellard-2023-12-13-55e9809e": {1: {"B2020", "B2024"}, 2: {"B2020", "B2024"}},
-	"bellard-2024-01-02-f471907c": {1: {"B2020", "B2024"}, 2: {"B2020", "B2024"}},
-	"bellard-2024-01-06-e032a44f": {1: {"B2020", "B2024"}, 2: {"B2020", "B2024"}},
-	// The two 2024 tables have identical opcode_info[] bytes, and the
-	// engines of 2024-02-18 to 2025-03-17 (version 3) match them.
-	"bellard-2024-01-09-6d2d6e9f": {1: {"B2024"}, 2: {"B2024"}, 3: {"B3"}, 0x43: {"B3", "B3rq"}},
-	"bellard-2024-02-10-1e182125": {1: {"B2024"}, 2: {"B2024"}, 3: {"B3"}, 0x43: {"B3", "B3rq"}},
-	"bellard-2025-03-18-02ef4a78": {4: {"B4a", "B4b"}},
-	"bellard-2025-03-28-17448d70": {4: {"B4b"}},
-	"bellard-2025-04-12-bd7a63b6": {4: {"B4c", "B4"}},
-	"bellard-2025-04-16-f20fb110": {4: {"B4"}, 5: {"B5a"}},
-	"bellard-2025-04-30-e721e170": {5: {"B5a"}},
-	"bellard-2025-05-20-814a7cba": {5: {"B5b"}}, // release 2025-09-13
-	"bellard-2025-10-03-86c3ec40": {5: {"B5b"}},
-	"bellard-2025-11-03-d9385213": {5: {"B5c", "B5d"}},
-	"bellard-2025-12-22-7b98ddf0": {5: {"B5d"}},
-
-	"quickjs-ng-2023-11-13-8063c530": {2: {"NG01"}},
-	"quickjs-ng-2023-11-29-bec75d76": {3: {"NG02"}},
-	"quickjs-ng-2023-12-07-e06d52c4": {8: {"NG03"}},
-	"quickjs-ng-2023-12-11-7312c5a1": {8: {"NG03"}},
-	"quickjs-ng-2023-12-14-fb55c55c": {8: {"NG03"}},
-	"quickjs-ng-2024-03-27-0681e926": {12: {"NG05"}},
-	"quickjs-ng-2024-09-13-38206298": {14: {"NG05"}},
-	"quickjs-ng-2024-09-24-09dacb3e": {16: {"NG061"}, 19: {"NG061"}},
-	"quickjs-ng-2025-01-05-fb5394c5": {19: {"NG061"}},
-	"quickjs-ng-2025-02-06-42c3faee": {19: {"NG09"}},
-	"quickjs-ng-2025-04-02-bd5be754": {20: {"NG10"}, 21: {"NG10"}},
-	"quickjs-ng-2026-01-08-8ea427a4": {23: {"NG12"}},
-	"quickjs-ng-2026-01-29-909fd718": {23: {"NG12"}, 24: {"NG13"}, 25: {"NG13"}},
-	"quickjs-ng-2026-05-17-ec2a5ad9": {26: {"NG13"}, 27: {"NG13"}, 28: {"NG13"}},
-}
-
 // transitional are version bytes that only unreleased commits wrote
 // between two layouts: no release writes them, so no layout is kept.
 var transitional = map[string][]byte{

@@ -3,7 +3,6 @@ package bytecode
 import (
 	"bytes"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/jsprof/jsprof/dispatch"
@@ -163,78 +162,13 @@ func AtomsFromModule(m *wasmcore.Module) []string {
 const maxChunkGap = 64
 
 // dataChunks returns the initial memory the active data segments (with
-// constant offsets) describe, as runs of adjacent bytes; segments closer
-// than maxChunkGap are joined, the gap zero-filled.
+// constant offsets) describe, as runs of adjacent bytes
+// (wasmcore.NewMemoryImage); segments closer than maxChunkGap are joined,
+// the gap zero-filled.
 func dataChunks(m *wasmcore.Module) [][]byte {
-	type seg struct {
-		addr uint64
-		data []byte
-	}
-	var segs []seg
-	for _, d := range m.Data {
-		if d.Mode != wasmcore.DataActive || d.Memory != 0 || len(d.Init) == 0 {
-			continue
-		}
-		addr, ok := constI32(d.Offset.Code)
-		if !ok {
-			continue
-		}
-		segs = append(segs, seg{uint64(addr), d.Init})
-	}
-	sort.SliceStable(segs, func(i, j int) bool { return segs[i].addr < segs[j].addr })
 	var out [][]byte
-	var cur []byte
-	var curEnd uint64
-	for _, s := range segs {
-		if cur != nil && s.addr < curEnd { // overlapping: written over
-			start := uint64(len(cur)) - (curEnd - s.addr)
-			if end := s.addr + uint64(len(s.data)); end > curEnd {
-				cur = append(cur, make([]byte, end-curEnd)...)
-				curEnd = end
-			}
-			copy(cur[start:], s.data)
-			continue
-		}
-		if cur != nil && s.addr-curEnd < maxChunkGap {
-			cur = append(cur, make([]byte, s.addr-curEnd)...)
-			cur = append(cur, s.data...)
-			curEnd = s.addr + uint64(len(s.data))
-			continue
-		}
-		if cur != nil {
-			out = append(out, cur)
-		}
-		cur = append([]byte(nil), s.data...)
-		curEnd = s.addr + uint64(len(s.data))
-	}
-	if cur != nil {
-		out = append(out, cur)
+	for _, c := range wasmcore.NewMemoryImage(m.Data, maxChunkGap-1, 0, 0).Chunks {
+		out = append(out, c.Data)
 	}
 	return out
-}
-
-// constI32 evaluates `i32.const N; end`.
-func constI32(code []byte) (uint32, bool) {
-	if len(code) < 2 || code[0] != byte(wasmcore.OpI32Const) {
-		return 0, false
-	}
-	var v int64
-	var shift uint
-	i := 1
-	for ; i < len(code) && i < 7; i++ {
-		c := code[i]
-		v |= int64(c&0x7f) << shift
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			i++
-			break
-		}
-	}
-	if i >= len(code) || code[i] != byte(wasmcore.OpEnd) {
-		return 0, false
-	}
-	return uint32(int32(v)), true
 }

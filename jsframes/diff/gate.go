@@ -1,8 +1,11 @@
 package diff
 
 import (
+	"errors"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Rise is a cost that rose by at least a threshold (RisesOver).
@@ -47,4 +50,25 @@ func (df *Diff) RisesOver(pct float64, functions bool) []Rise {
 	fns := rises[total:]
 	sort.SliceStable(fns, func(i, j int) bool { return fns[i].Percent > fns[j].Percent })
 	return rises
+}
+
+// ParsePercent reads a threshold (jsprof diff --fail-over): 5, 5% or 0.5%; "" is 0.
+func ParsePercent(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || p < 0 || math.IsInf(p, 0) || math.IsNaN(p) {
+		return 0, errors.New("want a percentage, 0 or more, such as 5 or 5%")
+	}
+	return p, nil
+}
+
+// PercentText is the rise as a percentage with three significant digits
+// ("by 12.5%"), or "from nothing".
+func (r Rise) PercentText() string {
+	if math.IsInf(r.Percent, 1) {
+		return "from nothing"
+	}
+	return "by " + strconv.FormatFloat(r.Percent, 'g', 3, 64) + "%"
 }

@@ -83,6 +83,34 @@ func ModuleFileSource(wasm []byte, module string) (src *SourceFile, note string,
 	return nil, err.Error(), nil
 }
 
+// ReadSources reads the JS files given (jsprof report --source), and the
+// JS the module file module carries (--module; ModuleFileSource): note
+// says why that module annotates nothing, when it does not.
+func ReadSources(files []string, module string) (srcs []SourceFile, note string, err error) {
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return nil, "", fmt.Errorf("--source: %w", err)
+		}
+		srcs = append(srcs, SourceFile{Name: f, Text: text, From: "--source " + f})
+	}
+	if module == "" {
+		return srcs, "", nil
+	}
+	wasm, err := os.ReadFile(module)
+	if err != nil {
+		return nil, "", fmt.Errorf("--module: %w", err)
+	}
+	src, note, err := ModuleFileSource(wasm, module)
+	switch {
+	case err != nil:
+		return nil, "", fmt.Errorf("--module %s: %w", module, err)
+	case src != nil:
+		srcs = append(srcs, *src)
+	}
+	return srcs, note, nil
+}
+
 // ProfileModuleSource is the JS of the module a profile was made of, when
 // nothing else says where the JS is: the profile names its module (by its
 // file's name), and the module is looked for beside the profile, then in

@@ -125,7 +125,7 @@ const reportPage = `{{define "report"}}{{template "head" .}}{{with .Data}}<p cla
 <table class="functions">
 <thead><tr><th>function</th>{{if .Data.Counted}}<th>calls</th><th>executions</th>{{end}}<th>self Wasm instructions</th><th>share</th>{{if eq .Data.Mode "sample"}}<th>cumulative</th>{{end}}<th>self Wasm instructions</th></tr></thead>
 <tbody>
-{{range .Functions}}<tr class="function" data-name="{{.Name}}"><td class="name">{{.Label}}</td>{{if $.Data.Counted}}<td title="{{exact .Calls}}">{{human .Calls}}</td><td title="{{exact .Executions}}">{{human .Executions}}</td>{{end}}<td title="{{exact .SelfWasmInstructions}}">{{human .SelfWasmInstructions}}</td><td>{{pct .Share}}</td>{{if eq $.Data.Mode "sample"}}<td title="{{exact .TotalWasmInstructions}}">{{human .TotalWasmInstructions}}</td>{{end}}<td class="bars"><div class="bar" style="{{barWidth .SelfWasmInstructions $.MaxFn}}"></div></td></tr>
+{{range .Functions}}<tr class="function" data-name="{{.Name}}"><td class="name"{{if .CheckFailed}} title="the self-check failed: {{.CheckFailed}}"{{end}}>{{.Label}}</td>{{if $.Data.Counted}}<td title="{{exact .Calls}}">{{human .Calls}}</td><td title="{{exact .Executions}}">{{human .Executions}}</td>{{end}}<td title="{{exact .SelfWasmInstructions}}">{{human .SelfWasmInstructions}}</td><td>{{pct .Share}}</td>{{if eq $.Data.Mode "sample"}}<td title="{{exact .TotalWasmInstructions}}">{{human .TotalWasmInstructions}}</td>{{end}}<td class="bars"><div class="bar" style="{{barWidth .SelfWasmInstructions $.MaxFn}}"></div></td></tr>
 {{end}}{{if .MoreFns}}<tr class="more"><td colspan="6">… {{.MoreFns}} more functions</td></tr>
 {{end}}</tbody>
 </table>

@@ -17,6 +17,22 @@ type Throw struct {
 	Stack   []ThrowFrame `json:"stack"` // empty: no stack of the profile matched
 }
 
+// Place is where the error was thrown, as the run's summary says it:
+// ", thrown at inner (index.js:3) ← outer (index.js:8)", or "" when no
+// stack is known.
+func (t *Throw) Place() string {
+	var b strings.Builder
+	for i, f := range t.Stack {
+		if i == 0 {
+			b.WriteString(", thrown at ")
+		} else {
+			b.WriteString(" ← ")
+		}
+		b.WriteString(f.String())
+	}
+	return b.String()
+}
+
 // ThrowFrame is one frame of a Throw's stack: a JS function at the line it
 // was running, or a native function (Native, no file or line).
 type ThrowFrame struct {

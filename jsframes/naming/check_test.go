@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/jsframes/bytecode"
 	"github.com/jsprof/jsprof/jsframes/internal/bctest"
 	"github.com/jsprof/jsprof/jsframes/meter"
 )
@@ -56,6 +57,47 @@ func TestCheck(t *testing.T) {
 			require.Len(t, failed, 1)
 			assert.Contains(t, failed[0].Why, "pc 4: ")
 			assert.Contains(t, failed[0].Why, "dispatched inside another instruction")
+		})
+	}
+}
+
+// TestCheckOtherEngines: the self-check passes on the other engines whose
+// bytecode jsprof reads — Bellard QuickJS 2021-03-27 and quickjs-wasi's
+// QuickJS-NG v0.15 — for a program with closures, classes and recursion:
+// the opcode their dispatch reads is the byte at the pc, at an
+// instruction's start.
+func TestCheckOtherEngines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real engines")
+	}
+	type engine struct {
+		spec bytecode.EngineSpec
+		run  func(t *testing.T, src []byte) *bctest.Run
+	}
+	engines := map[string]func(t *testing.T) engine{
+		"qjsrunner-2021-03-27": func(t *testing.T) engine {
+			q := bctest.LoadQJSRunner(t)
+			spec, err := bytecode.EngineSpecForModule(q.Module, q.Report)
+			require.NoError(t, err)
+			return engine{spec, func(t *testing.T, src []byte) *bctest.Run { return q.RunMetered(t, q.Compile(t, src)) }}
+		},
+		"quickjs-wasi-3.0.0": func(t *testing.T) engine {
+			e := bctest.LoadWasiEngine(t, "quickjs-wasi-3.0.0")
+			spec, err := bytecode.EngineSpecForModule(e.Module, e.Report)
+			require.NoError(t, err)
+			return engine{spec, func(t *testing.T, src []byte) *bctest.Run { return e.RunMetered(t, e.Compile(t, src)) }}
+		},
+	}
+	for name, load := range engines {
+		t.Run(name, func(t *testing.T) {
+			e := load(t)
+			for _, program := range []string{"fib", "classes"} {
+				run := e.run(t, bctest.Source(t, program))
+				n := NewNamer(nil, e.spec)
+				failed, checked := n.Check(run.Results.Functions)
+				assert.Empty(t, failed, program)
+				assert.Positive(t, checked, program)
+			}
 		})
 	}
 }

@@ -225,3 +225,41 @@ func assertKnownLayout(t *testing.T, n *Namer, table string, format bytecode.For
 		assert.Equal(t, f.want, f.got, f.name)
 	}
 }
+
+// TestNamesWithoutProgram: a build that carries no serialized program (the
+// Javy builds of 2021-22 were Wizer'd: their JS was evaluated when the
+// module was made, and its bytecode is in the memory image) has nothing
+// to match: on Bellard QuickJS 2021-03-27 (the releases those builds
+// embed), the engine's known layout, which the measured functions'
+// objects agree with, names fib and gives its lines from memory.
+func TestNamesWithoutProgram(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real engine")
+	}
+	q := bctest.LoadQJSRunner(t)
+	spec, err := bytecode.EngineSpecForModule(q.Module, q.Report)
+	require.NoError(t, err)
+	run := q.RunMetered(t, q.Compile(t, bctest.Source(t, "fib")))
+	n := NewNamer(nil, spec)
+	n.UseMemory(run.Memory)
+	n.Learn(run.Results.Functions)
+	var fib *meter.FunctionCost
+	for i, f := range run.Results.Functions {
+		if f.Calls == 21891 {
+			fib = &run.Results.Functions[i]
+		}
+	}
+	require.NotNil(t, fib, "fib(20)'s 21891 calls")
+	info := n.Name(*fib)
+	assert.Equal(t, SourceMemory, info.Source)
+	assert.Equal(t, "fib", info.Name)
+	assert.Equal(t, 1, info.Line)
+	line, _, ok := n.LineOf(*fib, 0)
+	assert.True(t, ok)
+	assert.Equal(t, 2, line, "pc 0 (n < 2) is on line 2")
+
+	// The negative control: without the engine's memory, no name.
+	bare := NewNamer(nil, spec)
+	bare.Learn(run.Results.Functions)
+	assert.Equal(t, SourceAddress, bare.Name(*fib).Source)
+}

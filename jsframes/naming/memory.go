@@ -7,7 +7,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"unicode/utf16"
 
 	"github.com/jsprof/jsprof/jsframes/bytecode"
@@ -241,37 +240,52 @@ func (n *Namer) calibrate(ms []matchedFunc) *memLayout {
 }
 
 // knownLayout returns the function-bytecode object layout of an engine
-// checked here (wasm32), by opcode table and serialization variant: what
-// calibration finds on it, used where a run matches too few functions to
-// calibrate, and only where the run's samples agree with it.
+// checked on a real one (wasm32), by opcode table and debug encoding, from
+// the release registry (bytecode.MemoryOf): what calibration finds on it,
+// used where a run matches too few functions to calibrate, and only where
+// the run's samples agree with it.
 func knownLayout(tableID string, format bytecode.Format) (memLayout, bool) {
-	switch {
-	case tableID == "quickjs-ng-2025-04-02-bd5be754" && format == bytecode.FormatNG:
-		// QuickJS-NG v0.10/v0.11 (javy-plugin-1.7.0).
-		return memLayout{buf: 20, length: 24, name: 28, file: 64, line: 68, column: 72,
-			pc2lineLen: 80, pc2line: 84, pc2col: -1, pc2colLen: -1}, true
-	case strings.HasPrefix(tableID, "bellard-2024-01-09-6d2d6e9f") && format == bytecode.FormatColumns:
-		// The patched Bellard QuickJS of early 2024 (javy-plugin-1.1.0).
-		return memLayout{buf: 20, length: 24, name: 28, file: 64, line: 68, column: 72,
-			pc2lineLen: 80, pc2colLen: 84, pc2line: 88, pc2col: 92}, true
-	case (tableID == "quickjs-ng-2026-01-29-909fd718" || tableID == "quickjs-ng-2026-05-17-ec2a5ad9") && format == bytecode.FormatNG:
-		// QuickJS-NG v0.12-v0.16 (quickjs-wasi 2.0.0 and 3.0.0,
-		// shopify_functions_javy_v4): as v0.11. The unreleased next
-		// (quickjs-wasi 3.6.2) shares the opcode table but moved every
-		// field 8 bytes down: there calibration decides.
-		return memLayout{buf: 20, length: 24, name: 28, file: 64, line: 68, column: 72,
-			pc2lineLen: 80, pc2line: 84, pc2col: -1, pc2colLen: -1}, true
-	case (strings.HasPrefix(tableID, "bellard-2023-12-07-15a9fce6") || strings.HasPrefix(tableID, "bellard-2020-11-08-c731a14a")) && format == bytecode.FormatLines:
-		// Bellard QuickJS 2020-11-08 - 2023-12-09 (Javy's
-		// javy_quickjs_provider_v1; jsprof's qjsrunner of 2021-03-27):
-		// debug.{filename, line_num, source_len, pc2line_len,
-		// pc2line_buf}, no column. The engine frees the module function
-		// after running it and reuses its memory, so samples disagree
-		// more often than calibration alone accepts.
-		return memLayout{buf: 20, length: 24, name: 28, file: 64, line: 68, column: -1,
-			pc2lineLen: 76, pc2line: 80, pc2col: -1, pc2colLen: -1}, true
+	m, ok := bytecode.MemoryOf(tableID, format)
+	if !ok {
+		return memLayout{}, false
 	}
-	return memLayout{}, false
+	return memLayout{buf: m.Buf, length: m.Length, name: m.Name, file: m.File, line: m.Line, column: m.Column,
+		pc2lineLen: m.PC2LineLen, pc2line: m.PC2Line, pc2colLen: m.PC2ColLen, pc2col: m.PC2Col}, true
+}
+
+// knownFromMeter is the engine's known layout (knownLayout), and the
+// serialization variant of its pc → line tables, for a run with no
+// function matched to calibrate on, in whichever variant the engine's
+// table has one for, if the measured functions'
+// objects agree with it: their buffer pointer and length words are what
+// the meter found (more agree than not, at least two).
+func (n *Namer) knownFromMeter(fs []meter.FunctionCost) (memLayout, bytecode.Format, bool) {
+	if n.prog != nil && n.prog.Format != bytecode.FormatUnknown {
+		return memLayout{}, 0, false // calibration had its chance
+	}
+	for _, format := range []bytecode.Format{bytecode.FormatNG, bytecode.FormatColumns, bytecode.FormatLines} {
+		l, ok := knownLayout(n.engine.TableID, format)
+		if !ok {
+			continue
+		}
+		agree, disagree := 0, 0
+		for _, f := range fs {
+			if f.Bytecode == 0 || f.Length == 0 {
+				continue
+			}
+			b, ok1 := n.word(f.Bytecode + uint32(l.buf))
+			k, ok2 := n.word(f.Bytecode + uint32(l.length))
+			if ok1 && ok2 && b == f.Address && k == f.Length {
+				agree++
+			} else {
+				disagree++
+			}
+		}
+		if agree >= 2 && agree > disagree {
+			return l, format, true
+		}
+	}
+	return memLayout{}, 0, false
 }
 
 // runtimeAtomOf returns the runtime atom of a serialized atom reference,
@@ -436,7 +450,11 @@ func (n *Namer) fromMemory(f meter.FunctionCost) (FunctionInfo, bool) {
 // could not be located or read.
 func (n *Namer) memLines(f meter.FunctionCost, line, col int) []bytecode.PCLine {
 	l := n.layout
-	if n.prog == nil || l.pc2line < 0 || l.pc2lineLen < 0 {
+	format := n.memFormat
+	if n.prog != nil {
+		format = n.prog.Format
+	}
+	if format == bytecode.FormatUnknown || l.pc2line < 0 || l.pc2lineLen < 0 {
 		return nil
 	}
 	read := func(ptrOff, lenOff int) ([]byte, bool) {
@@ -456,7 +474,7 @@ func (n *Namer) memLines(f meter.FunctionCost, line, col int) []bytecode.PCLine 
 		return nil
 	}
 	var colTab []byte
-	if n.prog.Format == bytecode.FormatColumns {
+	if format == bytecode.FormatColumns {
 		if l.pc2col < 0 || l.pc2colLen < 0 {
 			return nil
 		}
@@ -464,7 +482,7 @@ func (n *Namer) memLines(f meter.FunctionCost, line, col int) []bytecode.PCLine 
 			return nil
 		}
 	}
-	lines, _, err := bytecode.DecodeLines(n.prog.Format, line, col, tab, colTab)
+	lines, _, err := bytecode.DecodeLines(format, line, col, tab, colTab)
 	if err != nil {
 		return nil
 	}

@@ -37,8 +37,11 @@ type Namer struct {
 	// and back, as far as unambiguous matches showed them.
 	atoms, atomsBack map[uint32]uint32
 	layout           *memLayout
-	known            map[funcKey]FunctionInfo      // after Learn
-	lines            map[funcKey][]bytecode.PCLine // pc → line tables read from memory
+	// memFormat is the variant of the pc → line tables read from memory
+	// when there is no program to say (knownFromMeter).
+	memFormat bytecode.Format
+	known     map[funcKey]FunctionInfo      // after Learn
+	lines     map[funcKey][]bytecode.PCLine // pc → line tables read from memory
 
 	callOps []callOp             // the opcodes as CallName's analysis sees them; empty: unusable
 	flows   map[uint32]*callFlow // CallName's analyses, by bytecode address
@@ -260,6 +263,14 @@ func (n *Namer) Learn(fs []meter.FunctionCost) {
 	}
 	if n.mem != nil {
 		n.layout = n.calibrate(unique)
+		if n.layout.buf < 0 {
+			// Nothing matched to calibrate on (a Wizer'd build carries
+			// no serialized program): the engine's known layout, if the
+			// functions' objects agree with it.
+			if l, format, ok := n.knownFromMeter(fs); ok {
+				n.layout, n.memFormat = &l, format
+			}
+		}
 		// A function compiled at run time may have the bytecode of a
 		// program function: the engine's record of it says otherwise.
 		for _, m := range unique {

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd
 
-package main
+package cli
 
 import (
 	"os"
@@ -8,9 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// isTerminal says whether f is a terminal (a file, pipe or /dev/null is
+// IsTerminal says whether f is a terminal (a file, pipe or /dev/null is
 // not).
-func isTerminal(f *os.File) bool {
+func IsTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), ioctlGetTermios)
 	return err == nil
 }

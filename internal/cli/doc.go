@@ -1,0 +1,11 @@
+// Package cli is jsprof's command-line conventions, for cmd/jsprof: flag
+// sets whose --help prints the synopsis above the flags (a -1 default left
+// unsaid), flags that may come between the positional arguments, a bad
+// command line told in one line with where to read more (exit ExitUsage),
+// repeated and duration flags, a guest argument that names one of the
+// command's flags, whether stderr is a terminal that takes colour
+// (NO_COLOR, TERM=dumb), and the version line.
+//
+// It knows nothing of what the commands do: which flags they have, what
+// they check and say belong to cmd/jsprof.
+package cli
