@@ -18,20 +18,30 @@ const (
 	// real machine: an i32.add, a call, a br_table and a memory.copy each
 	// count one.
 	CostAll CostModel = iota
-	// CostFuel counts wasmtime's fuel (up to wasmtime 42, which Shopify's
-	// function-runner uses): as CostAll, except that nop, drop, unreachable
-	// and return cost nothing either. memory.copy and memory.fill still
-	// cost one whatever their length.
+	// CostFuel counts wasmtime's fuel (wasmtime 39, which Shopify's
+	// function-runner v9.2 uses): as CostAll, except that nop, drop,
+	// unreachable and return cost nothing either, and that every entry
+	// into a defined function costs one more (EntryCost), charged to the
+	// function entered. memory.copy and memory.fill still cost one
+	// whatever their length; host functions cost nothing beyond their call.
 	CostFuel
+	// CostFuelOps is CostFuel without the entry charge: the per-operator
+	// rule alone, as jsprof counted fuel before it charged entries. It is
+	// not wasmtime's count; it is kept as the negative control of the
+	// wasmtime reference test (fixtures/wasmtimeref), which must tell the
+	// two apart.
+	CostFuelOps
 )
 
-// String returns the model's name: "all" or "fuel".
+// String returns the model's name: "all", "fuel" or "fuel-ops".
 func (c CostModel) String() string {
 	switch c {
 	case CostAll:
 		return "all"
 	case CostFuel:
 		return "fuel"
+	case CostFuelOps:
+		return "fuel-ops"
 	}
 	return fmt.Sprintf("CostModel(%d)", int(c))
 }
@@ -45,15 +55,27 @@ func (c CostModel) Cost(op Opcode) int64 {
 		// wasmtime's fuel_before_op (crates/cranelift/src/func_environ.rs):
 		// nop and drop generate no code, and leaving the function is as
 		// free as the other control markers.
-		if c == CostFuel {
+		if c == CostFuel || c == CostFuelOps {
 			return 0
 		}
 	}
 	return 1
 }
 
+// EntryCost returns what each entry into a defined function adds under c,
+// before any of its instructions: wasmtime charges one unit of fuel on
+// entry to every Wasm function, whether called by Wasm or by the host
+// (FIELD-NOTES §9: an empty exported function costs 1). It is charged with
+// the function's first segment, so it costs no update of its own.
+func (c CostModel) EntryCost() int64 {
+	if c == CostFuel {
+		return 1
+	}
+	return 0
+}
+
 // valid reports whether c is one of the models above.
-func (c CostModel) valid() bool { return c == CostAll || c == CostFuel }
+func (c CostModel) valid() bool { return c == CostAll || c == CostFuel || c == CostFuelOps }
 
 // endsSegment reports whether the instruction after op may start executing
 // without op's predecessors having run just before it (a branch target, the
@@ -307,6 +329,17 @@ func countBody(body []byte, counter, imported uint32, local int64, funcTyped, ch
 	}
 
 	plan := newSegmentPlan(opts.Hoist, imported, funcTyped)
+	// The entry charge goes with the first segment, which runs once per
+	// entry and is never a branch target (a loop starts a segment after
+	// it). Per instruction, it is a charge of its own at the entry, after
+	// the entry hook, so that hooks see it charged to the function entered.
+	if entry := opts.Cost.EntryCost(); entry != 0 {
+		if perInstruction {
+			charge(0, entry, false)
+		} else {
+			plan.work(entry)
+		}
+	}
 	checkAt := map[uint32]bool{0: checkEntry} // function entry and loop-body starts
 	depth := 0                                // open blocks inside the function
 	err := forEachInstr(body, func(in Instr) error {

@@ -102,17 +102,25 @@ func addCheckpointFunc(t *testing.T, m *wasmcore.Module, ctr wasmcore.Counter, o
 }
 
 // fuelFreeExport counts, in zeroFuelHooks, the executed instructions that
-// CostAll counts and CostFuel does not.
-const fuelFreeExport = "tally.fuel-free"
+// CostAll counts and CostFuel does not; fuelEntriesExport the entries into
+// defined functions, which CostFuel charges one each and CostAll nothing.
+const (
+	fuelFreeExport    = "tally.fuel-free"
+	fuelEntriesExport = "tally.entries"
+)
 
 // zeroFuelHooks tallies the executed nop, drop, unreachable and return
 // instructions of every defined function, with hooks (not counted) before
-// each: the test's own list of what wasmtime's fuel skips beyond block,
-// loop, else and end, independent of CostModel.Cost.
+// each, and every entry into a defined function: the test's own account of
+// how wasmtime's fuel differs from CostAll, independent of CostModel.Cost.
 func zeroFuelHooks(t *testing.T, m *wasmcore.Module) map[uint32]wasmcore.Hooks {
 	t.Helper()
 	bump := bumpGlobal(m, fuelFreeExport)
+	enter := bumpGlobal(m, fuelEntriesExport)
 	hooks := map[uint32]wasmcore.Hooks{}
+	for i := range m.Functions {
+		hooks[m.NumImportedFuncs()+uint32(i)] = wasmcore.Hooks{Entry: enter, CountUnread: true}
+	}
 	for i, f := range m.Functions {
 		ins, err := wasmcore.DecodeInstructions(f.Body)
 		require.NoError(t, err)
@@ -124,7 +132,7 @@ func zeroFuelHooks(t *testing.T, m *wasmcore.Module) map[uint32]wasmcore.Hooks {
 			}
 		}
 		if len(before) > 0 {
-			hooks[m.NumImportedFuncs()+uint32(i)] = wasmcore.Hooks{Before: before, CountUnread: true}
+			hooks[m.NumImportedFuncs()+uint32(i)] = wasmcore.Hooks{Entry: enter, Before: before, CountUnread: true}
 		}
 	}
 	return hooks
@@ -191,7 +199,8 @@ func TestCountInstructionsSegmentsEqualPerInstruction(t *testing.T) {
 				})
 				fuel, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{Cost: wasmcore.CostFuel, PerInstruction: true}, nil)
 				assert.Greater(t, all, uint64(10*g.Dispatch), "at least a few instructions per opcode")
-				assert.Equal(t, all-tally[fuelFreeExport], fuel, "fuel = all - executed nop, drop, unreachable, return (%d)", tally[fuelFreeExport])
+				assert.Equal(t, all-tally[fuelFreeExport]+tally[fuelEntriesExport], fuel,
+					"fuel = all - executed nop, drop, unreachable, return (%d) + function entries (%d)", tally[fuelFreeExport], tally[fuelEntriesExport])
 				for _, model := range []struct {
 					cost wasmcore.CostModel
 					want uint64
@@ -340,8 +349,8 @@ func TestCostFuelOnJavyPlugin(t *testing.T) {
 			fuel, _ := javyRun(t, wasm, src, func(*wasmcore.Module) wasmcore.CountOptions {
 				return wasmcore.CountOptions{Cost: wasmcore.CostFuel, PerInstruction: true}
 			})
-			t.Logf("%s: CostAll %d, CostFuel %d, nop/drop/unreachable/return %d", p.Name, all, fuel, tally[fuelFreeExport])
-			assert.Equal(t, all-tally[fuelFreeExport], fuel)
+			t.Logf("%s: CostAll %d, CostFuel %d, nop/drop/unreachable/return %d, function entries %d", p.Name, all, fuel, tally[fuelFreeExport], tally[fuelEntriesExport])
+			assert.Equal(t, all-tally[fuelFreeExport]+tally[fuelEntriesExport], fuel)
 			for _, v := range fastCountModes(wasmcore.CostFuel) {
 				if v.name == "hoist across calls" { // the in-locals modes hoist as far
 					continue

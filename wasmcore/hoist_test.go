@@ -98,9 +98,10 @@ func TestHoistingKeepsCountsExact(t *testing.T) {
 }
 
 // TestCostFuel: the fuel model counts, call by call, exactly the executed
-// nop, drop, unreachable and return instructions fewer than CostAll (as
-// hooks before each tally them); the instructions of a straight line and
-// a bulk memory instruction of any length cost what wasmtime charges.
+// nop, drop, unreachable and return instructions fewer than CostAll and
+// one more per entry into a defined function (as hooks tally them); the
+// instructions of a straight line and a bulk memory instruction of any
+// length cost what wasmtime charges.
 func TestCostFuel(t *testing.T) {
 	perInstruction := func(cost wasmcore.CostModel, tally bool) func(m *wasmcore.Module) wasmcore.CountOptions {
 		return func(m *wasmcore.Module) wasmcore.CountOptions {
@@ -135,21 +136,22 @@ func TestCostFuel(t *testing.T) {
 			allPlain, _ := shapeRun(t, c.file, perInstruction(wasmcore.CostAll, false), c.fn, c.selectors)
 			require.Equal(t, allPlain, all, "the tally is not counted")
 			fuel, _ := shapeRun(t, c.file, perInstruction(wasmcore.CostFuel, false), c.fn, c.selectors)
-			free := globals[fuelFreeExport]
+			free, entries := globals[fuelFreeExport], globals[fuelEntriesExport]
 			if free == nil { // nothing to tally in the module
 				free = make([]uint64, len(all))
 			}
+			require.Len(t, entries, len(all))
 			for i := range all {
-				assert.Equal(t, all[i]-free[i], fuel[i], "after %s(%d)", c.fn, c.selectors[i])
+				assert.Equal(t, all[i]-free[i]+entries[i], fuel[i], "after %s(%d)", c.fn, c.selectors[i])
 			}
 			tallied += free[len(free)-1]
 			switch c.fn {
-			case "straight": // nop, local.get, drop, i32.const, return
+			case "straight": // entry, nop, local.get, drop, i32.const, return
 				assert.Equal(t, repeat(5, len(all)), deltas(all))
-				assert.Equal(t, repeat(2, len(all)), deltas(fuel))
-			case "bulk": // 3 operands and memory.fill, 3 and memory.copy
+				assert.Equal(t, repeat(3, len(all)), deltas(fuel))
+			case "bulk": // entry, 3 operands and memory.fill, 3 and memory.copy
 				assert.Equal(t, repeat(8, len(all)), deltas(all))
-				assert.Equal(t, repeat(8, len(all)), deltas(fuel))
+				assert.Equal(t, repeat(9, len(all)), deltas(fuel))
 			}
 		})
 	}

@@ -128,15 +128,6 @@ const (
 	BlockV128  int64 = -5
 )
 
-// BlockValType returns the single result type of a value-type block type.
-func BlockValType(block int64) (ValType, bool) {
-	if block < 0 && block > -64 {
-		t := ValType(byte(block) & 0x7F)
-		return t, validValType(t)
-	}
-	return 0, false
-}
-
 // InstrReader decodes the instructions of a body one at a time. It does not
 // allocate, except for br_table labels and typed select types.
 type InstrReader struct {

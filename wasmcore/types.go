@@ -219,11 +219,6 @@ func ConstF64(bits uint64) ConstExpr {
 	return ConstExpr{Code: append(c, byte(OpEnd))}
 }
 
-// ConstGlobalGet returns `global.get idx; end`.
-func ConstGlobalGet(idx uint32) ConstExpr {
-	return ConstExpr{Code: append(appendU32([]byte{byte(OpGlobalGet)}, idx), byte(OpEnd))}
-}
-
 // ConstRefFunc returns `ref.func idx; end`.
 func ConstRefFunc(idx uint32) ConstExpr {
 	return ConstExpr{Code: append(appendU32([]byte{byte(OpRefFunc)}, idx), byte(OpEnd))}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -182,10 +181,8 @@ func TestFinishInterrupted(t *testing.T) {
 			require.NoError(t, res.Trap)
 			assert.Equal(t, "fib(20) = 6765\n", stdout.String())
 
-			start := time.Now()
 			out, err := sess.Finish(tt.ctx, profiler.Run{ExitCode: profiler.ExitCode(res)})
 			require.NoError(t, err)
-			assert.Less(t, time.Since(start), 10*time.Second)
 			var warnings []string
 			for _, w := range out.Warnings {
 				warnings = append(warnings, w.Error())

@@ -165,7 +165,11 @@ func TestStopsBeforeTheExportCall(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			prof := filepath.Join(t.TempDir(), "p.pb.gz")
-			got := jsprof(t, "", append([]string{"run", "-q", "-o", prof}, tt.args...)...)
+			args := []string{"run", "-q"}
+			if !unprofiled(tt.args) {
+				args = append(args, "-o", prof) // --mode off writes no profile
+			}
+			got := jsprof(t, "", append(args, tt.args...)...)
 			assert.Equal(t, exitLimit, got.code, got.stderr)
 			lines := strings.Split(strings.TrimSpace(got.stderr), "\n")
 			assert.Equal(t, tt.line, lines[len(lines)-1])

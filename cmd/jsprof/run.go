@@ -83,8 +83,8 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.Var(&f.env, "env", "set a guest environment variable `KEY=VALUE` (repeatable)")
 	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
 	fs.Var(&f.plugins, "plugin", "the Javy plugin or Shopify Functions provider a dynamic module imports: a `file`, or a folder of providers named by namespace as function-runner's providers/ (repeatable)")
-	fs.StringVar(&f.input, "input", "", "the function's input: a JSON `file` (a Shopify Function's, encoded for its provider), else the guest's stdin; default: jsprof's stdin")
-	fs.StringVar(&f.codecName, "codec", "", "how a Shopify Function's input and output are encoded: json, messagepack or raw (default: the provider's, as function-runner chooses)")
+	fs.StringVar(&f.input, "input", "", "the function's input: a JSON `file`, encoded for its provider (any module given it runs with function-runner's I/O); default: jsprof's stdin")
+	fs.StringVar(&f.codecName, "codec", "", "how a function's input and output are encoded: json, messagepack or raw (default: the provider's, as function-runner chooses; any module given it runs with function-runner's I/O)")
 	fs.StringVar(&f.export, "export", "", "the export to run (default _start, else shopify_main)")
 	fs.StringVar(&f.export, "e", "", "short for --export")
 	fs.StringVar(&f.costName, "cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
@@ -314,7 +314,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		profiler.WriteFunctionSummary(io.err, 0, "", done.Info, "--mode off", mark)
 	}
 	code = exitStatus(done.Guest, code, io)
-	if done.Outcome != nil && !f.quiet {
+	// An interrupted run's last word is the interruption (exitStatus).
+	if done.Outcome != nil && !f.quiet && !errors.As(context.Cause(ctx), new(interrupted)) {
 		fmt.Fprintf(io.err, "jsprof: profile written to %s (jsprof report %s; go tool pprof -http=: %s)\n", f.output, f.output, f.output)
 	}
 	return code
@@ -354,8 +355,9 @@ func exitStatus(res runner.Result, code int, io stdio) int {
 
 // Cost models of --cost.
 const (
-	costFuel = jsprofile.CostFuel
-	costAll  = jsprofile.CostAll
+	costFuel    = jsprofile.CostFuel
+	costAll     = jsprofile.CostAll
+	costFuelOps = jsprofile.CostFuelOps
 )
 
 func parseCost(s string) (wasmcore.CostModel, error) {
@@ -364,6 +366,8 @@ func parseCost(s string) (wasmcore.CostModel, error) {
 		return wasmcore.CostFuel, nil
 	case costAll:
 		return wasmcore.CostAll, nil
+	case costFuelOps: // undocumented: the wasmtime reference test's negative control
+		return wasmcore.CostFuelOps, nil
 	}
 	return 0, fmt.Errorf("--cost %q: want %s or %s", s, costFuel, costAll)
 }

@@ -37,9 +37,13 @@
 // are called: QuickJS calls every C function object through
 // js_call_c_function, which the interpreter reaches through the class
 // table and which calls the native by call_indirect on the table index
-// the object holds (JSObject.u.cfunc: c_function at +36, cproto at +41,
-// magic at +42 in every optimized wasm32 build at hand). With the table
-// index and magic read there, Catalogue.ByCall names the native.
+// the object holds (JSObject.u.cfunc). Where the object keeps the table
+// index, cproto and magic is read from js_call_c_function's own loads
+// (CFunctionCalls.FuncOffset, CProtoOffset, MagicOffset: +36, +41 and +42
+// in every optimized wasm32 build at hand), not assumed. With the table
+// index and magic the meter reads there at each call, Catalogue.ByCall
+// names the native (the profiler asks it, from a catalogue it kept:
+// NewCatalogue).
 //
 // Host functions a Javy plugin registers from Rust (console.log,
 // Javy.IO's __javy_io_readSync) are not JSCFunctionListEntry arrays and

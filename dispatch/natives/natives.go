@@ -142,7 +142,6 @@ type Catalogue struct {
 	Dropped int
 
 	byTable map[uint32][]int
-	byFunc  map[uint32][]int
 }
 
 // Scan finds the JSCFunctionListEntry arrays in m's data segments and
@@ -166,11 +165,6 @@ func Scan(m *wasmcore.Module, report *dispatch.Report) (*Catalogue, error) {
 	return s.attribute(cat, s.findRuns(), family), nil
 }
 
-// ByTableIndex returns the natives whose C function is table[i]: several
-// when builtins share a C function (Math.min and Math.max; has of Map,
-// Set, WeakMap and WeakSet), told apart at run time by their magic.
-func (c *Catalogue) ByTableIndex(i uint32) []Native { return c.pick(c.byTable[i]) }
-
 // ByCall returns the natives a call of C function table[i] with that magic
 // is: the C function pointer and magic a function object holds
 // (JSObject.u.cfunc) single out one builtin even where several share a C
@@ -184,9 +178,6 @@ func (c *Catalogue) ByCall(i uint32, magic int16) []Native {
 	}
 	return out
 }
-
-// ByFunc returns the natives whose C function is Wasm function f.
-func (c *Catalogue) ByFunc(f uint32) []Native { return c.pick(c.byFunc[f]) }
 
 // Find returns the natives of that name.
 func (c *Catalogue) Find(name string) []Native {
@@ -219,14 +210,6 @@ func (c *Catalogue) TableName(i uint32) string {
 		return strings.Join(names[:3], " | ") + fmt.Sprintf(" … (%d candidates)", len(names))
 	}
 	return strings.Join(names, " | ")
-}
-
-func (c *Catalogue) pick(idx []int) []Native {
-	out := make([]Native, len(idx))
-	for i, k := range idx {
-		out[i] = c.Natives[k]
-	}
-	return out
 }
 
 // displayName joins owner and property as the rest of jsprof names
@@ -275,7 +258,7 @@ func (c *claim) add(v *catVersion, at int) {
 }
 
 func (s *scanner) attribute(cat *catalog, runs []run, family string) *Catalogue {
-	out := &Catalogue{byTable: map[uint32][]int{}, byFunc: map[uint32][]int{}}
+	out := &Catalogue{byTable: map[uint32][]int{}}
 	spans := make([][]span, len(runs))
 	var all []span
 	for i, r := range runs {
@@ -337,10 +320,10 @@ func (s *scanner) attribute(cat *catalog, runs []run, family string) *Catalogue 
 }
 
 // NewCatalogue returns a catalogue of the natives given, indexed as
-// Scan's (ByCall, ByTableIndex, ByFunc): natives Scan found, kept and read
+// Scan's (ByCall, TableName): natives Scan found, kept and read
 // back (the profiler's prepared-engine cache keeps them).
 func NewCatalogue(list []Native) *Catalogue {
-	c := &Catalogue{byTable: map[uint32][]int{}, byFunc: map[uint32][]int{}}
+	c := &Catalogue{byTable: map[uint32][]int{}}
 	for _, n := range list {
 		c.add(n)
 	}
@@ -351,7 +334,6 @@ func (c *Catalogue) add(n Native) {
 	k := len(c.Natives)
 	c.Natives = append(c.Natives, n)
 	c.byTable[n.TableIndex] = append(c.byTable[n.TableIndex], k)
-	c.byFunc[n.Func] = append(c.byFunc[n.Func], k)
 }
 
 // interior reports, for each entry of a run, whether claimed entries lie

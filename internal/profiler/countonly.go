@@ -18,8 +18,9 @@ import (
 // reports: the fuel its export call burns, in the function and in its
 // provider alike. A count-only session instruments every module of the run
 // with wasmcore's instruction counter alone, under the run's cost model,
-// and measures the export call as Configure's window does for JS: the
-// counters are zeroed just before the call and read just after it.
+// and measures the window Configure's does for JS: the counters are zeroed
+// just before the function module is instantiated and read just after its
+// export call.
 
 // BucketWasm roots the one stack of a count-only profile: every
 // instruction of the export call, charged to no function, since nothing
@@ -113,12 +114,13 @@ func (s *Session) configureCount(o *runner.Options) {
 		}
 		return nil
 	}, o.Instantiated)
+	o.BeforeMain = chainBeforeMain(o.BeforeMain, func() error {
+		var err error
+		s.startup, err = c.restart()
+		return err
+	})
 	around := o.Around
 	measured := func(ctx context.Context, call func(context.Context) error) error {
-		var err error
-		if s.startup, err = c.restart(); err != nil {
-			return err
-		}
 		callErr := call(ctx)
 		c.call, c.called = c.sum(), true
 		return callErr

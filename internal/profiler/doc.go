@@ -3,7 +3,11 @@
 //
 //	read, link  decode the module file; link what it imports (link.go: a
 //	            Javy plugin, or a Shopify Functions provider from a file or
-//	            a folder); encode a function's input (function.go)
+//	            a folder); decide whether the run uses function-runner's
+//	            I/O (functionIO: a Shopify provider's namespace, or
+//	            --input/--codec; a javy_quickjs_provider_vN module
+//	            otherwise runs as wasmtime run --preload) and encode a
+//	            function's input (function.go)
 //	Prepare     decode the module (and a dynamic module's plugin), find the
 //	            interpreter (dispatch), instrument it (meter), or read both,
 //	            with the engine's facts, from the prepared-engine cache
@@ -13,7 +17,9 @@
 //	            can be counted instead (countonly.go)
 //	Configure   hook the session into the runner.Options, composed with
 //	            the caller's own hooks (Start readies each instance: the
-//	            detached program put back, the meter's state)
+//	            meter's state, then the detached program put back); the
+//	            measurement window is function-runner's, from the main
+//	            module's instantiation (BeforeMain) to its export's return
 //	run         internal/runner, under the job's limits and timeout; a
 //	            signal's cancellation stops the guest at the meter's
 //	            checkpoints; a damaged compilation cache is cleared and the

@@ -11,7 +11,36 @@ import (
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/wasmcore"
 )
+
+// functionIO decides whether a run uses function-runner's I/O
+// (docs/running.md): a module importing a Shopify Functions provider
+// (shopify_functions_javy_vN, shopify_function_vN, the shopify_v1 host
+// ABI) does, and so does any module given --input or --codec (explicit);
+// a static build of an in-memory provider runs through its own initialize
+// and finalize exports. It returns the run's provider, or nil: then the
+// guest's stdin and stdout are jsprof's, as under wasmtime run, and a
+// javy_quickjs_provider_vN a module imports is linked as wasmtime run
+// --preload links it (changing linked.Plugin).
+func functionIO(main *wasmcore.Module, linked *Linking, explicit bool) *shopify.Resolved {
+	switch {
+	case linked.Provider != nil && (linked.Provider.Family != shopify.JavyQuickJS || explicit):
+		return linked.Provider
+	case linked.Provider != nil:
+		r := linked.Provider
+		linked.Plugin = &runner.Plugin{Name: r.Path, Wasm: r.Wasm, Namespace: r.Namespace}
+		return nil
+	case main != nil && shopify.SelfProvided(main):
+		r := shopify.SelfProvidedRun()
+		return &r
+	case explicit:
+		// function-runner runs a module that imports no provider over
+		// WASI, its input in JSON.
+		return &shopify.Resolved{Provider: shopify.Provider{Codec: shopify.JSON, IO: shopify.WASI}}
+	}
+	return nil
+}
 
 // prepareFunction sets a Shopify Function's run up as function-runner
 // does: the JSON input (the file inputPath, else o.Stdin) encoded with the
@@ -103,8 +132,12 @@ func WriteFunctionSummary(w io.Writer, instructions uint64, costModel string, in
 	if costModel != "" {
 		counted = fmt.Sprintf("%s (%s) of %s%s", HumanInstructions(instructions), costModel, HumanInstructions(shopify.InstructionLimit), over(instructions, shopify.InstructionLimit))
 	}
+	provider := info.Provider
+	if provider == "" {
+		provider = "no provider"
+	}
 	fmt.Fprintf(w, "jsprof: %s (%s, %s): Instructions: %s; Linear Memory Usage: %dKB; Input Size: %s of %s%s; Output Size: %s of %s%s\n",
-		info.Export, info.Provider, info.Codec, counted, info.MemoryBytes/1024,
+		info.Export, provider, info.Codec, counted, info.MemoryBytes/1024,
 		HumanSize(info.InputBytes), HumanSize(shopify.InputLimit), over(info.InputBytes, shopify.InputLimit),
 		HumanSize(info.OutputBytes), HumanSize(shopify.OutputLimit), over(info.OutputBytes, shopify.OutputLimit))
 	if info.StartupInstructions > 0 || info.FinishInstructions > 0 {

@@ -1,12 +1,10 @@
 package profiler
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -182,17 +180,18 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 		opts.Plugin = linked.Plugin
 	}
 	var function *shopify.Run
-	if linked.Provider != nil {
+	if provider := functionIO(mainMod, &linked, job.Input != "" || job.Codec != nil); provider != nil {
+		if provider.Self {
+			fmt.Fprintf(stderr, "jsprof: %s is a static build of an in-memory provider, which function-runner cannot run (build it --dynamic, as Shopify CLI does); running it through its own initialize and finalize\n", opts.Name)
+		}
 		var err error
-		if function, err = prepareFunction(&opts, *linked.Provider, job.Codec, job.Input); err != nil {
+		if function, err = prepareFunction(&opts, *provider, job.Codec, job.Input); err != nil {
 			return nil, err
 		}
-	} else if job.Input != "" {
-		in, err := os.ReadFile(job.Input)
-		if err != nil {
-			return nil, fmt.Errorf("--input: %w", err)
-		}
-		opts.Stdin = bytes.NewReader(in)
+	} else if linked.Provider != nil {
+		// A Javy QuickJS provider, linked as wasmtime run --preload
+		// links it: as it comes, pre-initialized.
+		opts.Plugin, opts.SkipPluginInit = linked.Plugin, true
 	}
 	if opts.Cache == nil {
 		var err error

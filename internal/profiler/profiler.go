@@ -144,9 +144,10 @@ type Session struct {
 	programReport *dispatch.Report
 
 	meter *meter.Meter
-	// The measurement window (Configure's Around): the counts discarded
-	// before the entry call, the results collected right after it, and
-	// the sampled profile of the call (sample mode).
+	// The measurement window (Configure's BeforeMain and Around): the
+	// counts discarded before the main module's instantiation, the
+	// results collected right after the entry call, and the sampled
+	// profile of the window (sample mode).
 	startup   uint64
 	windowed  *meter.Results
 	windowErr error
@@ -482,9 +483,6 @@ func (s *Session) warn(err error) {
 // Main is the main module to run in place of the one given.
 func (s *Session) Main() []byte { return s.main }
 
-// Plugin is the plugin to run in place of the one given (nil for none).
-func (s *Session) Plugin() []byte { return s.plugin }
-
 // Meter is the run's meter; nil when the session counts only.
 func (s *Session) Meter() *meter.Meter { return s.meter }
 
@@ -506,21 +504,40 @@ func (s *Session) Configure(o *runner.Options) {
 	o.Link = composeLink(s.meter.Link, o.Link)
 	o.Instantiated = composeInstantiated(s.Start, o.Instantiated)
 	o.KeepOnContextDone = true
-	// The profile covers the entry call alone, as function-runner counts
-	// a function: what ran before it (instantiating and initializing the
-	// engine, a provider's input) is discarded by Restart, and the results
-	// are collected as soon as it returns, before a provider's output is
+	// The profile covers what function-runner counts of a function: its
+	// module's instantiation (a start section) and its entry call. What
+	// ran before (instantiating and initializing the engine, a provider's
+	// initialize and input) is discarded by Restart, and the results are
+	// collected as soon as the call returns, before a provider's output is
 	// read. Both are reported as phases beside the profile.
-	around := o.Around
-	measured := func(ctx context.Context, call func(context.Context) error) error {
-		var err error
-		if s.startup, err = s.meter.Restart(); err != nil {
-			return err
+	restarted := false
+	o.BeforeMain = chainBeforeMain(o.BeforeMain, func() error {
+		if s.meter.Started() {
+			var err error
+			if s.startup, err = s.meter.Restart(); err != nil {
+				return err
+			}
+			restarted = true
 		}
 		if s.sampler != nil {
 			s.window = s.sampler.Window()
 		}
-		s.moduleCode.restart()
+		return nil
+	})
+	around := o.Around
+	measured := func(ctx context.Context, call func(context.Context) error) error {
+		// A static module is the instrumented one: the window starts
+		// here, after what its own provider exports set up (a static
+		// build of an in-memory provider's input).
+		if !restarted {
+			var err error
+			if s.startup, err = s.meter.Restart(); err != nil {
+				return err
+			}
+			if s.sampler != nil {
+				s.window = s.sampler.Window()
+			}
+		}
 		callErr := call(ctx)
 		if s.sampler == nil {
 			res, err := s.meter.Collect()
@@ -545,6 +562,19 @@ func (s *Session) Configure(o *runner.Options) {
 			return measured(ctx, call)
 		}
 		return around(ctx, in, func(ctx context.Context) error { return measured(ctx, call) })
+	}
+}
+
+// chainBeforeMain runs first (a provider's input, when set), then start
+// (the measurement window's start): runner.Options.BeforeMain.
+func chainBeforeMain(first func(context.Context, api.Module) error, start func() error) func(context.Context, api.Module) error {
+	return func(ctx context.Context, plugin api.Module) error {
+		if first != nil {
+			if err := first(ctx, plugin); err != nil {
+				return err
+			}
+		}
+		return start()
 	}
 }
 
@@ -582,6 +612,17 @@ func composeInstantiated(first, then func(context.Context, api.Module) error) fu
 // meter's accounting state made. Instances other than the profiled module
 // are left alone.
 func (s *Session) Start(ctx context.Context, mod api.Module) error {
+	if s.moduleCode != nil && !meter.Instrumented(mod) {
+		if g, ok := mod.ExportedGlobal(wasmcore.InstructionCounterExport).(api.MutableGlobal); ok {
+			s.moduleCode.counter = g
+		}
+	}
+	// The meter first: it fixes the guest's view of its memory, so that
+	// the pages the program is put back in are past it, as the meter's
+	// own are (meter/memview.go), and the guest allocates as unprofiled.
+	if err := s.meter.Start(ctx, mod); err != nil {
+		return err
+	}
 	if s.detached != nil {
 		grew, err := restoreDetached(ctx, mod, s.detached)
 		if err != nil {
@@ -589,12 +630,7 @@ func (s *Session) Start(ctx context.Context, mod api.Module) error {
 		}
 		s.detachedBytes += grew
 	}
-	if s.moduleCode != nil && !meter.Instrumented(mod) {
-		if g, ok := mod.ExportedGlobal(wasmcore.InstructionCounterExport).(api.MutableGlobal); ok {
-			s.moduleCode.counter = g
-		}
-	}
-	return s.meter.Start(ctx, mod)
+	return nil
 }
 
 // GuestMemory is the part of an instance's linear memory of total bytes
@@ -604,6 +640,11 @@ func (s *Session) Start(ctx context.Context, mod api.Module) error {
 func (s *Session) GuestMemory(total uint64) uint64 {
 	if s.counting != nil {
 		return total // a counter is a global: it takes no memory
+	}
+	if guest := s.meter.GuestBytes(); guest > 0 {
+		// The guest's own view of its memory (meter/memview.go): the
+		// meter's pages and the gap before them are not in it.
+		return min(total, guest)
 	}
 	own := s.meter.ReservedBytes() + s.detachedBytes
 	if own > total {
@@ -991,23 +1032,18 @@ func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Option
 }
 
 // moduleCode is the count of a dynamic module's own instructions in the
-// measured call: its export, around the plugin's code the meter counts.
+// measured window: its instantiation and export, around the plugin's code
+// the meter counts.
 type moduleCode struct {
 	counter api.MutableGlobal // wasmcore's counter in the module's instance
 	count   uint64            // what the call ran, once added
 }
 
-// restart zeroes the counter before the call. A nil moduleCode (a static
-// module, or sampling) does nothing, as do its other methods.
-func (c *moduleCode) restart() {
-	if c != nil && c.counter != nil {
-		c.counter.Set(0)
-		c.count = 0
-	}
-}
-
-// add charges what the module's own code ran in the call to
-// meter.BucketModuleCode, on top of the meter's results.
+// add charges what the module's own code ran, from its instantiation
+// (its counter starts at 0 there, as function-runner's window does) to
+// the call's return, to meter.BucketModuleCode, on top of the meter's
+// results. A nil moduleCode (a static module) does nothing, as do its
+// other methods.
 func (c *moduleCode) add(res *meter.Results) {
 	if c == nil || c.counter == nil {
 		return

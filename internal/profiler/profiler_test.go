@@ -107,30 +107,41 @@ func TestCountWithoutInterpreter(t *testing.T) {
 
 // TestCountOnlyAgreesWithTheMeter: a static JS module counted by
 // wasmcore's counter alone (PrepareCount) counts what the meter counts
-// for its profile, on the same run.
+// for its profile, on the same run — also for a program that grows its
+// memory while it runs, whose allocator would take another path if the
+// meter's pages were in its way (meter/memview.go).
 func TestCountOnlyAgreesWithTheMeter(t *testing.T) {
-	wasm := staticFib(t, "javy-plugin-1.7.0")
-	ropts := func(stdout *bytes.Buffer) runner.Options {
-		return runner.Options{Name: "fib.wasm", Stdout: stdout, Cache: fixtures.CompilationCache(t), Deterministic: true}
+	for _, program := range []string{"fib", "jsonheavy"} {
+		t.Run(program, func(t *testing.T) {
+			wasm := staticProgram(t, "javy-plugin-1.7.0", program)
+			ropts := func(stdout *bytes.Buffer) runner.Options {
+				return runner.Options{Name: program + ".wasm", Stdout: stdout, Cache: fixtures.CompilationCache(t), Deterministic: true}
+			}
+			var profiledOut bytes.Buffer
+			profiled, _, err := profiler.Profile(context.Background(), wasm, ropts(&profiledOut), profiler.Options{Cost: wasmcore.CostFuel})
+			require.NoError(t, err)
+
+			var countedOut bytes.Buffer
+			s, err := profiler.PrepareCount(context.Background(), program+".wasm", wasm, nil, profiler.Options{Cost: wasmcore.CostFuel})
+			require.NoError(t, err)
+			require.EqualError(t, s.CountOnly(), "counting instructions only, as asked")
+			o := ropts(&countedOut)
+			s.Configure(&o)
+			res, err := runner.Run(context.Background(), s.Main(), o)
+			require.NoError(t, err)
+			require.Nil(t, res.Trap)
+			counted, err := s.Finish(context.Background(), profiler.Run{ExitCode: profiler.ExitCode(res)})
+			require.NoError(t, err)
+
+			assert.NotEmpty(t, countedOut.String())
+			assert.Equal(t, profiledOut.String(), countedOut.String())
+			assert.Equal(t, profiled.Tables.TotalWasmInstructions, counted.Tables.TotalWasmInstructions)
+			assert.Equal(t, profiled.Tables.Run.StartupInstructions, counted.Tables.Run.StartupInstructions)
+			if program == "jsonheavy" {
+				m, err := wasmcore.Decode(wasm)
+				require.NoError(t, err)
+				assert.Greater(t, res.MemoryBytes, uint64(m.Memories[0].Limits.Min)*65536, "the guest grew its memory")
+			}
+		})
 	}
-	var profiledOut bytes.Buffer
-	profiled, _, err := profiler.Profile(context.Background(), wasm, ropts(&profiledOut), profiler.Options{Cost: wasmcore.CostFuel})
-	require.NoError(t, err)
-
-	var countedOut bytes.Buffer
-	s, err := profiler.PrepareCount(context.Background(), "fib.wasm", wasm, nil, profiler.Options{Cost: wasmcore.CostFuel})
-	require.NoError(t, err)
-	require.EqualError(t, s.CountOnly(), "counting instructions only, as asked")
-	o := ropts(&countedOut)
-	s.Configure(&o)
-	res, err := runner.Run(context.Background(), s.Main(), o)
-	require.NoError(t, err)
-	require.Nil(t, res.Trap)
-	counted, err := s.Finish(context.Background(), profiler.Run{ExitCode: profiler.ExitCode(res)})
-	require.NoError(t, err)
-
-	assert.Equal(t, "fib(20) = 6765\n", countedOut.String())
-	assert.Equal(t, profiledOut.String(), countedOut.String())
-	assert.Equal(t, profiled.Tables.TotalWasmInstructions, counted.Tables.TotalWasmInstructions)
-	assert.Equal(t, profiled.Tables.Run.StartupInstructions, counted.Tables.Run.StartupInstructions)
 }

@@ -129,7 +129,7 @@ func TestExactWasmFrames(t *testing.T) {
 			// the handlers' helpers below.
 			assert.Greater(t, l.above, total/2, "above")
 			assert.Greater(t, l.between, total/100, "between")
-			assert.Greater(t, l.below, total/4, "below")
+			assert.Greater(t, l.below, total/5, "below") // 24% under fuel, entries charged
 			assert.Greater(t, l.outside, uint64(0), "outside JS")
 
 			pn, err := jsprofile.Read(without.Profile)

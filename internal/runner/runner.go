@@ -120,6 +120,13 @@ type Options struct {
 	// compiled and before its imports are stubbed; the module names it
 	// returns are then provided.
 	LinkCompiled func(ctx context.Context, rt wazero.Runtime, main wazero.CompiledModule) ([]string, error)
+	// BeforeMain, when set, is called once the plugin (nil without one) is
+	// instantiated and initialized, just before the main module is
+	// instantiated: where function-runner hands a provider its input and
+	// starts counting, so that the main module's start section, if any,
+	// is counted with its export call. An error ends the run before the
+	// main module exists.
+	BeforeMain func(ctx context.Context, plugin api.Module) error
 	// Around, when set, wraps the call of the entry: it does what must come
 	// just before and after (a provider's in-memory I/O, a profiler's
 	// measurement window) and calls call, whose error it returns as is.
@@ -432,6 +439,11 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 				// or was stopped (a limit, a timeout, an interrupt).
 				return ended(ctx, Result{Entry: "initialize-runtime"}, fmt.Errorf("plugin %s: %w", opts.Plugin.Name, err)), nil
 			}
+		}
+	}
+	if opts.BeforeMain != nil {
+		if err := opts.BeforeMain(ctx, plugin); err != nil {
+			return Result{}, err
 		}
 	}
 	mod, err := s.Instantiate(ctx, compiled, modCfg, opts.Name)

@@ -87,10 +87,8 @@ func TestWithTimeout(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := WithTimeout(context.Background(), 100*time.Millisecond, cause)
-			start := time.Now()
 			res, err := Run(ctx, tt.wasm, Options{Name: "guest", Args: tt.args, Link: slowLink})
 			require.NoError(t, err)
-			assert.Less(t, time.Since(start), 10*time.Second, "returns promptly")
 			if tt.wantTrap == nil {
 				assert.NoError(t, res.Trap, "the slow link is not the guest's time")
 				assert.Zero(t, res.ExitCode)

@@ -58,12 +58,17 @@
 //
 // shopify_functions_javy_v3+ and shopify_function_v2+ use no WASI. A run
 // is: instantiate the provider under its namespace; Prepare (the provider's
-// initialize(input_len) -> offset, and the input written there); call the
+// initialize(input_len) -> offset, and the input written there), before
+// the function module is instantiated (runner.Options.BeforeMain); call the
 // function's export; Finish (the provider's finalize() -> offset of six
 // little-endian u32s: output offset and length, then the logs' ring buffer
-// as two offset/length pairs, older part first). Prepare and Finish run
+// as two offset/length pairs, older part first; logs past LogLimit marked
+// with LogTruncated, as function-runner marks them). Prepare and Finish run
 // provider code that function-runner does not count as the function's
-// instructions; a profiler should leave them out too.
+// instructions; a profiler should leave them out too. A static build of an
+// in-memory provider (SelfProvided) exports initialize and finalize itself:
+// function-runner cannot run it; Configure runs it through them, Prepare
+// just before the call.
 //
 // # The 2021–2022 ABI
 //
@@ -71,6 +76,7 @@
 // input_len, input_copy and output_copy. V1Host implements them as a wazero
 // host module, holding the input and collecting the output.
 //
-// This package depends on wasmcore and wazero only: the runner and the
-// profiler call it, not the other way round.
+// This package depends on wasmcore, wazero and internal/runner (Configure
+// sets a runner.Options up for a function's I/O): the profiler calls it,
+// not the other way round, and the runner knows nothing of it.
 package shopify

@@ -17,9 +17,18 @@ type Output struct {
 	Output []byte
 	// Logs is what it logged. In-memory providers keep the last 1001 bytes
 	// in a ring buffer (Shopify keeps 1000: a longer log is truncated in
-	// production), returned here in order.
+	// production), returned here in order and, past LogLimit, marked as
+	// function-runner marks them: their first byte replaced by
+	// LogTruncated.
 	Logs []byte
 }
+
+// LogLimit is function-runner's log limit (FUNCTION_LOG_LIMIT), and
+// LogTruncated what it puts in place of the first byte of longer logs.
+const (
+	LogLimit     = 1_000
+	LogTruncated = "[TRUNCATED]..."
+)
 
 // Export names of the in-memory I/O protocol.
 const (
@@ -116,7 +125,11 @@ func Finish(ctx context.Context, provider api.Module) (Output, error) {
 	}
 	// mem.Read returns views of guest memory: copy, so that the result
 	// outlives the instance and later guest writes.
-	return Output{Output: bytes.Clone(out), Logs: slices.Concat(logs1, logs2)}, nil
+	logs := slices.Concat(logs1, logs2)
+	if len(logs) > LogLimit {
+		logs = slices.Concat([]byte(LogTruncated), logs[1:])
+	}
+	return Output{Output: bytes.Clone(out), Logs: logs}, nil
 }
 
 func exportedFunc(provider api.Module, name string, params, results []api.ValueType) (api.Function, error) {

@@ -2,6 +2,7 @@ package shopify_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -127,7 +128,10 @@ func TestInMemoryEndToEnd(t *testing.T) {
 						assert.Contains(t, string(out.Logs), l)
 					}
 					if tt.name == "logs wrap around" {
-						assert.Len(t, out.Logs, 1001)
+						// The ring's 1001 bytes, the first marked as
+						// function-runner marks logs past its limit.
+						assert.Len(t, out.Logs, 1001-1+len(shopify.LogTruncated))
+						assert.True(t, strings.HasPrefix(string(out.Logs), shopify.LogTruncated+"x"), "%.20q", out.Logs)
 						assert.NotContains(t, string(out.Logs), "a")
 					}
 				})

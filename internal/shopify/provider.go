@@ -264,9 +264,39 @@ func FindProvider(dir, namespace string) (string, error) {
 type Resolved struct {
 	Provider
 	// Path and Wasm are the provider module's file and bytes; empty when
-	// the provider needs no module (the shopify_v1 host ABI).
+	// the provider needs no module (the shopify_v1 host ABI), or when the
+	// function is its own provider (Self).
 	Path string
 	Wasm []byte
+	// Self says the function is a static build of an in-memory provider:
+	// it exports the provider's initialize and finalize itself
+	// (SelfProvided), and is run through them.
+	Self bool
+}
+
+// SelfProvided reports whether a module that imports no provider is a
+// static build of an in-memory one (jsprof build or javy build without
+// -C dynamic, on shopify_functions_javy_v3 or _v4): it exports the
+// provider's initialize(len) -> offset and finalize() -> offset itself.
+// function-runner cannot run such a module (it links no provider, and the
+// engine traps without its input); jsprof runs it through those exports.
+func SelfProvided(m *wasmcore.Module) bool {
+	has := func(name string, params, results int) bool {
+		idx, ok := m.ExportedFunc(name)
+		if !ok {
+			return false
+		}
+		ft, err := m.FuncTypeOf(idx)
+		return err == nil && len(ft.Params) == params && len(ft.Results) == results &&
+			(params == 0 || ft.Params[0] == wasmcore.ValI32) && ft.Results[0] == wasmcore.ValI32
+	}
+	return has(initializeExport, 1, 1) && has(finalizeExport, 0, 1)
+}
+
+// SelfProvidedRun is how a SelfProvided module runs: in memory, in
+// MessagePack, as the in-memory providers are.
+func SelfProvidedRun() Resolved {
+	return Resolved{Provider: Provider{Codec: MessagePack, IO: InMemory}, Self: true}
 }
 
 // Resolve identifies the provider function imports and, when it needs a

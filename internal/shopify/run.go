@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/internal/runner"
 )
@@ -51,12 +52,25 @@ func Configure(o *runner.Options, r Resolved, codec Codec, input []byte) *Run {
 		o.Stdin = bytes.NewReader(input)
 		o.Stdout = &run.stdout
 	case InMemory:
-		o.Around = func(ctx context.Context, in runner.Instances, call func(context.Context) error) error {
-			if in.Plugin == nil {
-				return fmt.Errorf("provider %s was not instantiated", r.Namespace)
+		// As function-runner: initialize and the input before the
+		// function module is instantiated, finalize after its export.
+		// A function that is its own provider (Self) has no instance
+		// before its own, and no start section: its input goes in just
+		// before the call.
+		if !r.Self {
+			o.BeforeMain = func(ctx context.Context, plugin api.Module) error {
+				if plugin == nil {
+					return fmt.Errorf("provider %s was not instantiated", r.Namespace)
+				}
+				return Prepare(ctx, plugin, input)
 			}
-			if err := Prepare(ctx, in.Plugin, input); err != nil {
-				return err
+		}
+		o.Around = func(ctx context.Context, in runner.Instances, call func(context.Context) error) error {
+			if r.Self {
+				in.Plugin = in.Main
+				if err := Prepare(ctx, in.Main, input); err != nil {
+					return err
+				}
 			}
 			callErr := call(ctx)
 			// The logs explain a trap too: read them whatever happened.

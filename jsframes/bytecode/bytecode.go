@@ -214,17 +214,6 @@ func (f Format) String() string {
 	return "unknown"
 }
 
-// FormatOfVersion returns the debug encoding a version byte announces
-// when it does so on its own, whatever the engine: FormatUnknown when the
-// engine's release must decide (SelectLayout).
-func FormatOfVersion(v byte) Format {
-	l, err := SelectLayout(EngineSpec{}, v)
-	if err != nil {
-		return FormatUnknown
-	}
-	return l.Debug.format()
-}
-
 // EngineSpec is what the bytecode parser and the namer need to know of the
 // engine: its family, its opcodes (sizes and operand formats) and, when
 // available, the strings of its builtin atoms.

@@ -271,6 +271,9 @@ func (m Meta) WasmApportioned() bool { return m.Mode == ModeExact && m.WasmStack
 const (
 	CostAll  = "all"
 	CostFuel = "fuel"
+	// CostFuelOps is wasmcore.CostFuelOps, which no user asks for: the
+	// wasmtime reference test's negative control.
+	CostFuelOps = "fuel-ops"
 )
 
 // RunInfo is what a run measured beside its stacks: the phases outside the

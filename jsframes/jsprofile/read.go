@@ -231,7 +231,7 @@ func (m *Meta) readComments(comments []string) error {
 	m.Throw = throw
 	m.CostModel = kv[commentCostModel]
 	switch m.CostModel {
-	case "", CostAll, CostFuel:
+	case "", CostAll, CostFuel, CostFuelOps:
 	default:
 		return fmt.Errorf("%s=%s: want %s or %s", commentCostModel, m.CostModel, CostAll, CostFuel)
 	}

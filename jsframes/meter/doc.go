@@ -6,14 +6,23 @@
 // dispatch, and a few injected Wasm functions charge the instructions since
 // the previous dispatch to the (JS function, opcode) that was running, keep
 // a shadow stack of interpreter activations, and count calls. All of that
-// runs inside the module: the host hears only of a bytecode buffer seen for
-// the first time (one import call per distinct buffer), because anything
-// per opcode or per call that leaves the module costs ten to twenty times
-// more (docs/performance.md).
+// runs inside the module: nothing per opcode or per call leaves it, as
+// that costs ten to twenty times more (docs/performance.md). The host
+// (host.go's module, jsprof.*) hears of a bytecode buffer seen for the
+// first time (one call per distinct buffer), of a shadow stack that must
+// grow, at each checkpoint (every so many instructions: the instruction
+// limit, the run's context and progress are checked there, and sample
+// mode's samples taken, sample.go) and of a stop; and, in exact mode,
+// through listeners on a module of its own, of the moments to take a Wasm
+// stack (wasmstacks.go).
 //
 // The counters live in memory the host reserves in the guest's linear memory
-// by growing it before the guest runs; the guest's allocator takes later
-// pages as usual. The host reads them back into Results when the guest ends.
+// by growing it, the first time past a gap of untouched pages; the guest
+// sees a memory of its own size (memview.go: its memory.size and
+// memory.grow read and move a global), so that its own growth lands right
+// after its heap, as in an unprofiled run, and its allocator runs the same
+// instructions. The host reads the counters back into Results when the
+// guest ends.
 // The guest can write there too (wazero has no memory the injected code
 // could update cheaply and the guest could not address), so nothing read
 // back is trusted (collect.go): each block is checked against what the host

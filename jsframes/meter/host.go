@@ -261,6 +261,9 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 		framesByPC: map[experimental.ProgramCounter]WasmFrame{}, byObject: map[uint64]*function{}}
 	// One page holds the stack, the table and the first blocks: every
 	// memory.grow may copy the whole memory, so they are few.
+	if g, ok := mod.ExportedGlobal(exportGuestPages).(api.MutableGlobal); ok && mod.Memory() != nil {
+		g.Set(uint64(mod.Memory().Size() / pageSize))
+	}
 	stack, err := mt.reserve(pageSize)
 	if err != nil {
 		return err
@@ -322,12 +325,39 @@ func (mt *Meter) reserve(n uint32) (uint32, error) {
 		return 0, errors.New("meter: the instrumented module has no memory")
 	}
 	pages := (n + pageSize - 1) / pageSize
-	prev, ok := mem.Grow(pages)
+	gap := uint32(0)
+	if len(mt.reserved) == 0 {
+		// The first reservation leaves the guest room to grow in first
+		// (memview.go), as much as the memory's maximum allows.
+		now := mem.Size() / pageSize
+		gap = guestGapPages
+		if max, ok := mem.Definition().Max(); ok {
+			gap = min(gap, max-min(max, now+pages))
+		}
+		if g, ok := mt.mod.ExportedGlobal(exportGuestLimit).(api.MutableGlobal); ok {
+			g.Set(uint64(now + gap))
+		}
+	}
+	prev, ok := mem.Grow(gap + pages)
 	if !ok {
 		return 0, fmt.Errorf("meter: cannot grow the guest's memory by %d pages for the counters (its maximum is reached)", pages)
 	}
+	prev += gap
 	mt.reserved = append(mt.reserved, [2]uint32{prev * pageSize, (prev + pages) * pageSize})
 	return prev * pageSize, nil
+}
+
+// GuestBytes is the size of the instrumented module's memory as the guest
+// sees it (memview.go): without the meter's pages and the gap before them;
+// 0 when the module was never started.
+func (mt *Meter) GuestBytes() uint64 {
+	if mt.mod == nil {
+		return 0
+	}
+	if g := mt.mod.ExportedGlobal(exportGuestPages); g != nil {
+		return g.Get() * pageSize
+	}
+	return 0
 }
 
 // ReservedBytes is how much of the guest's memory the meter took for its
@@ -653,15 +683,22 @@ func (mt *Meter) blockFor(addr uint32, funcObj uint64) (uint32, error) {
 // the memory to the next allocation: in a dynamic module, the code the
 // plugin evaluates at start-up is freed and the program read into its
 // place, so that one address holds two functions in one run.
+//
+// The bytes compared are the first and last sampledPrefix: a function
+// called from thousands of contexts asks the host once per context, and
+// a module's top level can be hundreds of kilobytes long.
 func (mt *Meter) holds(f *function, length, bytecode uint32) bool {
 	if f.length != length || f.bytecode != bytecode {
 		return false
 	}
-	if f.code == nil {
+	if len(f.code) != int(f.length) {
 		return true // never read: nothing to compare
 	}
-	code, ok := mt.mod.Memory().Read(f.start, f.length)
-	return ok && bytes.Equal(code, f.code)
+	mem := mt.mod.Memory()
+	n := min(f.length, sampledPrefix)
+	head, ok1 := mem.Read(f.start, n)
+	tail, ok2 := mem.Read(f.start+f.length-n, n)
+	return ok1 && ok2 && bytes.Equal(head, f.code[:n]) && bytes.Equal(tail, f.code[f.length-n:])
 }
 
 // retire forgets f as the function at its address, which holds another

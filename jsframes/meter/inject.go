@@ -398,6 +398,12 @@ func Instrument(m *wasmcore.Module, d *dispatch.Dispatch, opts Options) (*Plan, 
 		}
 	}
 
+	// Last, so that neither the counter nor anything else sees the new
+	// function: a memory.grow costs what the call replacing it does.
+	if err := virtualizeMemory(m, g, int(origFuncs-origImports)); err != nil {
+		return nil, err
+	}
+
 	return &Plan{
 		DispatchFunc: d.FunctionIndex + k, BytecodePointer: d.BytecodePointer, Counter: ctr.Export,
 		Sample: opts.Sample, Checkpoints: checkpoint != nil, WasmStacks: wasmStacks, ImportedFuncs: origImports, Funcs: origFuncs, Imports: k, OriginalDispatchFunc: d.FunctionIndex,

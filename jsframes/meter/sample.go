@@ -301,7 +301,8 @@ func (mt *Meter) functionAt(addr uint32, funcObj uint64) *function {
 	return mt.byBlock[block]
 }
 
-// sampledPrefix is how many bytes of a function's code current compares.
+// sampledPrefix is how many bytes of a function's code current compares,
+// and holds at each end.
 const sampledPrefix = 64
 
 // current is holds made cheap enough for every sample: the function's

@@ -45,12 +45,10 @@ func TestAddStops(t *testing.T) {
 
 	cause := errors.New("the test's timeout")
 	ctx := runner.WithTimeout(context.Background(), 100*time.Millisecond, cause)
-	start := time.Now()
 	res, err := runner.Run(ctx, wasm, runner.Options{Name: "spin.wasm", KeepOnContextDone: true, Link: meter.New(&meter.Plan{}).Link})
 	require.NoError(t, err)
 	assert.ErrorIs(t, res.Trap, cause)
 	assert.Equal(t, uint32(runner.ExitTrap), res.ExitCode)
-	assert.Less(t, time.Since(start), 10*time.Second, "stopped promptly")
 
 	noLoop := []byte{0, 'a', 's', 'm', 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 3, 2, 1, 0, 10, 4, 1, 2, 0, 0x0b}
 	m, err = wasmcore.Decode(noLoop)

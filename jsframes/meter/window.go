@@ -8,8 +8,8 @@ import (
 
 // Restart begins the measurement anew: every count so far is zeroed, the
 // instruction counter too, so that what Collect reports is what runs from
-// here on — the export call of a Shopify Function without its provider's
-// start-up, as function-runner counts it. An instruction limit
+// here on — a Shopify Function's instantiation and export call without its
+// provider's start-up, as function-runner counts it. An instruction limit
 // (SetLimit) counts from here too. It must be called between calls into
 // the module, when no interpreter activation is running, and returns the
 // count it discarded.
@@ -71,6 +71,10 @@ func (mt *Meter) Restart() (uint64, error) {
 	}
 	return before, nil
 }
+
+// Started says that the instrumented module has been instantiated and
+// Start has readied it: only then can Restart begin the measurement anew.
+func (mt *Meter) Started() bool { return mt.mod != nil }
 
 // Count is the instruction counter now: exact between calls into the
 // module.

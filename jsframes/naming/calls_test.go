@@ -3,7 +3,6 @@ package naming
 import (
 	"encoding/binary"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -323,12 +322,8 @@ func specOf(tb testing.TB, sf bctest.SpecFile) bytecode.EngineSpec {
 	return spec
 }
 
-// maxCallNameTime bounds what naming every pc of one fuzzed function may
-// take.
-const maxCallNameTime = 2 * time.Second
-
-// FuzzCallName: whatever the bytecode, CallName returns, in bounded time,
-// at every pc: through the runtime buffer alone (no program), and through
+// FuzzCallName: whatever the bytecode, CallName returns at every pc (a
+// hang fails the run at the test binary's timeout; no clock is read): through the runtime buffer alone (no program), and through
 // a serialized function of that code with a few variables. Seeded with
 // the code of testdata's programs on both plugins, and of calls.js as
 // Bellard's 2025-12-22 commit compiled it (get_var by closure variable).
@@ -353,7 +348,6 @@ func FuzzCallName(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, code []byte, pc uint32) {
 		for _, spec := range specs {
-			start := time.Now()
 			n := NewNamer(nil, spec)
 			fc := meter.FunctionCost{Address: 0x1000, Code: code}
 			_ = n.CallName(fc, pc)
@@ -368,9 +362,6 @@ func FuzzCallName(f *testing.F) {
 				for _, s := range fl.callee {
 					_ = n.fileNames(fn).callee(fl, s)
 				}
-			}
-			if d := time.Since(start); d > maxCallNameTime {
-				t.Fatalf("%d bytes of code took %v", len(code), d)
 			}
 		}
 	})
