@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -79,7 +80,7 @@ func findMap(flag string, prog program, io stdio) *sourcemap.Loaded {
 		err = l.Check(sourcemap.NewGenerated(filepath.Base(prog.path), prog.text))
 	}
 	if err != nil {
-		warn(io, fmt.Errorf("source map: %s; showing bundle positions", profiler.FirstLine(err.Error())))
+		warn(io, fmt.Errorf("source map: %s; showing bundle positions", printable.String(profiler.FirstLine(err.Error()))))
 		return nil
 	}
 	return &l

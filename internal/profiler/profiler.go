@@ -17,6 +17,7 @@ import (
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/dispatch/natives"
 	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/bytecode"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -143,6 +144,9 @@ type Session struct {
 	program       *wasmcore.Module
 	programReport *dispatch.Report
 
+	// plan is how the engine was instrumented: each run's meter is made
+	// from it (arm).
+	plan  *meter.Plan
 	meter *meter.Meter
 	// The measurement window (Configure's BeforeMain and Around): the
 	// counts discarded before the main module's instantiation, the
@@ -236,27 +240,61 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 	default:
 		return s.countInstead(&NoInterpreterError{Module: name, Reason: mainReport.Reason})
 	}
-	s.meter = meter.New(plan)
-	s.meter.SetLimit(opts.MaxInstructions)
-	if mopts.Sample || plan.WasmStacks {
+	s.plan = plan
+	if plan.Sample || plan.WasmStacks {
 		if s.sym, err = wasmcore.NewSymbolizer(s.engine); err != nil {
 			return nil, err
 		}
-	}
-	switch {
-	case mopts.Sample:
-		s.sampler = stacks.NewSampler(s.analysis.Dispatch.FunctionIndex, s.sym, s.opcodeNames())
-		s.meter.SetSampling(opts.SampleEvery, s.sampler.Add)
-	case plan.WasmStacks:
-		s.meter.SetWasmStacks(opts.WasmStackEvery)
 	}
 	s.prepareNatives(plan)
 	s.source = opts.Source
 	if s.source == "" {
 		s.source = javy.SourceOf(s.program)
 	}
-	s.prepareNamer()
+	s.arm()
 	return s, nil
+}
+
+// arm makes what one run of the prepared module measures with: the meter
+// (with its sampler when sampling) from the plan, and the namer.
+func (s *Session) arm() {
+	s.meter = meter.New(s.plan)
+	s.meter.SetLimit(s.opts.MaxInstructions)
+	switch {
+	case s.plan.Sample:
+		s.sampler = stacks.NewSampler(s.analysis.Dispatch.FunctionIndex, s.sym, s.opcodeNames())
+		s.meter.SetSampling(s.opts.SampleEvery, s.sampler.Add)
+		if s.plan.Natives != nil {
+			s.sampler.SetNatives(s.plan.Natives.Func, s.wasmNames)
+		} else {
+			s.sampler.SetWasmNames(s.wasmNames)
+		}
+	case s.plan.WasmStacks:
+		s.meter.SetWasmStacks(s.opts.WasmStackEvery)
+	}
+	s.prepareNamer()
+}
+
+// Fork is a session for another run of the same prepared module, in an
+// instance of its own: what preparing found (the modules to run, the
+// analysis, the engine's facts and names) is shared, read only; what a
+// run measures with (the meter, sampler and namer) is new. Forks of one
+// session may run at once. Prepare's warnings are not said again.
+func (s *Session) Fork() *Session {
+	c := &Session{name: s.name, opts: s.opts, main: s.main, plugin: s.plugin, engine: s.engine, analysis: s.analysis,
+		program: s.program, programReport: s.programReport, plan: s.plan, natives: s.natives, sym: s.sym,
+		wasmNames: s.wasmNames, source: s.source, detached: s.detached, facts: s.facts, done: make(chan struct{})}
+	if s.counting != nil {
+		c.counting = &counting{why: s.counting.why}
+		return c
+	}
+	if s.moduleCode != nil {
+		c.moduleCode = &moduleCode{}
+	}
+	c.opts.Warn = nil
+	c.arm()
+	c.opts.Warn = s.opts.Warn
+	return c
 }
 
 // prepareEngine analyses a module (decoded already, unless decoded is
@@ -904,15 +942,16 @@ func (s *Session) meta(run Run) jsprofile.Meta {
 	return m
 }
 
-// FirstLine keeps the first line of a message, trimmed: wazero appends
-// Wasm stack traces on the following lines, and jsprof says an error in
-// one line.
+// FirstLine keeps the first line of a message, trimmed and made
+// printable (printable.String): wazero appends Wasm stack traces on the
+// following lines, jsprof says an error in one line, and a message may
+// quote what a guest chose (an import's name, a custom section).
 func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i])
 	}
-	return s
+	return printable.String(s)
 }
 
 func (s *Session) costModel() wasmcore.CostModel {
