@@ -15,6 +15,8 @@
 //   - stacks: the stacks of a profile built from the meter's results or
 //     samples, in the profile format;
 //   - jsprofile: the profile format itself, written and read;
+//   - sourcemap: a bundle's source map read, found and checked, and a
+//     profile's JS positions named after the files the bundle was made of;
 //   - report: the cost tables computed from a profile, and their text,
 //     CSV and JSON views;
 //   - diff: two profiles' tables aligned (typically one JS on two

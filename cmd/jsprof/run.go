@@ -67,6 +67,7 @@ type runFlags struct {
 	fixedClock bool
 	wasmFrames bool
 	stackEvery uint64
+	sourceMap  string
 	failLimit  bool
 	cacheDir   func() runner.CacheDir
 
@@ -105,6 +106,7 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
 	cli.DurationVar(fs, &f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
 	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
+	fs.StringVar(&f.sourceMap, "source-map", "", sourceMapUsage)
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
 	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
@@ -288,6 +290,15 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			},
 			OutputError: func(err error) { fail(io, exitFailure, err) },
 		},
+	}
+	if f.mode != modeOff {
+		// The program's JS and its map, read before the run: a map that
+		// cannot be used is said now.
+		if wasm, decoded, err := profiler.ReadModule(f.module); err == nil {
+			job.Module, job.Decoded = wasm, decoded
+			prog := moduleProgram(wasm, f.module, f.source)
+			job.Profile.SourceMap, job.Profile.GeneratedText = findMap(f.sourceMap, prog, io), prog.text
+		}
 	}
 	if f.several {
 		return runInputs(ctx, job, f, io, &outs)

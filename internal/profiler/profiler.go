@@ -24,6 +24,7 @@ import (
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/jsframes/naming"
 	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/jsframes/sourcemap"
 	"github.com/jsprof/jsprof/jsframes/stacks"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -71,6 +72,12 @@ type Options struct {
 	// name Javy compiles every program as; "" reads it from the module
 	// (jsprof build records it).
 	Source string
+	// SourceMap, when set, names the program's JS positions after the
+	// files it was bundled from (sourcemap.Apply) in the profile written;
+	// GeneratedText is the program's JS (the bundle), which the caller
+	// checked the map against (sourcemap.Loaded.Check).
+	SourceMap     *sourcemap.Loaded
+	GeneratedText []byte
 	// Warn hears what the profile will lack and why (an engine jsprof
 	// cannot read the bytecode of, say); nil discards it.
 	Warn func(error)
@@ -805,6 +812,9 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.mapPositions(out.Profile); err != nil {
+		return nil, err
+	}
 	if run.Trap != nil {
 		if out.Throw = throwOf(out.Profile, run.GuestOutput); out.Throw != nil {
 			jsprofile.SetThrow(out.Profile, out.Throw)
@@ -867,9 +877,9 @@ func (s *Session) selfCheck(results *meter.Results, id stacks.Identity, meta *js
 	var names []string
 	for _, d := range failed {
 		f := results.Functions[d.Function]
-		name, file, line := id.Function(f)
+		name, file, line, col := id.Function(f)
 		meta.CheckFailures = append(meta.CheckFailures, jsprofile.CheckFailure{
-			Function: jsprofile.JSFrame(name, file, line, line, f.Address, 0).SystemName, Why: d.Why})
+			Function: jsprofile.JSFrameAt(name, file, line, col, line, col, f.Address, 0).SystemName, Why: d.Why})
 		if len(names) < 3 {
 			names = append(names, fmt.Sprintf("%s (%s)", name, d.Why))
 		}
@@ -964,6 +974,22 @@ func (s *Session) opcodeNames() stacks.OpcodeNamer {
 	return stacks.OpcodeNamer(s.analysis.Engine.OpcodeNames)
 }
 
+// mapPositions names the profile's JS positions of the program after its
+// source map, when there is one.
+func (s *Session) mapPositions(p *profile.Profile) error {
+	if s.opts.SourceMap == nil {
+		return nil
+	}
+	name := s.source
+	if name == "" {
+		name = javy.CompiledName
+	}
+	if _, err := sourcemap.Apply(p, *s.opts.SourceMap, sourcemap.NewGenerated(name, s.opts.GeneratedText)); err != nil {
+		return fmt.Errorf("source map %s: %w", s.opts.SourceMap.From, err)
+	}
+	return nil
+}
+
 // identity names the measured functions.
 func (s *Session) identity() stacks.Identity {
 	if s.namer == nil {
@@ -1013,6 +1039,9 @@ func (s *Session) Serve(addr string) (listening string, stop func(), err error) 
 		meta.ExitCode = nil // still running
 		meta.SampleEvery = s.opts.SampleEvery
 		prof, err := window(meta, s.identity())
+		if err == nil {
+			err = s.mapPositions(prof)
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

@@ -444,10 +444,10 @@ type Identity struct{ n *Namer }
 // Identity returns the namer's Identity.
 func (n *Namer) Identity() Identity { return Identity{n} }
 
-// Function returns f's display name, file and first line.
-func (i Identity) Function(f costs.FunctionCost) (string, string, int) {
+// Function returns f's display name, file, and first line and column.
+func (i Identity) Function(f costs.FunctionCost) (string, string, int, int) {
 	info := i.n.Name(f)
-	return info.Name, info.File, info.Line
+	return info.Name, info.File, info.Line, info.Column
 }
 
 // CallName names the function the call at pc of f calls, as the source
@@ -456,11 +456,11 @@ func (i Identity) CallName(f costs.FunctionCost, pc uint32) string {
 	return i.n.CallName(f, pc)
 }
 
-// Line returns the source line of pc in f, 0 when unknown.
-func (i Identity) Line(f costs.FunctionCost, pc uint32) int {
-	line, _, ok := i.n.LineOf(f, pc)
+// Line returns the source line and column of pc in f, 0 when unknown.
+func (i Identity) Line(f costs.FunctionCost, pc uint32) (int, int) {
+	line, col, ok := i.n.LineOf(f, pc)
 	if !ok {
-		return 0
+		return 0, 0
 	}
-	return line
+	return line, col
 }

@@ -41,13 +41,13 @@ func ExactProfile(res *costs.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 	// stacks, and formatting their frames' names was most of the work.
 	funcFrames := make([]jsprofile.Frame, len(res.Functions))
 	for i, f := range res.Functions {
-		name, file, line := id.Function(f)
-		funcFrames[i] = jsprofile.JSFrame(name, file, line, line, f.Address, 0)
+		name, file, line, col := id.Function(f)
+		funcFrames[i] = jsprofile.JSFrameAt(name, file, line, col, line, col, f.Address, 0)
 	}
 	at := func(fi int, pc uint32) jsprofile.Frame {
 		fr := funcFrames[fi]
-		if l := id.Line(res.Functions[fi], pc); l != 0 {
-			fr.Line = int64(l)
+		if l, c := id.Line(res.Functions[fi], pc); l != 0 {
+			fr.Line, fr.Column = int64(l), int64(c)
 		}
 		fr.Address += uint64(pc)
 		return fr

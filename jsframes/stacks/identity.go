@@ -10,10 +10,12 @@ import (
 // Identity names measured functions and the lines of their pcs
 // (package naming's Namer is the real one).
 type Identity interface {
-	// Function returns a function's display name, file and first line.
-	Function(f costs.FunctionCost) (name, file string, line int)
-	// Line returns the source line of a pc of f, 0 when unknown.
-	Line(f costs.FunctionCost, pc uint32) int
+	// Function returns a function's display name, file, and first line
+	// and column (1-based; 0 when unknown).
+	Function(f costs.FunctionCost) (name, file string, line, column int)
+	// Line returns the source line and column of a pc of f, 0 when
+	// unknown.
+	Line(f costs.FunctionCost, pc uint32) (line, column int)
 }
 
 // AddressIdentity names functions by their bytecode address, with no lines:
@@ -21,12 +23,12 @@ type Identity interface {
 type AddressIdentity struct{}
 
 // Function names f bytecode@0xADDR.
-func (AddressIdentity) Function(f costs.FunctionCost) (string, string, int) {
-	return fmt.Sprintf("bytecode@%#x", f.Address), "", 0
+func (AddressIdentity) Function(f costs.FunctionCost) (string, string, int, int) {
+	return fmt.Sprintf("bytecode@%#x", f.Address), "", 0, 0
 }
 
 // Line knows no lines.
-func (AddressIdentity) Line(costs.FunctionCost, uint32) int { return 0 }
+func (AddressIdentity) Line(costs.FunctionCost, uint32) (int, int) { return 0, 0 }
 
 // RenameFile shows functions of file from as file to: Javy compiles every
 // program as "function.mjs", while the user knows, and pprof can find,
@@ -50,12 +52,12 @@ func (r renamed) CallName(f costs.FunctionCost, pc uint32) string {
 	return forwardCallName(r.Identity, f, pc)
 }
 
-func (r renamed) Function(f costs.FunctionCost) (string, string, int) {
-	name, file, line := r.Identity.Function(f)
+func (r renamed) Function(f costs.FunctionCost) (string, string, int, int) {
+	name, file, line, col := r.Identity.Function(f)
 	if file == r.from {
 		file = r.to
 	}
-	return name, file, line
+	return name, file, line, col
 }
 
 // OpcodeNamer names opcode values, as the dispatch analysis named them;

@@ -616,15 +616,15 @@ func (s *Sampler) frames(f rawFrame, id Identity) []jsprofile.Frame {
 		return []jsprofile.Frame{jsprofile.BucketFrame(costs.BucketNative)}
 	}
 	fn := *f.fn
-	name, file, line := id.Function(fn)
+	name, file, line, col := id.Function(fn)
 	if f.entering {
-		return []jsprofile.Frame{jsprofile.JSFrame(name, file, line, line, fn.Address, 0), jsprofile.OpcodeFrame(jsprofile.CallSetupName, costs.CallSetup)}
+		return []jsprofile.Frame{jsprofile.JSFrameAt(name, file, line, col, line, col, fn.Address, 0), jsprofile.OpcodeFrame(jsprofile.CallSetupName, costs.CallSetup)}
 	}
-	l := id.Line(fn, f.pc)
+	l, c := id.Line(fn, f.pc)
 	if l == 0 {
-		l = line
+		l, c = line, col
 	}
-	js := jsprofile.JSFrame(name, file, line, l, fn.Address, f.pc)
+	js := jsprofile.JSFrameAt(name, file, line, col, l, c, fn.Address, f.pc)
 	if int(f.pc) >= len(fn.Code) {
 		// Whatever the meter could not read (a buffer past the guest's
 		// memory) has no opcode to name: the JS frame alone, which the
