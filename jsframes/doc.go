@@ -6,6 +6,8 @@
 //   - meter: the exact accounting injected into the module (instructions
 //     per JS function, opcode and pc, calling contexts, the sampling
 //     shadow stack), and its host side that reads the counters back;
+//     meter/costs holds the results as data, for naming and stacks,
+//     which read them without wazero;
 //   - bytecode: the reader of QuickJS's serialized bytecode (functions,
 //     atoms, constants, pc → line tables) found in a Javy module;
 //   - naming: measured functions named and given lines, from the
@@ -21,7 +23,7 @@
 //     with their flame graphs and annotated source.
 //
 // No package here runs modules (internal/profiler and internal/runner do;
-// internal/bctest, for tests only, runs the real engines the tests read)
+// the tests' kit, internal/bctest, runs the real engines the tests read)
 // or rewrites them outside the meter's instrumentation. Two internal
 // packages serve the last three: costfmt writes their numbers alike, and
 // reporttest, for tests only, holds the profiles, golden files and

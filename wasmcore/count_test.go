@@ -187,6 +187,7 @@ func goldensFor(t *testing.T, kind string) []interp.Golden {
 // that the fuel model counts exactly the executed nop, drop, unreachable
 // and return instructions fewer.
 func TestCountInstructionsSegmentsEqualPerInstruction(t *testing.T) {
+	t.Parallel()
 	mods, err := interp.Modules()
 	require.NoError(t, err)
 	for _, mod := range mods {
@@ -194,6 +195,7 @@ func TestCountInstructionsSegmentsEqualPerInstruction(t *testing.T) {
 		require.NoError(t, err)
 		for _, g := range goldensFor(t, mod.Kind) {
 			t.Run(mod.File+"/"+g.Program, func(t *testing.T) {
+				t.Parallel() // each run has a runtime of its own
 				all, tally := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, func(m *wasmcore.Module) wasmcore.CountOptions {
 					return wasmcore.CountOptions{PerInstruction: true, Hooks: zeroFuelHooks(t, m)}
 				})

@@ -2,6 +2,7 @@ package wasmcore
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -32,6 +33,9 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// The compile bounds read every instruction: no panic, whatever
+		// the bodies hold.
+		_ = CheckBounds(context.Background(), m)
 		out, err := m.Encode()
 		require.NoError(t, err)
 		require.True(t, bytes.Equal(b, out), "round trip is byte-identical")

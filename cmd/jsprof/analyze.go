@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -49,7 +51,12 @@ func cmdAnalyze(ctx context.Context, args []string, io stdio) int {
 		}
 		return 0
 	}
-	if err := report.WriteText(io.out); err != nil {
+	// The report quotes the module's names: each line is made printable.
+	var text strings.Builder
+	if err := report.WriteText(&text); err != nil {
+		return fail(io, exitFailure, err)
+	}
+	if _, err := io.out.Write([]byte(printable.Lines(text.String()))); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	return 0

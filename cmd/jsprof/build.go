@@ -10,6 +10,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
 )
 
@@ -40,18 +41,30 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if *pluginPath == "" {
 		return fail(io, exitUsage, errors.New("build: --plugin is required"))
 	}
+	// The module may not be written over an input (run refuses the same):
+	// -o h.js replaced the JS, --dynamic -o plugin.wasm the plugin.
+	if err := outfile.Distinct([]outfile.Named{{What: "-o", Path: *output}}, []outfile.Named{{What: "the JS file", Path: positional[0]}, {What: "the --plugin", Path: *pluginPath}}); err != nil {
+		return fail(io, exitUsage, fmt.Errorf("build: %w", err))
+	}
 	src, err := os.ReadFile(positional[0])
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
+	dest, err := files.Create(*output)
+	if err != nil {
+		return fail(io, exitUsage, err)
+	}
+	defer dest.Discard()
 	plugin, err := profiler.LoadPlugin(*pluginPath)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	cache, err := cacheDir().Open()
+	cd := cacheDir()
+	cache, err := cd.Open()
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
+	defer cd.Seal() // what was compiled, for the next runs
 	out, err := profiler.BuildJS(ctx, plugin, src, *dynamic, cache)
 	if be := (*profiler.BuildError)(nil); errors.As(err, &be) && be.Step == "compiling" {
 		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, be.Err))
@@ -68,7 +81,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if out, err = javy.EmbedSource(out, src); err != nil {
 		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))
 	}
-	if err := os.WriteFile(*output, out, 0o644); err != nil {
+	if err := dest.Commit(func(f *os.File) error { _, err := f.Write(out); return err }); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	return 0

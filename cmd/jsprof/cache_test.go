@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -17,8 +18,10 @@ import (
 )
 
 // TestDamagedCacheEntry: an entry damaged on disk (overwritten in place,
-// or cut short) made wazero panic or fail every run; jsprof now clears the
-// cache, compiles again and runs.
+// cut short, one bit flipped where wazero's checksum does not look) made
+// wazero panic, fail every run or jump into the wrong code (SIGSEGV);
+// jsprof checks each entry against the digest it sealed it with, drops
+// the one that differs, says so, compiles again and runs.
 func TestDamagedCacheEntry(t *testing.T) {
 	module := buildJS(t, fixtures.Path("js", "fib.js"))
 	damage := map[string]func(t *testing.T, path string){
@@ -33,6 +36,19 @@ func TestDamagedCacheEntry(t *testing.T) {
 			require.NoError(t, f.Close())
 		},
 		"cut short": func(t *testing.T, path string) { require.NoError(t, os.Truncate(path, 100)) },
+		// Outside wazero's checksum, which covers the code alone: it
+		// crashed jsprof with SIGSEGV.
+		"one bit of a function's offset flipped": func(t *testing.T, path string) {
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			// magic (6 bytes), the version's length and the version, the
+			// function count (4), then each function's offset (8): the
+			// second's.
+			at := 6 + 1 + int(b[6]) + 4 + 8
+			require.Greater(t, len(b), at)
+			b[at] ^= 0x10
+			require.NoError(t, os.WriteFile(path, b, 0o600))
+		},
 	}
 	for name, damageEntry := range damage {
 		t.Run(name, func(t *testing.T) {
@@ -46,7 +62,9 @@ func TestDamagedCacheEntry(t *testing.T) {
 			require.NoError(t, err)
 			require.NotEmpty(t, entries)
 			for _, e := range entries {
-				damageEntry(t, e)
+				if !strings.HasSuffix(e, ".jsprof-sum") { // jsprof's seals
+					damageEntry(t, e)
+				}
 			}
 			got := run()
 			assert.Equal(t, 0, got.code, got.stderr)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -62,6 +63,9 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	threshold, err := diff.ParsePercent(*failOver)
 	if err != nil {
 		return fail(io, exitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
+	}
+	if err := outfile.Distinct([]outfile.Named{{What: "--html", Path: *htmlPath}}, []outfile.Named{{What: "the BASE profile", Path: files[0]}, {What: "the NEW profile", Path: files[1]}}); err != nil {
+		return fail(io, exitUsage, fmt.Errorf("diff: %w", err))
 	}
 	var profs [2]*jsprofile.Profile
 	for i, path := range files {

@@ -90,12 +90,14 @@ func jsprofBinary(t *testing.T) string {
 	return bin
 }
 
-// TestInterruptWritesTheProfile sends SIGINT and SIGTERM to a jsprof
-// process running a guest that never ends.
+// TestInterruptWritesTheProfile sends SIGINT, SIGTERM, SIGHUP (a closed
+// terminal) and SIGQUIT to a jsprof process running a guest that never
+// ends. (SIGHUP and SIGQUIT killed it with no profile and its temporary
+// files left.)
 func TestInterruptWritesTheProfile(t *testing.T) {
 	bin := jsprofBinary(t)
 	module := buildJS(t, "testdata/forever.js")
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			prof := filepath.Join(t.TempDir(), "p.pb.gz")
 			cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, module)
@@ -107,14 +109,16 @@ func TestInterruptWritesTheProfile(t *testing.T) {
 			lines := bufio.NewScanner(stderr)
 			var rest []string
 			for lines.Scan() {
-				if strings.HasPrefix(lines.Text(), "jsprof: running:") {
+				if guestRuns(lines.Text()) {
 					break
 				}
-				rest = append(rest, lines.Text())
+				if !strings.HasPrefix(lines.Text(), "jsprof: running:") {
+					rest = append(rest, lines.Text())
+				}
 			}
 			require.NoError(t, cmd.Process.Signal(sig))
 			for lines.Scan() {
-				if !strings.HasPrefix(lines.Text(), "jsprof: running:") {
+				if !strings.HasPrefix(lines.Text(), "jsprof: running:") && !strings.HasPrefix(lines.Text(), "jsprof: profile written to ") {
 					rest = append(rest, lines.Text())
 				}
 			}
@@ -231,7 +235,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	lines := bufio.NewScanner(stderr)
-	for lines.Scan() && !strings.HasPrefix(lines.Text(), "jsprof: running:") {
+	for lines.Scan() && !guestRuns(lines.Text()) {
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGSTOP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGCONT} {
 		require.NoError(t, cmd.Process.Signal(sig))

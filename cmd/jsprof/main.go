@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -18,59 +17,27 @@ import (
 )
 
 func main() {
-	// SIGINT and SIGTERM cancel the context with the signal as the cause:
-	// wazero then stops the guest, and jsprof writes what it measured and
-	// exits with 128 + the signal's number.
+	// SIGINT, SIGTERM, SIGHUP (a closed terminal, a dropped SSH session)
+	// and SIGQUIT cancel the context with the signal as the cause: wazero
+	// then stops the guest, and jsprof writes what it measured and exits
+	// with 128 + the signal's number.
 	// A second signal, while jsprof is still writing, ends it at once.
 	ctx, cancel := context.WithCancelCause(context.Background())
-	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		sig, ok := <-signals
-		if !ok {
-			return
-		}
-		cancel(interrupted{Sig: sig.(syscall.Signal)})
-		if sig, ok := <-signals; ok {
-			exitNow(sig.(syscall.Signal))
-		}
-	}()
+	stopNotify, reset := cli.CancelOnSignals(func(sig syscall.Signal) { cancel(interrupted{Sig: sig}) }, cli.ExitNow(files.RemoveTemporaries))
 	// A reader that has gone (jsprof run … | head) must not kill jsprof
 	// before it writes the profile: writes to it fail with EPIPE instead,
 	// which the guest sees as EIO (wazero has no EPIPE to give it).
 	signal.Ignore(syscall.SIGPIPE)
 	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
 		color:          cli.UseColor(cli.IsTerminal(os.Stderr), os.Getenv),
-		defaultSignals: func() { signal.Reset(os.Interrupt, syscall.SIGTERM) }})
-	signal.Stop(signals)
+		defaultSignals: reset})
+	stopNotify()
 	cancel(nil)
 	os.Exit(code)
 }
 
-// exitNow ends jsprof on a second signal: the temporary files of outputs
-// not yet written are removed (no .jsprof-* is left beside them), the
-// signal is said, and jsprof exits with 128 + its number. The message is
-// given a moment, not more: stderr may be a pipe nobody reads, where a
-// write would block for ever and the exit with it.
-func exitNow(sig syscall.Signal) {
-	files.RemoveTemporaries()
-	said := make(chan struct{})
-	go func() {
-		fmt.Fprintf(os.Stderr, "jsprof: %s, a second signal: exiting without writing\n", sig)
-		close(said)
-	}()
-	select {
-	case <-said:
-	case <-time.After(200 * time.Millisecond):
-	}
-	os.Exit(128 + int(sig))
-}
-
 // interrupted is the cause of a context cancelled by a signal.
 type interrupted = profiler.Interrupted
-
-// exitLimit: a guest stopped by --timeout or --max-instructions.
-const exitLimit = profiler.ExitLimit
 
 // stdio is the user's terminal, or a test's buffers.
 type stdio struct {
@@ -80,7 +47,7 @@ type stdio struct {
 	// (useColor): warnings and OVER THE LIMIT are coloured there.
 	color bool
 	// defaultSignals, when set (the jsprof binary; not tests running
-	// Main), gives SIGINT and SIGTERM back their default action, ending the
+	// Main), gives the stop signals back their default action, ending the
 	// process: --mode off without --timeout runs the guest where Go cannot
 	// stop it (run.go).
 	defaultSignals func()
@@ -171,5 +138,8 @@ func cacheFlag(fs *flag.FlagSet) func() runner.CacheDir {
 	}
 	dir := fs.String("cache-dir", def, "directory for compiled modules (empty: no cache; env JSPROF_CACHE_DIR)")
 	size := fs.Int64("cache-size", runner.DefaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
-	return func() runner.CacheDir { return runner.CacheDir{Dir: *dir, Limit: *size << 20} }
+	// A directory that cannot be used is said once, on the flag set's
+	// output (stderr), and the run goes uncached.
+	warn := func(err error) { fmt.Fprintf(fs.Output(), "jsprof: warning: %s\n", profiler.FirstLine(err.Error())) }
+	return func() runner.CacheDir { return runner.CacheDir{Dir: *dir, Limit: *size << 20, Warn: warn} }
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/internal/outfile"
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
@@ -94,6 +96,13 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitUsage, errors.New("report: --source and --module annotate the HTML report: add --html FILE"))
 	}
 	path := files[0]
+	inputs := []outfile.Named{{What: "the profile", Path: path}, {What: "the --module", Path: *module}}
+	for _, s := range sources {
+		inputs = append(inputs, outfile.Named{What: "a --source file", Path: s})
+	}
+	if err := outfile.Distinct([]outfile.Named{{What: "--html", Path: *htmlPath}}, inputs); err != nil {
+		return fail(io, exitUsage, fmt.Errorf("report: %w", err))
+	}
 	prof, err := jsprofile.ReadFile(path)
 	if err != nil {
 		return fail(io, exitFailure, err)
@@ -112,14 +121,14 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		if err != nil {
 			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
 		} else if note != "" {
-			fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", *module, note)
+			fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", *module, printable.String(note))
 		}
 		if len(sources) == 0 && *module == "" {
 			srcs = htmlview.ProfileModuleSource(path, data.Module)
 		}
 		if _, left := htmlview.MatchSources(r.Data(), srcs); len(left) > 0 {
 			for _, s := range left {
-				fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", s.From)
+				fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", printable.String(s.From))
 			}
 		}
 		o := htmlview.ReportOptions{Flame: htmlview.NewFlame(prof, htmlview.FlameOptions{Function: *function}), Sources: srcs}

@@ -220,8 +220,6 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 // (an output that cannot be written): exit code 2.
 type usageError struct{ error }
 
-func (e usageError) Unwrap() error { return e.error }
-
 func cmdRun(ctx context.Context, args []string, io stdio) int {
 	var f runFlags
 	if code, done := parseRun(&f, args, io); done {
@@ -365,21 +363,18 @@ func exitStatus(res runner.Result, code int, io stdio) int {
 	return code
 }
 
-// Cost models of --cost.
+// Cost models of --cost (wasmcore.CostFuelOps, undocumented: the wasmtime
+// reference test's negative control).
 const (
-	costFuel    = jsprofile.CostFuel
-	costAll     = jsprofile.CostAll
-	costFuelOps = jsprofile.CostFuelOps
+	costFuel = jsprofile.CostFuel
+	costAll  = jsprofile.CostAll
 )
 
 func parseCost(s string) (wasmcore.CostModel, error) {
-	switch s {
-	case costFuel:
-		return wasmcore.CostFuel, nil
-	case costAll:
-		return wasmcore.CostAll, nil
-	case costFuelOps: // undocumented: the wasmtime reference test's negative control
-		return wasmcore.CostFuelOps, nil
+	for _, c := range []wasmcore.CostModel{wasmcore.CostFuel, wasmcore.CostAll, wasmcore.CostFuelOps} {
+		if c.String() == s {
+			return c, nil
+		}
 	}
 	return 0, fmt.Errorf("--cost %q: want %s or %s", s, costFuel, costAll)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/internal/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -137,7 +138,7 @@ func WriteFunctionSummary(w io.Writer, instructions uint64, costModel string, in
 		provider = "no provider"
 	}
 	fmt.Fprintf(w, "jsprof: %s (%s, %s): Instructions: %s; Linear Memory Usage: %dKB; Input Size: %s of %s%s; Output Size: %s of %s%s\n",
-		info.Export, provider, info.Codec, counted, info.MemoryBytes/1024,
+		printable.String(info.Export), printable.String(provider), info.Codec, counted, info.MemoryBytes/1024,
 		HumanSize(info.InputBytes), HumanSize(shopify.InputLimit), over(info.InputBytes, shopify.InputLimit),
 		HumanSize(info.OutputBytes), HumanSize(shopify.OutputLimit), over(info.OutputBytes, shopify.OutputLimit))
 	if info.StartupInstructions > 0 || info.FinishInstructions > 0 {

@@ -327,6 +327,11 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 		}
 	}
 	stopProgress()
+	// What this run compiled is sealed for the next ones (runner.CacheDir).
+	job.Cache.Seal()
+	if res.Uncached != nil && popts.Warn != nil {
+		popts.Warn(fmt.Errorf("%w; ran uncached", res.Uncached))
+	}
 	if err != nil {
 		if sess != nil {
 			sess.Finished()

@@ -17,6 +17,7 @@ import (
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/dispatch/natives"
 	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/bytecode"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -931,15 +932,16 @@ func (s *Session) meta(run Run) jsprofile.Meta {
 	return m
 }
 
-// FirstLine keeps the first line of a message, trimmed: wazero appends
-// Wasm stack traces on the following lines, and jsprof says an error in
-// one line.
+// FirstLine keeps the first line of a message, trimmed and made
+// printable (printable.String): wazero appends Wasm stack traces on the
+// following lines, jsprof says an error in one line, and a message may
+// quote what a guest chose (an import's name, a custom section).
 func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i])
 	}
-	return s
+	return printable.String(s)
 }
 
 func (s *Session) costModel() wasmcore.CostModel {

@@ -7,10 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -99,7 +100,7 @@ func backtraceFrame(m []string) jsprofile.ThrowFrame {
 		where = m[3]
 	}
 	if where == "native" {
-		return jsprofile.ThrowFrame{Function: printable(name, 200), Native: true}
+		return jsprofile.ThrowFrame{Function: clip(name, 200), Native: true}
 	}
 	// FILE:LINE or FILE:LINE:COLUMN.
 	var nums []int64
@@ -111,7 +112,7 @@ func backtraceFrame(m []string) jsprofile.ThrowFrame {
 		}
 		nums, where = append(nums, n), where[:i]
 	}
-	f := jsprofile.ThrowFrame{Function: printable(name, 200), File: printable(where, 200)}
+	f := jsprofile.ThrowFrame{Function: clip(name, 200), File: clip(where, 200)}
 	if len(nums) > 0 {
 		f.Line = nums[len(nums)-1]
 	}
@@ -120,23 +121,21 @@ func backtraceFrame(m []string) jsprofile.ThrowFrame {
 
 func cleanMessage(s string) string {
 	s = strings.TrimPrefix(strings.TrimSpace(s), "Error while running JS: ")
-	return printable(strings.TrimPrefix(s, "Uncaught "), 500)
+	return clip(strings.TrimPrefix(s, "Uncaught "), 500)
 }
 
-// printable is s with whatever is not printable (control characters,
-// escapes, invalid UTF-8) made a space, cut to at most n bytes.
-func printable(s string, n int) string {
-	var b strings.Builder
-	for _, r := range s {
-		if !unicode.IsPrint(r) || r == unicode.ReplacementChar {
-			r = ' '
+// clip is s made printable (printable.String), with its ends trimmed and
+// cut to at most n bytes, on a character's boundary.
+func clip(s string, n int) string {
+	s = strings.TrimSpace(printable.String(s))
+	if len(s) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
 		}
-		if b.Len()+len(string(r)) > n {
-			break
-		}
-		b.WriteRune(r)
+		s = strings.TrimSpace(s[:cut])
 	}
-	return strings.TrimSpace(b.String())
+	return s
 }
 
 // throwOf is the Throw of a run that trapped, told in output (Uncaught),

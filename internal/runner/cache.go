@@ -21,10 +21,15 @@ const DefaultCacheMB = 512
 type CacheDir struct {
 	Dir   string // "": no cache
 	Limit int64  // bytes
+	// Warn, when set, hears why a directory that cannot be used is left
+	// out.
+	Warn func(error)
 }
 
-// Open trims the directory to its size (trimCache) and opens the cache in
-// it; nil when there is no directory.
+// Open trims the directory to its size (trimCache), drops the entries
+// that are not as sealed (verifyEntries) and opens the cache in it; nil when there is no directory, or when it cannot be made
+// (HOME=/proc/self, a read-only mount): the cache is an optimisation,
+// and the run goes uncached, Warn told why.
 func (c CacheDir) Open() (wazero.CompilationCache, error) {
 	if c.Dir == "" {
 		return nil, nil
@@ -33,9 +38,13 @@ func (c CacheDir) Open() (wazero.CompilationCache, error) {
 		return nil, fmt.Errorf("--cache-size %d: want a size in MB, at least 1", c.Limit>>20)
 	}
 	trimCache(c.Dir, c.Limit, time.Now())
+	verifyEntries(c.Dir, time.Now(), c.Warn)
 	cache, err := wazero.NewCompilationCacheWithDir(c.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("--cache-dir %s: %w", c.Dir, err)
+		if c.Warn != nil {
+			c.Warn(fmt.Errorf("--cache-dir %s: %w; running uncached", c.Dir, err))
+		}
+		return nil, nil
 	}
 	return cache, nil
 }
@@ -77,6 +86,9 @@ func trimCache(dir string, limit int64, now time.Time) {
 			}
 			return nil
 		}
+		if strings.HasSuffix(path, sealSuffix) {
+			return nil // goes with its entry
+		}
 		e := entry{path: path, size: info.Size(), used: lastUse(info)}
 		entries = append(entries, e)
 		total += e.size
@@ -91,6 +103,7 @@ func trimCache(dir string, limit int64, now time.Time) {
 			break
 		}
 		if os.Remove(e.path) == nil {
+			os.Remove(e.path + sealSuffix)
 			total -= e.size
 		}
 	}

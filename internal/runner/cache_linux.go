@@ -3,6 +3,7 @@
 package runner
 
 import (
+	"fmt"
 	"io/fs"
 	"syscall"
 	"time"
@@ -18,4 +19,21 @@ func lastUse(info fs.FileInfo) time.Time {
 		}
 	}
 	return used
+}
+
+// fileStamp says which file and which write of it info is: a write
+// changes its change time, which no one but the kernel sets.
+func fileStamp(info fs.FileInfo) string {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return fmt.Sprintf("%d:%d:%d.%d:%d.%d", st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
+	}
+	return fmt.Sprintf("%d:%d", info.Size(), info.ModTime().UnixNano())
+}
+
+// changed is when a file was last changed (written, renamed into place).
+func changed(info fs.FileInfo) time.Time {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	}
+	return info.ModTime()
 }

@@ -3,6 +3,7 @@
 package runner
 
 import (
+	"fmt"
 	"io/fs"
 	"time"
 )
@@ -10,3 +11,12 @@ import (
 // lastUse is when a cache entry was last written: this platform's access
 // times are not read.
 func lastUse(info fs.FileInfo) time.Time { return info.ModTime() }
+
+// fileStamp says which write of a file info is, as well as this platform
+// tells: its size and modification time.
+func fileStamp(info fs.FileInfo) string {
+	return fmt.Sprintf("%d:%d", info.Size(), info.ModTime().UnixNano())
+}
+
+// changed is when a file was last written.
+func changed(info fs.FileInfo) time.Time { return info.ModTime() }

@@ -20,6 +20,12 @@
 // It also keeps the compilation cache (cache.go: CacheDir, kept within
 // its size, cleared when an entry is found damaged).
 //
+// Compiling is bounded too (Session.Compile): a module past
+// wasmcore.CheckBounds, which wazero's compiler would take minutes over,
+// is refused while it compiles, and an interrupt abandons a compilation
+// under way. A compilation cache that cannot be written is dropped for
+// the run (ErrCacheUnwritable).
+//
 // The runner knows nothing of JS or of profiling; the profiler hands it an
 // already instrumented module and a context carrying its listeners.
 package runner

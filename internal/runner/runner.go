@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"reflect"
 	"slices"
@@ -20,6 +21,9 @@ import (
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/jsprof/jsprof/internal/printable"
+	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // ExitTrap is the exit code reported for a guest that trapped, as wasmtime
@@ -156,6 +160,10 @@ type Result struct {
 	// function-runner reports it; a main module importing the plugin's
 	// memory has one.
 	MemoryBytes uint64
+	// Uncached, when set, says why the compilation cache could not take
+	// what was compiled (its directory removed during the run, a
+	// read-only one): the run went again without it.
+	Uncached error
 }
 
 // UnresolvedImportError is raised when the guest calls an import that the
@@ -165,7 +173,8 @@ type UnresolvedImportError struct {
 }
 
 func (e *UnresolvedImportError) Error() string {
-	return fmt.Sprintf("the guest called import %s.%s, which jsprof does not provide", e.Module, e.Name)
+	// The names are the module's: whatever they hold stays on one line.
+	return fmt.Sprintf("the guest called import %s.%s, which jsprof does not provide", printable.String(e.Module), printable.String(e.Name))
 }
 
 // entryPoints are tried in order: WASI commands, then older Javy modules.
@@ -213,14 +222,85 @@ func (s *Session) Provide(names ...string) {
 // Runtime is the underlying wazero runtime.
 func (s *Session) Runtime() wazero.Runtime { return s.rt }
 
-// Compile compiles a module; name is used in errors.
-func (s *Session) Compile(ctx context.Context, name string, wasm []byte) (compiled wazero.CompiledModule, err error) {
-	defer s.damagedCache(name, &err)
-	compiled, err = s.rt.CompileModule(ctx, wasm)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+// Compile compiles a module; name is used in errors. wazero's compiler
+// cannot be interrupted, and a hostile module can keep it busy for
+// minutes (wasmcore.CheckBounds): the module's bounds are checked while
+// it compiles, and a module past them is refused as soon as that is
+// known, as is a compilation under way when ctx is done (an interrupt),
+// with ctx's cause. The compilation is then abandoned: the caller is
+// about to exit. The check begins only if the compilation is not over
+// within checkAfter (one from the cache takes 50-100 ms for an
+// instrumented engine, and the check's decoding would cost such a warm
+// run 20-40 ms and 4 MB; a cold one takes a second), and a compilation
+// that ends first stops it.
+func (s *Session) Compile(ctx context.Context, name string, wasm []byte) (wazero.CompiledModule, error) {
+	type result struct {
+		compiled wazero.CompiledModule
+		err      error
 	}
-	return compiled, nil
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() { done <- r }()
+		defer s.damagedCache(name, &r.err)
+		if r.compiled, r.err = s.rt.CompileModule(ctx, wasm); r.err != nil {
+			r.err = fmt.Errorf("%s: %w", name, r.err)
+		}
+	}()
+	checkCtx, stopCheck := context.WithCancel(ctx)
+	defer stopCheck()
+	var refused chan error
+	slow := time.NewTimer(checkAfter)
+	defer slow.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.compiled, r.err
+		case <-slow.C:
+			refused = make(chan error, 1)
+			go func() { refused <- checkBounds(checkCtx, wasm) }()
+		case err := <-refused:
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			refused = nil // within bounds: wait for the compiler
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+// checkAfter is how long a compilation runs before its module's bounds
+// are checked (Compile): what the bounds allow compiles in about 1.5 s.
+const checkAfter = 500 * time.Millisecond
+
+// checkBounds is wasmcore.CheckBounds on a module's bytes; a module that
+// does not decode is left for wazero to refuse, in its words.
+func checkBounds(ctx context.Context, wasm []byte) error {
+	m, err := wasmcore.Decode(wasm)
+	if err != nil {
+		return nil
+	}
+	if err := wasmcore.CheckBounds(ctx, m); errors.Is(err, wasmcore.ErrTooComplex) {
+		return err
+	}
+	return nil
+}
+
+// ErrCacheUnwritable says that the compilation cache could not store what
+// wazero compiled: its directory was removed since it was opened, or it
+// cannot be written. The cache is an optimisation: Run then runs
+// uncached (Result.Uncached).
+var ErrCacheUnwritable = errors.New("the compilation cache cannot be written")
+
+// cacheWriteFailed says whether err is wazero failing to store an entry:
+// its temporary file (NAME.*.tmp) could not be created, written or
+// renamed.
+func cacheWriteFailed(err error) bool {
+	var path *fs.PathError
+	var link *os.LinkError
+	return errors.As(err, &path) && strings.HasSuffix(path.Path, ".tmp") ||
+		errors.As(err, &link) && strings.HasSuffix(link.Old, ".tmp")
 }
 
 // ErrDamagedCache says that the compilation cache gave wazero something it
@@ -242,6 +322,8 @@ func (s *Session) damagedCache(name string, err *error) {
 		*err = fmt.Errorf("%s: wazero failed on this module: %v", name, r)
 	case s.cached && *err != nil && strings.Contains((*err).Error(), "compilationcache"):
 		*err = fmt.Errorf("%w: %w", ErrDamagedCache, *err)
+	case s.cached && *err != nil && cacheWriteFailed(*err):
+		*err = fmt.Errorf("%w: %w", ErrCacheUnwritable, *err)
 	}
 }
 
@@ -367,8 +449,22 @@ func startTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
 
 // Run compiles, links and runs a command module. Errors before the guest
 // starts (invalid module, missing entry point, unlinkable import) are
-// returned as err; how the guest ended, trap included, is in Result.
+// returned as err; how the guest ended, trap included, is in Result. A
+// compilation cache that cannot be written is left out: the run goes
+// again uncached, and Result.Uncached says why.
 func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
+	res, err := run(ctx, wasm, opts)
+	if opts.Cache != nil && errors.Is(err, ErrCacheUnwritable) {
+		// Nothing of the guest ran: compiling comes first.
+		uncached := err
+		opts.Cache = nil
+		res, err = run(ctx, wasm, opts)
+		res.Uncached = uncached
+	}
+	return res, err
+}
+
+func run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		cfg = wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(!opts.KeepOnContextDone)
@@ -388,6 +484,8 @@ func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 		}
 		s.Provide(names...)
 	}
+	// An interrupt while compiling is an error, the context's cause:
+	// nothing of the guest ran.
 	compiled, err := s.Compile(ctx, opts.Name, wasm)
 	if err != nil {
 		return Result{}, err

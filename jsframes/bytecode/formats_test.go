@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/dispatch"
-	"github.com/jsprof/jsprof/jsframes/internal/bctest"
+	"github.com/jsprof/jsprof/internal/bctest"
 )
 
 // providerWant is what each of function-runner's providers must give:

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/jsprof/jsprof/jsframes/internal/bctest"
+	"github.com/jsprof/jsprof/internal/bctest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

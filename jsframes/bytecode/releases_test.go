@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/jsprof/jsprof/jsframes/internal/bctest"
+	"github.com/jsprof/jsprof/internal/bctest"
 )
 
 // releaseWant is, per release kept in testdata/releases, the layout it

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/dispatch"
-	"github.com/jsprof/jsprof/jsframes/internal/bctest"
+	"github.com/jsprof/jsprof/internal/bctest"
 )
 
 // updateBytecode rewrites testdata/naming from the real engines:

@@ -78,7 +78,12 @@ function collapse(T) {
   if (!any) return T;
   var frame = [], val = [], exe = [], cal = [], base = [], gone = [], parent = [], kids = [], src = [], run = {};
   var map0 = new Int32Array(n);
-  function add(srcs, fr, par) {
+  // The nodes are made in preorder from a stack of what is to be made
+  // (its sources, frame and parent), not by recursion: a stack thousands
+  // of frames deep would exceed the browser's call stack.
+  var todo = [[[0], -1, -1]];
+  while (todo.length) {
+    var task = todo.pop(), srcs = task[0], fr = task[1], par = task[2];
     var u = frame.length, v = 0, e = 0, c = 0, b = -1, g = 1, best = srcs[0];
     srcs.forEach(function (s) {
       v += T.val[s]; e += T.exe[s]; c += T.cal[s];
@@ -90,21 +95,28 @@ function collapse(T) {
     parent.push(par); kids.push([]); src.push(best);
     if (par >= 0) kids[par].push(u);
     var groups = {}, order = [], names = [];
-    function put(key, s) {
+    var put = function (key, s) {
       if (!groups[key]) { groups[key] = []; order.push(key); }
       groups[key].push(s);
-    }
-    function gather(s, inRun) {
-      T.kids[s].forEach(function (c) {
-        if (!fold[c]) put(T.frame[c], c);
-        else if (!inRun) put(-3, c);
+    };
+    // gather groups the children of s by frame; inside a run (inRun), a
+    // folded child is part of it: its children are gathered in its
+    // place, before the next child of s.
+    var gather = function (s0, inRun0) {
+      var stack = [[s0, inRun0, 0]];
+      while (stack.length) {
+        var top = stack[stack.length - 1], s = top[0], inRun = top[1];
+        if (top[2] >= T.kids[s].length) { stack.pop(); continue; }
+        var ch = T.kids[s][top[2]++];
+        if (!fold[ch]) put(T.frame[ch], ch);
+        else if (!inRun) put(-3, ch);
         else {
-          map0[c] = u;
-          if (names.indexOf(F[T.frame[c]][1]) < 0) names.push(F[T.frame[c]][1]);
-          gather(c, true);
+          map0[ch] = u;
+          if (names.indexOf(F[T.frame[ch]][1]) < 0) names.push(F[T.frame[ch]][1]);
+          stack.push([ch, true, 0]);
         }
-      });
-    }
+      }
+    };
     srcs.forEach(function (s) {
       if (fr === -3 && names.indexOf(F[T.frame[s]][1]) < 0) names.push(F[T.frame[s]][1]);
       gather(s, fr === -3);
@@ -113,10 +125,8 @@ function collapse(T) {
     var sums = {};
     order.forEach(function (key) { sums[key] = groups[key].reduce(function (a, s) { return a + T.val[s]; }, 0); });
     order.sort(function (a, b) { return (a === -2) - (b === -2) || sums[b] - sums[a]; });
-    order.forEach(function (key) { add(groups[key], +key, u); });
-    return u;
+    for (var q = order.length - 1; q >= 0; q--) todo.push([groups[order[q]], +order[q], u]);
   }
-  add([0], -1, -1);
   var U = tree(frame.length);
   for (i = 0; i < U.n; i++) {
     U.frame[i] = frame[i]; U.val[i] = val[i]; U.exe[i] = exe[i]; U.cal[i] = cal[i]; U.parent[i] = parent[i];
@@ -191,11 +201,15 @@ function setQuery(q) {
     try { re = new RegExp(m ? m[1] : q.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i"); } catch (e) { re = null; }
   }
 }
-// matched sums the nodes that match and have no matching ancestor under i.
+// matched sums the nodes that match and have no matching ancestor under
+// i (a walk with a stack of its own, as every walk of the tree here).
 function matched(i, V) {
-  if (matches(i)) return V(i);
-  var s = 0;
-  for (var k = 0; k < T.kids[i].length; k++) s += matched(T.kids[i][k], V);
+  var s = 0, stack = [i];
+  while (stack.length) {
+    var n = stack.pop();
+    if (matches(n)) { s += V(n); continue; }
+    for (var k = 0; k < T.kids[n].length; k++) stack.push(T.kids[n][k]);
+  }
   return s;
 }
 function drawView(view, anc) {
@@ -210,16 +224,19 @@ function drawView(view, anc) {
   for (var j = 0; j < d0; j++) node(anc[j], 0, W, j, " anc");
   var deepest = d0;
   if (V(zoom) > 0) {
-    (function lay(i, x, w, d) {
+    var lay = [[zoom, 0, W, d0]]; // nodes to lay out, in preorder
+    while (lay.length) {
+      var it = lay.pop(), i = it[0], x = it[1], w = it[2], d = it[3];
       node(i, x, w, d, i === zoom ? " zroot" : "");
       if (d > deepest) deepest = d;
-      var cx = x, cs = T.kids[i];
+      var cx = x, cs = T.kids[i], next = [];
       for (var k = 0; k < cs.length; k++) {
         var cw = w * V(cs[k]) / V(i);
-        if (cw >= 1) lay(cs[k], cx, cw, d + 1);
+        if (cw >= 1) next.push([cs[k], cx, cw, d + 1]);
         cx += cw;
       }
-    })(zoom, 0, W, d0);
+      for (var q = next.length - 1; q >= 0; q--) lay.push(next[q]);
+    }
   } else {
     out.push('<div class="f none zroot" data-i="' + zoom + '" style="left:0;width:' + W + 'px;top:' + (d0 * ROW) + 'px">' +
       esc(name(zoom)) + ": not in this run</div>");

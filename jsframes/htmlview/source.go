@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/jsprof/jsprof/internal/fileio"
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
 	"github.com/jsprof/jsprof/jsframes/report"
@@ -75,13 +76,20 @@ func ModuleFileSource(wasm []byte, module string) (src *SourceFile, note string,
 		return nil, "", err
 	case s.Name != "":
 		beside := filepath.Join(filepath.Dir(module), filepath.Base(s.Name))
-		if text, err := os.ReadFile(beside); err == nil {
+		if text, err := fileio.ReadRegular(beside, MaxFoundBytes); err == nil {
 			return &SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
 		}
 		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", s.Name, s.Name), nil
 	}
 	return nil, err.Error(), nil
 }
+
+// MaxFoundBytes bounds a file read because a profile or a module names
+// it, rather than the user: such a name may be anything (a FIFO from a
+// bundle unpacked from a tar blocked jsprof report --html for ever), so
+// only a regular file is read, without blocking, and only so much of it
+// (internal/fileio).
+const MaxFoundBytes = 512 << 20
 
 // ReadSources reads the JS files given (jsprof report --source), and the
 // JS the module file module carries (--module; ModuleFileSource): note
@@ -123,7 +131,7 @@ func ProfileModuleSource(profilePath, module string) []SourceFile {
 	}
 	name := filepath.Base(module) // the profile names a file, not a path to follow
 	for _, p := range []string{filepath.Join(filepath.Dir(profilePath), name), name} {
-		wasm, err := os.ReadFile(p)
+		wasm, err := fileio.ReadRegular(p, MaxFoundBytes)
 		if err != nil {
 			continue
 		}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/jsprof/jsprof/internal/printable"
 )
 
 // Sample value indices: every sample carries the three values, in this
@@ -688,8 +690,10 @@ func Write(w io.Writer, p *profile.Profile) error {
 // flamegraph.pl and speedscope: "root;...;leaf count" per line, counting
 // sample value index; stacks that read the same are merged, and sorted for
 // stable output. The format has no escapes: a ';' in a name becomes ':',
-// and line breaks (U+0085, U+2028 and U+2029 too) and other control
-// characters become spaces, so that every stack stays one line.
+// and line breaks (U+0085, U+2028 and U+2029 too), other control
+// characters and bidirectional controls become spaces
+// (printable.String), so that every stack stays one line and reads as it
+// is.
 func WriteCollapsed(w io.Writer, p *profile.Profile, index int) error {
 	clean := strings.NewReplacer(";", ":", "\n", " ", "\r", " ", "\t", " ")
 	counts := map[string]int64{}
@@ -709,7 +713,7 @@ func WriteCollapsed(w io.Writer, p *profile.Profile, index int) error {
 				if ln.Function.Filename != "" && ln.Line > 0 {
 					name = fmt.Sprintf("%s (%s:%d)", name, ln.Function.Filename, ln.Line)
 				}
-				names = append(names, strings.Map(controlToSpace, clean.Replace(name)))
+				names = append(names, printable.String(clean.Replace(name)))
 			}
 		}
 		counts[strings.Join(names, ";")] += s.Value[index]
@@ -725,17 +729,6 @@ func WriteCollapsed(w io.Writer, p *profile.Profile, index int) error {
 		}
 	}
 	return nil
-}
-
-// controlToSpace maps control characters (C0, DEL and C1, whose NEL,
-// U+0085, is a line break to some readers) and the Unicode line and
-// paragraph separators to spaces: a name must not break its stack's line
-// in any reader.
-func controlToSpace(r rune) rune {
-	if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == '\u2028' || r == '\u2029' {
-		return ' '
-	}
-	return r
 }
 
 // CallSetupName names the call-setup pseudo-opcode (opcode value

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/jsprof/jsprof/internal/fileio"
+	"github.com/jsprof/jsprof/internal/printable"
 )
 
 // Profile is a jsprof profile read back: the pprof profile, what its
@@ -29,14 +32,25 @@ type StackFrame struct {
 	Opcode   int // the opcode value of a KindOpcode frame
 }
 
-// ReadFile reads a jsprof profile from a file; errors name it.
+// MaxFileBytes bounds a profile file's size, uncompressed, as ReadFile
+// reads it: far above what jsprof writes, far below what a gzip bomb
+// inflates to (1 MB of zeros compressed inflates to 1 GiB, which pprof's
+// parser read whole: 34 s and 2.7 GB).
+const MaxFileBytes = 128 << 20
+
+// ReadFile reads a jsprof profile from a file, of at most MaxFileBytes
+// uncompressed; errors name it.
 func ReadFile(path string) (*Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
+	data, err := fileio.ReadMaybeGzip(f, MaxFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p, err := profile.ParseData(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a pprof profile: %w", path, err)
 	}
@@ -51,10 +65,14 @@ func ReadFile(path string) (*Profile, error) {
 // jsprof.* comments, the kind of every function, non-negative values, and
 // in exact mode samples that add up to the total) and returns it with
 // them read. It says what is wrong with a profile jsprof did not write.
+// Every string of p is made printable first, in place (printable.String):
+// the names and comments of a profile come from whoever wrote it, or
+// from the guest's module, and the reports print them.
 func Read(p *profile.Profile) (*Profile, error) {
 	if p == nil {
 		return nil, errors.New("no profile")
 	}
+	makePrintable(p)
 	if err := checkSampleTypes(p); err != nil {
 		return nil, err
 	}
@@ -326,4 +344,28 @@ func classify(fn *profile.Function) (StackFrame, error) {
 		return StackFrame{Kind: KindOpcode, Function: fn, Opcode: op}, nil
 	}
 	return StackFrame{}, fmt.Errorf("not a jsprof profile: function %q has system_name %q, want js:, native:, op:, wasm: or bucket:", fn.Name, fn.SystemName)
+}
+
+// makePrintable makes every string of p that a report can show printable,
+// in place.
+func makePrintable(p *profile.Profile) {
+	for _, fn := range p.Function {
+		fn.Name, fn.SystemName, fn.Filename = printable.String(fn.Name), printable.String(fn.SystemName), printable.String(fn.Filename)
+	}
+	for i, c := range p.Comments {
+		p.Comments[i] = printable.String(c)
+	}
+	for _, m := range p.Mapping {
+		m.File, m.BuildID = printable.String(m.File), printable.String(m.BuildID)
+	}
+	for _, t := range p.SampleType {
+		t.Type, t.Unit = printable.String(t.Type), printable.String(t.Unit)
+	}
+	for _, s := range p.Sample {
+		for _, vs := range s.Label {
+			for i, v := range vs {
+				vs[i] = printable.String(v)
+			}
+		}
+	}
 }

@@ -78,4 +78,8 @@
 // meter names JS functions by their bytecode address only; package naming turns
 // addresses into names and lines. It does not run modules: the caller links
 // Host and calls Start and Collect around its own run.
+//
+// The results' types are package costs's (meter/costs), the data alone,
+// which naming and stacks read without importing wazero; this package's
+// names for them are aliases.
 package meter

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/jsprof/jsprof/internal/bctest"
 	"github.com/jsprof/jsprof/jsframes/bytecode"
-	"github.com/jsprof/jsprof/jsframes/internal/bctest"
 	"github.com/jsprof/jsprof/jsframes/meter"
 )
 

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/internal/bctest"
 	"github.com/jsprof/jsprof/jsframes/bytecode"
-	"github.com/jsprof/jsprof/jsframes/internal/bctest"
 	"github.com/jsprof/jsprof/jsframes/meter"
 )
 

@@ -1,6 +1,6 @@
 // Package bctest gives the tests of packages bytecode and naming the real
 // engines and the programs they share: the two Javy plugins, the fixture
-// programs, their serialized bytecode kept in bytecode/testdata/naming,
+// programs, their serialized bytecode kept in jsframes/bytecode/testdata/naming,
 // and metered runs of static modules built from them; and, for the
 // serialization formats of other releases, function-runner's providers,
 // npm quickjs-wasi's QuickJS-NG builds (wasi.go) and jsprof's own runner
@@ -59,7 +59,7 @@ func testdataPath(dir string, elem ...string) string {
 	if !ok {
 		panic("bctest: cannot locate source directory")
 	}
-	base := filepath.Join(filepath.Dir(file), "..", "..", "bytecode", "testdata", dir)
+	base := filepath.Join(filepath.Dir(file), "..", "..", "jsframes", "bytecode", "testdata", dir)
 	return filepath.Join(append([]string{base}, elem...)...)
 }
 
