@@ -6,6 +6,8 @@
 //   - meter: the exact accounting injected into the module (instructions
 //     per JS function, opcode and pc, calling contexts, the sampling
 //     shadow stack), and its host side that reads the counters back;
+//     meter/costs holds the results as data, for naming and stacks,
+//     which read them without wazero;
 //   - bytecode: the reader of QuickJS's serialized bytecode (functions,
 //     atoms, constants, pc → line tables) found in a Javy module;
 //   - naming: measured functions named and given lines, from the
@@ -13,6 +15,8 @@
 //   - stacks: the stacks of a profile built from the meter's results or
 //     samples, in the profile format;
 //   - jsprofile: the profile format itself, written and read;
+//   - sourcemap: a bundle's source map read, found and checked, and a
+//     profile's JS positions named after the files the bundle was made of;
 //   - report: the cost tables computed from a profile, and their text,
 //     CSV and JSON views;
 //   - diff: two profiles' tables aligned (typically one JS on two

@@ -56,11 +56,7 @@ func cmdAnalyze(ctx context.Context, args []string, io stdio) int {
 	if err := report.WriteText(&text); err != nil {
 		return fail(io, exitFailure, err)
 	}
-	lines := strings.Split(text.String(), "\n")
-	for i, l := range lines {
-		lines[i] = printable.String(l)
-	}
-	if _, err := io.out.Write([]byte(strings.Join(lines, "\n"))); err != nil {
+	if _, err := io.out.Write([]byte(printable.Lines(text.String()))); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	return 0

@@ -46,6 +46,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	stdinPath := fs.String("stdin", "", "give both guests this `file` as stdin (default: empty)")
 	inputPath := fs.String("input", "", "a Shopify Function's JSON input `file`: each plugin given is then a provider, and the JS is built against it as a dynamic function")
 	timeout := fs.Duration("timeout", 0, "stop each guest after it has run this `duration` (compiling not counted); a guest stopped makes the compare fail (exit 1), its diff still printed")
+	sourceMap := fs.String("source-map", "", sourceMapUsage)
 	costName := fs.String("cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
 	cacheDir := cacheFlag(fs)
 	// Flags may come after the JS file; guest arguments after --.
@@ -82,6 +83,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
+	smap := findMap(*sourceMap, program{text: src, path: jsPath}, io)
 	var stdin []byte
 	if *inputPath != "" && *stdinPath != "" {
 		return fail(io, exitUsage, errors.New("compare: --input and --stdin: choose one"))
@@ -103,7 +105,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	}
 	sides, err := profiler.Compare(ctx, profiler.Comparison{Source: src, SourcePath: jsPath, Plugins: [2]string{plugins[0], plugins[1]},
 		Function: *inputPath != "", Stdin: stdin, Args: guestArgs, Cost: cost, Timeout: *timeout, Cache: cacheDir(),
-		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run,
+		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run, SourceMap: smap,
 		Ran: func(s *profiler.Side) error {
 			if *outDir == "" {
 				return nil

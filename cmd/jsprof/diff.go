@@ -41,6 +41,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	top, format := viewFlags(fs, fmt.Sprintf("rows of each text table (0: all; default %d)", defaultTop))
 	by := diffByFlag(fs)
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
+	sourceMap := fs.String("source-map", "", "name both profiles' JS positions after the source map `file`, checked against the JS their modules carry (found beside each profile); profiles jsprof run named after a map already are kept")
 	failOver := fs.String("fail-over", "", "exit 1 when the total (with --by function, any function's total) rose by `PCT` percent or more")
 	files, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
@@ -72,6 +73,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 		if profs[i], err = jsprofile.ReadFile(path); err != nil {
 			return fail(io, exitFailure, err)
 		}
+		profs[i], _ = mapSaved(profs[i], *sourceMap, path, nil, io)
 	}
 	if b, n := profs[0].Meta.Mode, profs[1].Meta.Mode; b != n {
 		warn(io, errors.New(diff.ModesDiffer(b, n)))

@@ -24,7 +24,8 @@
 // internal/outfile (writing a file atomically),
 // internal/javy (building them), internal/shopify (Shopify providers,
 // codecs and I/O protocols), dispatch (analyze), jsframes/jsprofile (the
-// profile format), jsframes/report (the tables and their text, CSV and
+// profile format), jsframes/sourcemap (a bundle's source map: the command
+// finds the files, the package reads, checks and applies it), jsframes/report (the tables and their text, CSV and
 // JSON views), jsframes/diff (two profiles compared) and jsframes/htmlview
 // (the HTML pages).
 package main

@@ -26,7 +26,7 @@ func TestFailOverLimit(t *testing.T) {
 	dir := providersDir(t)
 	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
 	inputs := t.TempDir()
-	over, under := spinInput(t, inputs, 400_000), spinInput(t, inputs, 10)
+	over, under := spinInput(t, inputs, 20_000), spinInput(t, inputs, 10)
 
 	got := jsprof(t, "", "run", "--fail-over-limit", "--plugin", dir, "--input", over, module)
 	assert.Equal(t, exitFailure, got.code, got.stderr)

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -24,73 +23,21 @@ func main() {
 	// with 128 + the signal's number.
 	// A second signal, while jsprof is still writing, ends it at once.
 	ctx, cancel := context.WithCancelCause(context.Background())
-	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, stopSignals()...)
-	go func() {
-		first, ok := <-signals
-		if !ok {
-			return
-		}
-		at := time.Now()
-		cancel(interrupted{Sig: first.(syscall.Signal)})
-		for sig := range signals {
-			if sig == first && time.Since(at) < repeatWindow {
-				continue // the same event, signalled twice
-			}
-			exitNow(sig.(syscall.Signal))
-		}
-	}()
+	stopNotify, reset := cli.CancelOnSignals(func(sig syscall.Signal) { cancel(interrupted{Sig: sig}) }, cli.ExitNow(files.RemoveTemporaries))
 	// A reader that has gone (jsprof run … | head) must not kill jsprof
 	// before it writes the profile: writes to it fail with EPIPE instead,
 	// which the guest sees as EIO (wazero has no EPIPE to give it).
 	signal.Ignore(syscall.SIGPIPE)
 	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
 		color:          cli.UseColor(cli.IsTerminal(os.Stderr), os.Getenv),
-		defaultSignals: func() { signal.Reset(stopSignals()...) }})
-	signal.Stop(signals)
+		defaultSignals: reset})
+	stopNotify()
 	cancel(nil)
 	os.Exit(code)
 }
 
-// stopSignals are the signals that stop a run, the profile written.
-func stopSignals() []os.Signal {
-	return []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
-}
-
-// repeatWindow is how soon a repeat of the first signal is taken for the
-// same event rather than a second signal: GNU timeout signals its child
-// and then its whole process group, so jsprof gets SIGTERM twice within
-// microseconds, and a terminal's hang-up can come to the process more
-// than once too. Go's os/signal does not say who sent a signal (the
-// kernel's siginfo does, but it is not passed on), so the two cannot be
-// told apart by their source. A person pressing ^C again to end jsprof
-// does so later than this; another signal ends it at once.
-const repeatWindow = 500 * time.Millisecond
-
-// exitNow ends jsprof on a second signal: the temporary files of outputs
-// not yet written are removed (no .jsprof-* is left beside them), the
-// signal is said, and jsprof exits with 128 + its number. The message is
-// given a moment, not more: stderr may be a pipe nobody reads, where a
-// write would block for ever and the exit with it.
-func exitNow(sig syscall.Signal) {
-	files.RemoveTemporaries()
-	said := make(chan struct{})
-	go func() {
-		fmt.Fprintf(os.Stderr, "jsprof: %s, a second signal: exiting without writing\n", sig)
-		close(said)
-	}()
-	select {
-	case <-said:
-	case <-time.After(200 * time.Millisecond):
-	}
-	os.Exit(128 + int(sig))
-}
-
 // interrupted is the cause of a context cancelled by a signal.
 type interrupted = profiler.Interrupted
-
-// exitLimit: a guest stopped by --timeout or --max-instructions.
-const exitLimit = profiler.ExitLimit
 
 // stdio is the user's terminal, or a test's buffers.
 type stdio struct {

@@ -24,6 +24,9 @@ import (
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
+// exitLimit: a guest stopped by --timeout or --max-instructions.
+const exitLimit = profiler.ExitLimit
+
 // invocation is one in-process run of jsprof.
 type invocation struct {
 	code           int

@@ -70,7 +70,7 @@ func (o *outputs) discard() {
 // write writes every output the flags ask for: the profile, the
 // collapsed stacks and the cost tables (the summary view of the profile's
 // tables, as jsprof report --by summary shows them).
-func (o *outputs) write(out *profiler.Outcome, f runFlags, io stdio) error {
+func (o *outputs) write(out *profiler.Outcome, f runFlags, io stdio, inputs []report.InputRun) error {
 	for _, w := range out.Warnings {
 		warn(io, w)
 	}
@@ -82,7 +82,7 @@ func (o *outputs) write(out *profiler.Outcome, f runFlags, io stdio) error {
 		}))
 	}
 	if o.reportJSON != nil {
-		r, err := report.NewReport(out.Tables, report.ReportOptions{By: report.BySummary, Source: filepath.Base(f.output)})
+		r, err := report.NewReport(out.Tables, report.ReportOptions{By: report.BySummary, Source: filepath.Base(f.output), Inputs: inputs})
 		if err == nil {
 			err = o.reportJSON.Commit(func(w *os.File) error { return r.WriteJSON(w) })
 		}

@@ -81,6 +81,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	var sources cli.List
 	fs.Var(&sources, "source", "annotate the HTML report with the JS `file` (repeatable; matched to the profile's JS files by name)")
 	module := fs.String("module", "", "annotate the HTML report with the JS the Javy module `file` carries (its javy_source section)")
+	sourceMap := fs.String("source-map", "", "name the profile's JS positions after the source map `file` (a profile jsprof run wrote names them already when the JS named its map), checked against the JS of --source, --module or the profile's module")
 	files, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
@@ -92,7 +93,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitUsage, err)
 	}
-	if (len(sources) > 0 || *module != "") && *htmlPath == "" {
+	if (len(sources) > 0 || *module != "") && *htmlPath == "" && *sourceMap == "" {
 		return fail(io, exitUsage, errors.New("report: --source and --module annotate the HTML report: add --html FILE"))
 	}
 	path := files[0]
@@ -107,6 +108,16 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
+	var given []htmlview.SourceFile // the JS of --source and --module
+	if len(sources) > 0 || *module != "" {
+		var note string
+		if given, note, err = htmlview.ReadSources(sources, *module); err != nil {
+			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
+		} else if note != "" {
+			fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", *module, printable.String(note))
+		}
+	}
+	prof, smap := mapSaved(prof, *sourceMap, path, given, io)
 	data := report.New(prof)
 	opts := report.ReportOptions{By: *by, Top: *top, Function: *function, Source: filepath.Base(path)}
 	if opts.Top < 0 {
@@ -117,17 +128,17 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		if err != nil {
 			return fail(io, exitUsage, fmt.Errorf("report: %w", err))
 		}
-		srcs, note, err := htmlview.ReadSources(sources, *module)
-		if err != nil {
-			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
-		} else if note != "" {
-			fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", *module, printable.String(note))
-		}
+		srcs := given
 		if len(sources) == 0 && *module == "" {
 			srcs = htmlview.ProfileModuleSource(path, data.Module)
 		}
+		// A profile named after a source map shows the original files.
+		srcs = append(mappedSources(prof.Profile, prof.Meta, smap, srcs), srcs...)
 		if _, left := htmlview.MatchSources(r.Data(), srcs); len(left) > 0 {
 			for _, s := range left {
+				if prof.Meta.SourceMap != "" && filepath.Base(s.Name) == filepath.Base(prof.Meta.GeneratedFile) {
+					continue // the bundle, all of whose lines the map named after other files
+				}
 				fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", printable.String(s.From))
 			}
 		}

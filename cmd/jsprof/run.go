@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -45,7 +46,8 @@ const (
 type runFlags struct {
 	env, dirs  cli.List
 	plugins    cli.List
-	input      string
+	inputs     cli.List
+	outDir     string
 	codecName  string
 	export     string
 	costName   string
@@ -65,10 +67,13 @@ type runFlags struct {
 	fixedClock bool
 	wasmFrames bool
 	stackEvery uint64
+	sourceMap  string
 	failLimit  bool
 	cacheDir   func() runner.CacheDir
 
 	// Derived by check.
+	input     string   // the one input file, unless several
+	several   bool     // several inputs (a folder, or --input repeated)
 	module    string   // the module's path
 	guestArgs []string // after the module (a first -- dropped)
 	cost      wasmcore.CostModel
@@ -82,7 +87,8 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.Var(&f.env, "env", "set a guest environment variable `KEY=VALUE` (repeatable)")
 	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
 	fs.Var(&f.plugins, "plugin", "the Javy plugin or Shopify Functions provider a dynamic module imports: a `file`, or a folder of providers named by namespace as function-runner's providers/ (repeatable)")
-	fs.StringVar(&f.input, "input", "", "the function's input: a JSON `file`, encoded for its provider (any module given it runs with function-runner's I/O); default: jsprof's stdin")
+	fs.Var(&f.inputs, "input", "the function's input: a JSON `file`, encoded for its provider (any module given it runs with function-runner's I/O); default: jsprof's stdin. A folder, or --input repeated: each *.json run in an instance of its own, in parallel, a table of them on stderr and -o their merged profile")
+	fs.StringVar(&f.outDir, "out-dir", "", "with several inputs, also write each input's profile into `dir`, as NAME.pb.gz")
 	fs.StringVar(&f.codecName, "codec", "", "how a function's input and output are encoded: json, messagepack or raw (default: the provider's, as function-runner chooses; any module given it runs with function-runner's I/O)")
 	fs.StringVar(&f.export, "export", "", "the export to run (default _start, else shopify_main)")
 	fs.StringVar(&f.export, "e", "", "short for --export")
@@ -100,6 +106,7 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
 	cli.DurationVar(fs, &f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
 	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
+	fs.StringVar(&f.sourceMap, "source-map", "", sourceMapUsage)
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
 	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
@@ -150,6 +157,20 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 		return errors.New("--fail-over-limit counts instructions: it needs a profiling --mode")
 	case !profiling && cli.Given(fs, "o"):
 		return fmt.Errorf("-o %s: --mode off writes no profile", f.output)
+	}
+	if len(f.inputs) == 1 {
+		if st, err := os.Stat(f.inputs[0]); err != nil || !st.IsDir() {
+			f.input = f.inputs[0]
+		}
+	}
+	f.several = len(f.inputs) > 0 && f.input == ""
+	switch {
+	case f.several && !profiling:
+		return errors.New("several inputs are compared by their instructions: they need a profiling --mode")
+	case f.several && f.pprofAddr != "":
+		return errors.New("--pprof-addr serves one run: give one --input")
+	case f.outDir != "" && !f.several:
+		return errors.New("--out-dir holds each input's profile: give a folder of inputs, or --input more than once")
 	}
 	var err error
 	if f.cost, err = parseCost(f.costName); err != nil {
@@ -215,9 +236,10 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Plugins:    f.plugins,
 		Guest: runner.Options{Name: filepath.Base(f.module), Args: f.guestArgs, Env: f.env, Dirs: f.mounts,
 			Stdin: io.in, Stdout: io.out, Stderr: io.err, Entry: f.export, Deterministic: f.fixedClock},
-		Input: f.input,
-		Codec: f.codec,
-		Off:   f.mode == modeOff,
+		Input:   f.input,
+		Several: f.several,
+		Codec:   f.codec,
+		Off:     f.mode == modeOff,
 		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
 		NeedProfile: f.report || f.reportJSON != "",
@@ -269,6 +291,18 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			OutputError: func(err error) { fail(io, exitFailure, err) },
 		},
 	}
+	if f.mode != modeOff {
+		// The program's JS and its map, read before the run: a map that
+		// cannot be used is said now.
+		if wasm, decoded, err := profiler.ReadModule(f.module); err == nil {
+			job.Module, job.Decoded = wasm, decoded
+			prog := moduleProgram(wasm, f.module, f.source)
+			job.Profile.SourceMap, job.Profile.GeneratedText = findMap(f.sourceMap, prog, io), prog.text
+		}
+	}
+	if f.several {
+		return runInputs(ctx, job, f, io, &outs)
+	}
 	done, err := profiler.Execute(ctx, job)
 	if err != nil {
 		if errors.As(err, new(usageError)) {
@@ -280,7 +314,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	mark := func(s string) string { return paint(io, red, s) }
 	if out := done.Outcome; out != nil {
 		// What was measured is written before anything else is said.
-		if err := outs.write(out, f, io); err != nil {
+		if err := outs.write(out, f, io, nil); err != nil {
 			return fail(io, exitFailure, err)
 		}
 		if out.Throw != nil {

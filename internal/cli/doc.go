@@ -4,7 +4,9 @@
 // command line told in one line with where to read more (exit ExitUsage),
 // repeated and duration flags, a guest argument that names one of the
 // command's flags, whether stderr is a terminal that takes colour
-// (NO_COLOR, TERM=dumb), and the version line.
+// (NO_COLOR, TERM=dumb), the version line, and the stop signals
+// (CancelOnSignals: the first cancels the run, a second ends jsprof at
+// once, a repeat of the first within moments is the same event).
 //
 // It knows nothing of what the commands do: which flags they have, what
 // they check and say belong to cmd/jsprof.

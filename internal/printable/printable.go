@@ -24,6 +24,15 @@ func String(s string) string {
 	return s
 }
 
+// Lines is String of each line of s: its line breaks are kept.
+func Lines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = String(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 func clean(r rune) rune {
 	if unsafe(r) {
 		return ' '

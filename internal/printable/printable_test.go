@@ -33,3 +33,7 @@ func FuzzString(f *testing.F) {
 		assert.Equal(t, out, String(out), "idempotent")
 	})
 }
+
+func TestLines(t *testing.T) {
+	assert.Equal(t, "a b\nc\n", Lines("a\x1bb\nc\n"), "each line made printable, the breaks kept")
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/runner"
 	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/jsframes/sourcemap"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -61,12 +62,16 @@ type Comparison struct {
 	// its provider), Stdin then its JSON input.
 	Function bool
 	Stdin    []byte
-	Args     []string
-	Cost     wasmcore.CostModel
-	Timeout  time.Duration
-	Cache    runner.CacheDir
-	Stderr   io.Writer // the guests'
-	Warn     func(error)
+	// SourceMap, when set, names both profiles' JS positions after the
+	// files Source was bundled from (Options.SourceMap); the caller
+	// checked it against Source.
+	SourceMap *sourcemap.Loaded
+	Args      []string
+	Cost      wasmcore.CostModel
+	Timeout   time.Duration
+	Cache     runner.CacheDir
+	Stderr    io.Writer // the guests'
+	Warn      func(error)
 	// Run runs a side's job: Execute, unless a test gives another.
 	Run func(context.Context, Job) (*Done, error)
 	// Ran hears each side once it has run (jsprof compare keeps it).
@@ -113,7 +118,7 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		// was built against, as jsprof run links it.
 		s.Done, err = run(ctx, Job{Module: s.Module, Plugins: []string{s.PluginPath},
 			Guest:       runner.Options{Name: s.Label + ".wasm", Args: c.Args, Stdin: bytes.NewReader(c.Stdin), Stdout: &s.Stdout, Stderr: c.Stderr, Cache: cache},
-			Profile:     Options{Mode: Exact, Cost: c.Cost, Warn: c.Warn},
+			Profile:     Options{Mode: Exact, Cost: c.Cost, Warn: c.Warn, SourceMap: c.SourceMap, GeneratedText: c.Source},
 			NeedProfile: true, Timeout: c.Timeout, Cache: c.Cache,
 			Hooks: Hooks{OutputError: c.Warn},
 		})

@@ -27,7 +27,9 @@
 //	Finish      decode a function's output; collect the counters, name the
 //	            functions, build the profile (stacks) with the run's facts
 //	            (export, memory, a function's provider, codec, sizes and
-//	            limits) and its tables (report)
+//	            limits), name its positions after the program's source map
+//	            when the caller found one (sourcemap), and its tables
+//	            (report)
 //
 // The caller hears the job through its Hooks. Compare (compare.go) builds
 // one JS file with two plugins and runs both through Execute (jsprof

@@ -72,12 +72,6 @@ func (s *Session) prepareNatives(plan *meter.Plan) {
 		names[n.Func] = "js_call_c_function (calls natives)"
 	}
 	s.wasmNames = names
-	switch {
-	case s.sampler != nil && plan.Natives != nil:
-		s.sampler.SetNatives(plan.Natives.Func, names)
-	case s.sampler != nil:
-		s.sampler.SetWasmNames(names)
-	}
 }
 
 // knownNative is what naming needs of a native natives.Scan found: its

@@ -42,6 +42,9 @@ type Job struct {
 	Input string
 	// Codec, when set, replaces the codec of a function's provider.
 	Codec *shopify.Codec
+	// Several says the job runs on inputs of its own (RunInputs): a module
+	// given inputs runs with function-runner's I/O, as with Input.
+	Several bool
 	// Off runs the module without profiling it; Profile says how
 	// otherwise (Profile.CacheDir: Cache.Dir when empty).
 	Off     bool
@@ -136,21 +139,35 @@ type Done struct {
 	Outcome *Outcome
 }
 
-// Execute runs a job from start to end. The guest's own ending (a trap, a
-// limit, a timeout, a signal) is no error: Done says it; errors are what
-// stopped the job from running the guest or from making its profile.
+// Execute runs a job from start to end: PrepareJob, then one Run with
+// the job's input. The guest's own ending (a trap, a limit, a timeout, a
+// signal) is no error: Done says it; errors are what stopped the job from
+// running the guest or from making its profile.
 func Execute(ctx context.Context, job Job) (*Done, error) {
+	p, err := PrepareJob(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(ctx, job.Input, job.Guest.Stdout, job.Guest.Stderr)
+}
+
+// Prepared is a job read, linked and prepared for profiling once, to be
+// run any number of times, each run with an input of its own in an
+// instance of its own (Run). Runs may go at once: the prepared session is
+// forked for each (Session.Fork), and the compilation cache shared.
+type Prepared struct {
+	job      Job
+	opts     runner.Options // the guest's, with the plugin and the cache
+	wasm     []byte         // the main module as it runs
+	provider *shopify.Resolved
+	sess     *Session // nil: the runs are not profiled (why says why)
+	why      error
+}
+
+// PrepareJob reads, links and prepares a job's module (Job.Input is
+// Run's): the job's Ready hook runs here, before the module is prepared.
+func PrepareJob(ctx context.Context, job Job) (*Prepared, error) {
 	opts := job.Guest
-	stdout, stderr := opts.Stdout, opts.Stderr
-	if stdout == nil {
-		stdout = io.Discard
-	}
-	if stderr == nil {
-		stderr = io.Discard
-	}
-	// What the guest writes on stderr last tells an uncaught JS error.
-	guestErr := &Tail{W: stderr}
-	opts.Stderr = guestErr
 	if opts.Name == "" {
 		opts.Name = filepath.Base(job.ModulePath)
 	}
@@ -179,15 +196,13 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 		}
 		opts.Plugin = linked.Plugin
 	}
-	var function *shopify.Run
-	if provider := functionIO(mainMod, &linked, job.Input != "" || job.Codec != nil); provider != nil {
-		if provider.Self {
-			fmt.Fprintf(stderr, "jsprof: %s is a static build of an in-memory provider, which function-runner cannot run (build it --dynamic, as Shopify CLI does); running it through its own initialize and finalize\n", opts.Name)
+	p := &Prepared{job: job}
+	if p.provider = functionIO(mainMod, &linked, job.Input != "" || job.Codec != nil || job.Several); p.provider != nil {
+		if p.provider.Self && opts.Stderr != nil {
+			fmt.Fprintf(opts.Stderr, "jsprof: %s is a static build of an in-memory provider, which function-runner cannot run (build it --dynamic, as Shopify CLI does); running it through its own initialize and finalize\n", opts.Name)
 		}
-		var err error
-		if function, err = prepareFunction(&opts, *provider, job.Codec, job.Input); err != nil {
-			return nil, err
-		}
+		// Prepared with the provider; each run's input is its own (Run).
+		shopify.LinkProvider(&opts, *p.provider)
 	} else if linked.Provider != nil {
 		// A Javy QuickJS provider, linked as wasmtime run --preload
 		// links it: as it comes, pre-initialized.
@@ -204,9 +219,6 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 			return nil, err
 		}
 	}
-
-	var sess *Session
-	var why error // why the run is not profiled
 	popts := job.Profile
 	if !job.Off {
 		var plugin []byte
@@ -219,27 +231,60 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 		}
 		// A function with no JS (a Wasm API provider's) still has its
 		// export call counted, as function-runner counts it.
-		popts.CountWithoutInterpreter = popts.CountWithoutInterpreter || function != nil
-		var err error
-		sess, err = Prepare(ctx, opts.Name, wasm, plugin, popts)
+		popts.CountWithoutInterpreter = popts.CountWithoutInterpreter || p.provider != nil
+		sess, err := Prepare(ctx, opts.Name, wasm, plugin, popts)
 		var none *NoInterpreterError
 		switch {
 		case errors.As(err, &none) && !job.NeedProfile:
 			// A plain WASI program: run it without a profile.
-			sess, why = nil, err
+			p.why = err
 		case err != nil:
 			return nil, err
 		default:
 			if sess.CountOnly() != nil && popts.MaxInstructions > 0 {
 				return nil, errors.New("--max-instructions needs a module with a JS interpreter to instrument")
 			}
+			p.sess = sess
 			wasm = sess.Main()
-			sess.Configure(&opts)
 		}
 	}
-	if popts.MaxInstructions > 0 && sess == nil {
+	if popts.MaxInstructions > 0 && p.sess == nil {
 		return nil, errors.New("--max-instructions needs a module with a JS interpreter to instrument")
 	}
+	p.opts, p.wasm = opts, wasm
+	return p, nil
+}
+
+// Run runs the prepared module once, in a fresh instance, with input (a
+// file: a Shopify Function's JSON input, else the guest's stdin; "": the
+// guest's stdin as the job gave it), the guest's output going to stdout
+// and stderr (nil: nowhere). The job's Prepared hook hears the run's
+// session. Errors are as Execute's.
+func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writer) (*Done, error) {
+	job, opts, wasm := p.job, p.opts, p.wasm
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	// What the guest writes on stderr last tells an uncaught JS error.
+	guestErr := &Tail{W: stderr}
+	opts.Stdout, opts.Stderr = stdout, guestErr
+	var function *shopify.Run
+	if p.provider != nil {
+		var err error
+		if function, err = prepareFunction(&opts, *p.provider, job.Codec, input); err != nil {
+			return nil, err
+		}
+	}
+	var sess *Session
+	if p.sess != nil {
+		sess = p.sess.Fork()
+		sess.Configure(&opts)
+	}
+	popts := job.Profile
+	why := p.why
 	if job.Hooks.Prepared != nil {
 		if err := job.Hooks.Prepared(sess, why); err != nil {
 			return nil, err

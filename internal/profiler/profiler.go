@@ -24,6 +24,7 @@ import (
 	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/jsframes/naming"
 	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/jsframes/sourcemap"
 	"github.com/jsprof/jsprof/jsframes/stacks"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -71,6 +72,12 @@ type Options struct {
 	// name Javy compiles every program as; "" reads it from the module
 	// (jsprof build records it).
 	Source string
+	// SourceMap, when set, names the program's JS positions after the
+	// files it was bundled from (sourcemap.Apply) in the profile written;
+	// GeneratedText is the program's JS (the bundle), which the caller
+	// checked the map against (sourcemap.Loaded.Check).
+	SourceMap     *sourcemap.Loaded
+	GeneratedText []byte
 	// Warn hears what the profile will lack and why (an engine jsprof
 	// cannot read the bytecode of, say); nil discards it.
 	Warn func(error)
@@ -137,6 +144,9 @@ type Session struct {
 	program       *wasmcore.Module
 	programReport *dispatch.Report
 
+	// plan is how the engine was instrumented: each run's meter is made
+	// from it (arm).
+	plan  *meter.Plan
 	meter *meter.Meter
 	// The measurement window (Configure's BeforeMain and Around): the
 	// counts discarded before the main module's instantiation, the
@@ -230,27 +240,61 @@ func Prepare(ctx context.Context, name string, main, plugin []byte, opts Options
 	default:
 		return s.countInstead(&NoInterpreterError{Module: name, Reason: mainReport.Reason})
 	}
-	s.meter = meter.New(plan)
-	s.meter.SetLimit(opts.MaxInstructions)
-	if mopts.Sample || plan.WasmStacks {
+	s.plan = plan
+	if plan.Sample || plan.WasmStacks {
 		if s.sym, err = wasmcore.NewSymbolizer(s.engine); err != nil {
 			return nil, err
 		}
-	}
-	switch {
-	case mopts.Sample:
-		s.sampler = stacks.NewSampler(s.analysis.Dispatch.FunctionIndex, s.sym, s.opcodeNames())
-		s.meter.SetSampling(opts.SampleEvery, s.sampler.Add)
-	case plan.WasmStacks:
-		s.meter.SetWasmStacks(opts.WasmStackEvery)
 	}
 	s.prepareNatives(plan)
 	s.source = opts.Source
 	if s.source == "" {
 		s.source = javy.SourceOf(s.program)
 	}
-	s.prepareNamer()
+	s.arm()
 	return s, nil
+}
+
+// arm makes what one run of the prepared module measures with: the meter
+// (with its sampler when sampling) from the plan, and the namer.
+func (s *Session) arm() {
+	s.meter = meter.New(s.plan)
+	s.meter.SetLimit(s.opts.MaxInstructions)
+	switch {
+	case s.plan.Sample:
+		s.sampler = stacks.NewSampler(s.analysis.Dispatch.FunctionIndex, s.sym, s.opcodeNames())
+		s.meter.SetSampling(s.opts.SampleEvery, s.sampler.Add)
+		if s.plan.Natives != nil {
+			s.sampler.SetNatives(s.plan.Natives.Func, s.wasmNames)
+		} else {
+			s.sampler.SetWasmNames(s.wasmNames)
+		}
+	case s.plan.WasmStacks:
+		s.meter.SetWasmStacks(s.opts.WasmStackEvery)
+	}
+	s.prepareNamer()
+}
+
+// Fork is a session for another run of the same prepared module, in an
+// instance of its own: what preparing found (the modules to run, the
+// analysis, the engine's facts and names) is shared, read only; what a
+// run measures with (the meter, sampler and namer) is new. Forks of one
+// session may run at once. Prepare's warnings are not said again.
+func (s *Session) Fork() *Session {
+	c := &Session{name: s.name, opts: s.opts, main: s.main, plugin: s.plugin, engine: s.engine, analysis: s.analysis,
+		program: s.program, programReport: s.programReport, plan: s.plan, natives: s.natives, sym: s.sym,
+		wasmNames: s.wasmNames, source: s.source, detached: s.detached, facts: s.facts, done: make(chan struct{})}
+	if s.counting != nil {
+		c.counting = &counting{why: s.counting.why}
+		return c
+	}
+	if s.moduleCode != nil {
+		c.moduleCode = &moduleCode{}
+	}
+	c.opts.Warn = nil
+	c.arm()
+	c.opts.Warn = s.opts.Warn
+	return c
 }
 
 // prepareEngine analyses a module (decoded already, unless decoded is
@@ -778,6 +822,9 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.mapPositions(out.Profile); err != nil {
+		return nil, err
+	}
 	if run.Trap != nil {
 		if out.Throw = throwOf(out.Profile, run.GuestOutput); out.Throw != nil {
 			jsprofile.SetThrow(out.Profile, out.Throw)
@@ -840,9 +887,9 @@ func (s *Session) selfCheck(results *meter.Results, id stacks.Identity, meta *js
 	var names []string
 	for _, d := range failed {
 		f := results.Functions[d.Function]
-		name, file, line := id.Function(f)
+		name, file, line, col := id.Function(f)
 		meta.CheckFailures = append(meta.CheckFailures, jsprofile.CheckFailure{
-			Function: jsprofile.JSFrame(name, file, line, line, f.Address, 0).SystemName, Why: d.Why})
+			Function: jsprofile.JSFrameAt(name, file, line, col, line, col, f.Address, 0).SystemName, Why: d.Why})
 		if len(names) < 3 {
 			names = append(names, fmt.Sprintf("%s (%s)", name, d.Why))
 		}
@@ -937,6 +984,22 @@ func (s *Session) opcodeNames() stacks.OpcodeNamer {
 	return stacks.OpcodeNamer(s.analysis.Engine.OpcodeNames)
 }
 
+// mapPositions names the profile's JS positions of the program after its
+// source map, when there is one.
+func (s *Session) mapPositions(p *profile.Profile) error {
+	if s.opts.SourceMap == nil {
+		return nil
+	}
+	name := s.source
+	if name == "" {
+		name = javy.CompiledName
+	}
+	if _, err := sourcemap.Apply(p, *s.opts.SourceMap, sourcemap.NewGenerated(name, s.opts.GeneratedText)); err != nil {
+		return fmt.Errorf("source map %s: %w", s.opts.SourceMap.From, err)
+	}
+	return nil
+}
+
 // identity names the measured functions.
 func (s *Session) identity() stacks.Identity {
 	if s.namer == nil {
@@ -986,6 +1049,9 @@ func (s *Session) Serve(addr string) (listening string, stop func(), err error) 
 		meta.ExitCode = nil // still running
 		meta.SampleEvery = s.opts.SampleEvery
 		prof, err := window(meta, s.identity())
+		if err == nil {
+			err = s.mapPositions(prof)
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

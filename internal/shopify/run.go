@@ -42,10 +42,7 @@ type Run struct {
 // output: read it with Output.
 func Configure(o *runner.Options, r Resolved, codec Codec, input []byte) *Run {
 	run := &Run{Resolved: r, Codec: codec, Input: input}
-	if r.Wasm != nil {
-		o.Plugin = &runner.Plugin{Name: r.Path, Wasm: r.Wasm, Namespace: r.Namespace}
-		o.SkipPluginInit = true
-	}
+	LinkProvider(o, r)
 	o.Stdin = bytes.NewReader(nil)
 	switch r.IO {
 	case WASI:
@@ -90,6 +87,16 @@ func Configure(o *runner.Options, r Resolved, codec Codec, input []byte) *Run {
 		}
 	}
 	return run
+}
+
+// LinkProvider has o link the provider r resolved, when it is a module
+// (the Wasm API's is jsprof's own): pre-initialized, it is not
+// initialized again.
+func LinkProvider(o *runner.Options, r Resolved) {
+	if r.Wasm != nil {
+		o.Plugin = &runner.Plugin{Name: r.Path, Wasm: r.Wasm, Namespace: r.Namespace}
+		o.SkipPluginInit = true
+	}
 }
 
 // Output is what the function wrote, in its codec, and its logs (in-memory

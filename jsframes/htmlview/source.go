@@ -168,27 +168,35 @@ func profileFiles(d *report.Tables) []string {
 	return files
 }
 
-// MatchSources pairs the sources with the profile's JS files: by base
-// name, then, when one file and one source are left, with each other
-// (Javy compiles every program as function.mjs, whatever the file's
-// name). It returns the sources by profile file, and those it could not
-// place.
+// MatchSources pairs the sources with the profile's JS files: by name,
+// then by base name, then, when one file and one source are left, with
+// each other (Javy compiles every program as function.mjs, whatever the
+// file's name). It returns the sources by profile file, and those it
+// could not place.
 func MatchSources(d *report.Tables, sources []SourceFile) (map[string]SourceFile, []SourceFile) {
 	files := profileFiles(d)
 	matched := map[string]SourceFile{}
 	var left []SourceFile
-	for _, s := range sources {
-		placed := false
-		for _, f := range files {
-			if _, done := matched[f]; !done && filepath.Base(f) == filepath.Base(s.Name) {
-				matched[f], placed = s, true
-				break
+	for _, same := range []func(f, s string) bool{
+		func(f, s string) bool { return f == s }, // src/run.ts apart from node_modules/…/run.ts
+		func(f, s string) bool { return filepath.Base(f) == filepath.Base(s) },
+	} {
+		var rest []SourceFile
+		for _, s := range sources {
+			placed := false
+			for _, f := range files {
+				if _, done := matched[f]; !done && same(f, s.Name) {
+					matched[f], placed = s, true
+					break
+				}
+			}
+			if !placed {
+				rest = append(rest, s)
 			}
 		}
-		if !placed {
-			left = append(left, s)
-		}
+		sources = rest
 	}
+	left = sources
 	var free []string
 	for _, f := range files {
 		if _, ok := matched[f]; !ok {

@@ -73,6 +73,7 @@ type Frame struct {
 	File       string
 	StartLine  int64
 	Line       int64  // the line of this frame's pc
+	Column     int64  // JS: the column of this frame's pc, 0 when unknown
 	Address    uint64 // JS: bytecode address of the pc; Wasm: code offset
 }
 
@@ -80,8 +81,16 @@ type Frame struct {
 // and pc the frame's offset in it. The system name keeps the address so
 // that two functions of one name stay apart.
 func JSFrame(name, file string, startLine, line int, addr, pc uint32) Frame {
-	return Frame{Kind: KindJS, Name: name, SystemName: fmt.Sprintf("%s%s@%#x", KindJS.prefix(), name, addr), File: file,
-		StartLine: int64(startLine), Line: int64(line), Address: uint64(addr) + uint64(pc)}
+	return JSFrameAt(name, file, startLine, 0, line, 0, addr, pc)
+}
+
+// JSFrameAt is JSFrame with the function's first column (kept in its
+// system name, JSName) and the pc's column (the location's), 1-based, 0
+// when unknown: what a source map needs to tell the positions of a
+// minified line apart.
+func JSFrameAt(name, file string, startLine, startColumn, line, column int, addr, pc uint32) Frame {
+	return Frame{Kind: KindJS, Name: name, SystemName: JSName{Name: name, Address: uint64(addr), Column: startColumn}.String(), File: file,
+		StartLine: int64(startLine), Line: int64(line), Column: int64(column), Address: uint64(addr) + uint64(pc)}
 }
 
 // NativeFrame is a native (C) function called from JS or from another
@@ -235,6 +244,12 @@ type Meta struct {
 	// Values at JS, opcode, native and bucket frames are exact; a Wasm
 	// frame's value is an estimate (docs/profile-format.md).
 	WasmStacks uint64
+	// SourceMap says where the source map that named the JS positions
+	// after the original files came from ("dist/function.js.map",
+	// "inline (function.js)"); "" when none did. GeneratedFile is the
+	// file it mapped from (the bundle): JS functions of other files kept
+	// their positions.
+	SourceMap, GeneratedFile string
 	// Checked is how many JS functions the run's self-check verified
 	// against the engine's own data (exact mode; 0: not checked), and
 	// CheckFailures those the engine contradicted: their costs by opcode
@@ -352,6 +367,8 @@ const (
 	commentCostModel        = "jsprof.cost_model"
 	commentRun              = "jsprof.run."
 	commentWasmStacks       = "jsprof.wasm_frames.apportioned_from_stacks"
+	commentSourceMap        = "jsprof.source_map"
+	commentGeneratedFile    = "jsprof.source_map.generated_file"
 	commentChecked          = "jsprof.check.functions"
 	commentCheckFailed      = "jsprof.check.failed" // one per function, a CheckFailure in JSON
 )
@@ -416,7 +433,32 @@ func (m Meta) comments() []string {
 	if m.Run.Limits != nil {
 		c = append(c, m.Run.Limits.comments()...)
 	}
+	if m.SourceMap != "" {
+		c = append(c, m.sourceMapComments()...)
+	}
 	return c
+}
+
+func (m Meta) sourceMapComments() []string {
+	return []string{commentSourceMap + "=" + oneLine(m.SourceMap), commentGeneratedFile + "=" + oneLine(m.GeneratedFile)}
+}
+
+// MarkSourceMapped records in p's comments that a source map named its JS
+// positions (Meta.SourceMap, Meta.GeneratedFile). It is for the one
+// rewriting the profile (package sourcemap).
+func MarkSourceMapped(p *profile.Profile, from, generatedFile string) {
+	p.Comments = append(p.Comments, Meta{SourceMap: from, GeneratedFile: generatedFile}.sourceMapComments()...)
+}
+
+// SourceMapped says whether p's JS positions were named after a source
+// map already (its jsprof.source_map comment).
+func SourceMapped(p *profile.Profile) bool {
+	for _, c := range p.Comments {
+		if strings.HasPrefix(c, commentSourceMap+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -471,7 +513,7 @@ type Builder struct {
 // name, as funcs keys functions), line and address.
 type frameKey struct {
 	systemName string
-	line       int64
+	line, col  int64
 	addr       uint64
 }
 
@@ -626,7 +668,7 @@ func (b *Builder) underJS(locs []*profile.Location) bool {
 // Location returns f's location in the profile, added with its function
 // when new.
 func (b *Builder) Location(f Frame) *profile.Location {
-	k := frameKey{systemName: f.SystemName, line: f.Line, addr: f.Address}
+	k := frameKey{systemName: f.SystemName, line: f.Line, col: f.Column, addr: f.Address}
 	if loc := b.locs[k]; loc != nil {
 		return loc
 	}
@@ -641,7 +683,7 @@ func (b *Builder) Location(f Frame) *profile.Location {
 		}
 		b.isJS = append(b.isJS, kind.Kind == KindJS)
 	}
-	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.p.Mapping[0], Address: f.Address, Line: []profile.Line{{Function: fn, Line: f.Line}}}
+	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.p.Mapping[0], Address: f.Address, Line: []profile.Line{{Function: fn, Line: f.Line, Column: f.Column}}}
 	b.locs[k] = loc
 	b.p.Location = append(b.p.Location, loc)
 	return loc

@@ -156,17 +156,13 @@ func (p *Profile) Stack(s *profile.Sample, buf []StackFrame) []StackFrame {
 }
 
 // JSAddress reads the bytecode address a JS frame's system_name carries
-// (js:NAME@0xADDR), 0 when it has none.
+// (js:NAME@0xADDR, JSName), 0 when it has none.
 func JSAddress(systemName string) uint64 {
-	i := strings.LastIndex(systemName, "@0x")
-	if i < 0 {
+	n, ok := ParseJSName(systemName)
+	if !ok {
 		return 0
 	}
-	a, err := strconv.ParseUint(systemName[i+3:], 16, 64)
-	if err != nil {
-		return 0
-	}
-	return a
+	return n.Address
 }
 
 func checkSampleTypes(p *profile.Profile) error {
@@ -291,6 +287,8 @@ func (m *Meta) readComments(comments []string) error {
 		}
 		m.Run.Limits = l
 	}
+	m.SourceMap = kv[commentSourceMap]
+	m.GeneratedFile = kv[commentGeneratedFile]
 	return nil
 }
 

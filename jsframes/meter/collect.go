@@ -171,7 +171,8 @@ func (mt *Meter) Collect() (*Results, error) {
 	}
 	res.Contexts = make([]ContextCost, 0, contexts)
 	ctxIndex := make(map[*callContext]int, contexts)
-	var sum [][3]uint64 // the function's slots over its contexts (executions, instructions, dispatched), reused
+	ctxOf := make([]*callContext, 0, contexts) // each of res.Contexts's, while the parents are linked
+	var sum [][3]uint64                        // the function's slots over its contexts (executions, instructions, dispatched), reused
 	var pcs pcSlab
 	for fi, f := range mt.funcs {
 		fc := FunctionCost{Address: f.start, Generation: f.generation, Length: f.length, Bytecode: f.bytecode, Code: f.code}
@@ -186,7 +187,7 @@ func (mt *Meter) Collect() (*Results, error) {
 		}
 		for _, c := range f.contexts {
 			ctxIndex[c] = len(res.Contexts)
-			cc := ContextCost{Function: fi, Native: -1, Parent: -1, CallSite: c.site, ctx: c}
+			cc := ContextCost{Function: fi, Native: -1, Parent: -1, CallSite: c.site}
 			calls, incl, slots, ok := rb.block(blockOwner{fn: f}, c.block, base, limit)
 			if ok {
 				cc.Calls = calls
@@ -206,12 +207,13 @@ func (mt *Meter) Collect() (*Results, error) {
 					d := dispatched(slots, i, execs)
 					sum[i][2] = mergeDispatched(sum[i][2], d)
 					if i < limit && (execs != 0 || instrs != 0) {
-						cc.PCs = append(cc.PCs, f.pcCost(i, execs, instrs).dispatching(d))
+						cc.PCs = append(cc.PCs, dispatching(f.pcCost(i, execs, instrs), d))
 					}
 				}
 				_, cc.CallSetupInstructions = rb.slot(c.block, slots, limit)
 			}
 			res.Contexts = append(res.Contexts, cc)
+			ctxOf = append(ctxOf, c)
 		}
 		setup := sum[limit][1]
 		fc.CallSetupInstructions = setup
@@ -229,7 +231,7 @@ func (mt *Meter) Collect() (*Results, error) {
 			if v[0] == 0 && v[1] == 0 {
 				continue
 			}
-			c := f.pcCost(uint32(i), v[0], v[1]).dispatching(int(v[2]) - 1)
+			c := dispatching(f.pcCost(uint32(i), v[0], v[1]), int(v[2])-1)
 			if f.length > 0 {
 				fc.PCs = append(fc.PCs, c)
 			}
@@ -255,7 +257,7 @@ func (mt *Meter) Collect() (*Results, error) {
 		nc := NativeCost{TableIndex: n.tableIndex, Magic: n.magic, Unidentified: n.unidentified}
 		for _, c := range n.contexts {
 			ctxIndex[c] = len(res.Contexts)
-			cc := ContextCost{Function: -1, Native: ni, Parent: -1, CallSite: c.site, ctx: c}
+			cc := ContextCost{Function: -1, Native: ni, Parent: -1, CallSite: c.site}
 			if calls, incl, slots, ok := rb.block(blockOwner{nat: n}, c.block, 0, 0); ok {
 				_, self := rb.slot(c.block, slots, 0)
 				cc.Calls, cc.NativeInstructions = calls, self
@@ -264,6 +266,7 @@ func (mt *Meter) Collect() (*Results, error) {
 				nc.TotalInstructions += incl
 			}
 			res.Contexts = append(res.Contexts, cc)
+			ctxOf = append(ctxOf, c)
 		}
 		res.Natives = append(res.Natives, nc)
 	}
@@ -285,13 +288,12 @@ func (mt *Meter) Collect() (*Results, error) {
 	}
 	for i := range res.Contexts {
 		cc := &res.Contexts[i]
-		if p := cc.ctx.parent; p != nil {
+		if p := ctxOf[i].parent; p != nil {
 			cc.Parent = ctxIndex[p]
 			// the caller's slot is a pc unless it is its call setup, or
 			// its function's slots are by opcode, or it is a native
 			cc.HasCallSite = p.fn != nil && p.fn.length > 0 && cc.CallSite < p.fn.length
 		}
-		cc.ctx = nil
 	}
 	res.WasmSplits, res.OuterWasmSegments = mt.wasmSplits(ctxIndex), mt.outerSegments(ctxIndex)
 	res.WasmStackSamples, res.UnplacedSampleWeight = mt.stackSamples, mt.unplacedWeight
@@ -304,7 +306,7 @@ func (mt *Meter) Collect() (*Results, error) {
 		}
 	}
 	if err != nil {
-		res.chargeUntrusted()
+		res.ChargeUntrusted()
 	}
 	return res, mt.collectErr(err)
 }
@@ -415,7 +417,7 @@ func mergeDispatched(acc uint64, d int) uint64 {
 // dispatching records the opcode dispatched at the pc: when it is known,
 // it is the opcode that ran there, whatever the code as first seen holds
 // (the check of the two is package naming's).
-func (c PCCost) dispatching(d int) PCCost {
+func dispatching(c PCCost, d int) PCCost {
 	c.Dispatched = d
 	if d >= 0 && d < DispatchedSeveral {
 		c.Opcode = d

@@ -84,4 +84,8 @@
 // addresses into names and lines. It does not run modules: the caller links
 // Host, calls the guest with Meter.Context's context, and calls Start and
 // Collect around its own run.
+//
+// The results' types are package costs's (meter/costs), the data alone,
+// which naming and stacks read without importing wazero; this package's
+// names for them are aliases.
 package meter

@@ -343,6 +343,20 @@ func (mt *Meter) reserve(n uint32) (uint32, error) {
 	return prev * pageSize, nil
 }
 
+// UntouchedBytes is the part of the gap left for the guest to grow into
+// (memview.go) that it has not grown into: pages in the memory's size
+// that nothing ever wrote, and that take no memory of the host's.
+func (mt *Meter) UntouchedBytes() uint64 {
+	if mt.mod == nil {
+		return 0
+	}
+	pages, limit := mt.mod.ExportedGlobal(exportGuestPages), mt.mod.ExportedGlobal(exportGuestLimit)
+	if pages == nil || limit == nil || limit.Get() <= pages.Get() {
+		return 0
+	}
+	return (limit.Get() - pages.Get()) * pageSize
+}
+
 // GuestBytes is the size of the instrumented module's memory as the guest
 // sees it (memview.go): without the meter's pages and the gap before them;
 // 0 when the module was never started.

@@ -1,5 +1,7 @@
 package meter
 
+import "github.com/jsprof/jsprof/jsframes/meter/costs"
+
 // Layout of the accounting state in guest memory. All of it lives in pages
 // the host adds to the guest's memory before the guest runs.
 //
@@ -31,7 +33,7 @@ const (
 	execsMask = 1<<56 - 1
 
 	// byOpcodeSlots is the limit of a block indexed by opcode value.
-	byOpcodeSlots = 256
+	byOpcodeSlots = costs.ByOpcodeSlots
 
 	frameBlock   = 0  // u32: the caller's block
 	frameSlot    = 4  // u32: the caller's current slot

@@ -25,9 +25,9 @@ const (
 )
 
 // guestGapPages is how far the guest may grow before it outgrows the gap:
-// 1 GiB of address space, committed but never touched (the runner
+// 256 MiB of address space, committed but never touched (the runner
 // reserves memories up to their maximum: growing is an mprotect).
-const guestGapPages = 16384
+const guestGapPages = 4096
 
 // virtualizeMemory rewrites memory.size and memory.grow of memory 0 in the
 // module's first funcs defined functions (its own, not the meter's) to use

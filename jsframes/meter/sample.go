@@ -13,50 +13,6 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// WasmFrame is one frame of the Wasm stack at a sample.
-type WasmFrame struct {
-	// Index is the function's index in the original module (imports
-	// first); Injected marks the rewrite's own functions.
-	Index    uint32
-	Injected bool
-	// Offset is the frame's position in the rewritten module's code (for
-	// the innermost frame the sampled instruction, for the others the call).
-	Offset uint64
-	// Foreign is set for a frame of another module (a dynamic Javy module's
-	// own code, which calls its plugin): its name as wazero has it, its
-	// export name if it has one. Index is then in that module.
-	Foreign string
-}
-
-// Activation is one interpreter activation on the shadow stack at a sample.
-type Activation struct {
-	// Function is the running JS function (identity fields only: Address,
-	// Length, Bytecode, Code); nil for a native function called through the
-	// interpreter, or when it cannot be told.
-	Function *FunctionCost
-	// PC is the offset of the running opcode in the function's bytecode.
-	PC uint32
-	// Entering: the activation has not reached its first opcode yet: its
-	// call setup (of Function, or of a function that cannot be told: a
-	// native one never reaches an opcode).
-	Entering bool
-	// Native: the activation is not a bytecode function's, and its
-	// function object holds TableIndex and Magic where a C function object
-	// holds its native's (Plan.Natives), and Class as its class id.
-	// Whether it is a C function's is for the caller to confirm:
-	// js_call_c_function is the next Wasm frame, or the object's class is
-	// one seen so confirmed.
-	Native     bool
-	TableIndex uint32
-	Magic      int16
-	Class      uint16
-}
-
-// SampleFunc receives each sample: the instructions since the previous
-// sample, the Wasm stack and the interpreter activations, both outermost
-// first. The slices are only valid during the call.
-type SampleFunc func(weight uint64, wasm []WasmFrame, js []Activation)
-
 // SetSampling configures a meter whose plan was made with Options.Sample:
 // a sample about every `every` instructions (deterministically jittered, so
 // that loops whose length divides the period are not always caught at the

@@ -18,36 +18,6 @@ import (
 // it, in proportion to the samples' weights: the JS and opcode values stay
 // exact, and the Wasm frames under them are an apportioned estimate.
 
-// WasmSplit is the Wasm stacks sampled in one exact slot: a JS context's pc
-// (or call setup), a native context, or a bucket.
-type WasmSplit struct {
-	// Context is the slot's context, an index into Results.Contexts; -1
-	// for a bucket (Bucket names it).
-	Context int
-	Bucket  string
-	// Slot is the context's slot: the pc (the opcode value in a block by
-	// opcode), its function's bytecode length for the call setup; 0 for a
-	// native's context or a bucket.
-	Slot uint32
-	// Segments are the Wasm frames of the samples' stack, outermost first,
-	// cut where the interpreter activations of the context's chain began:
-	// Segments[0] ran above the outermost JS (or native) frame of the chain,
-	// Segments[k] below its k-th frame (1-based), the last below the slot's
-	// own opcode or native. Within a JS chain (Aligned), a segment that
-	// ran below a recursive activation folded into its outer one is left
-	// out. When the stack's activations could not be matched to the
-	// chain, only the first and the last segment are kept (Aligned false).
-	// A bucket's sample has one segment: the whole stack.
-	Segments [][]WasmFrame
-	Aligned  bool
-	// BeforeJS marks a sample of the outside bucket taken before the first
-	// activation began (Results.OutsideBeforeJS): engine start-up.
-	BeforeJS bool
-	// Weight is the instructions the samples stood for: the split's share
-	// of the slot's exact count is its weight over all the slot's splits'.
-	Weight uint64
-}
-
 // bucketBeforeJS files the outside bucket's samples before the first
 // activation apart from its later ones.
 const bucketBeforeJS = "\x00before JS"

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/jsframes/bytecode"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/meter/costs"
 )
 
 // What a call opcode calls is read from the calling function's bytecode,
@@ -388,7 +388,7 @@ func jumpTarget(code []byte, pc int, o callOp) (int, bool) {
 //
 // pc is the pc of a call opcode (call, call0-call3, call_method,
 // tail_call, tail_call_method, call_constructor, apply) in f's bytecode
-// (meter.ContextCost.CallSite). A name path is made of global variables
+// (costs.ContextCost.CallSite). A name path is made of global variables
 // (get_var: by its atom, or by the closure variable that holds the global
 // where the engine's get_var has an index operand), the function's
 // arguments, locals and closure variables, this,
@@ -397,7 +397,7 @@ func jumpTarget(code []byte, pc int, o callOp) (int, bool) {
 // result (f()()) is no name. Variable names need f matched to a function
 // of the program; a function compiled at run time gets names of globals
 // and properties only, when memory gives their atoms.
-func (n *Namer) CallName(f meter.FunctionCost, pc uint32) string {
+func (n *Namer) CallName(f costs.FunctionCost, pc uint32) string {
 	if int(pc) >= len(f.Code) {
 		return ""
 	}
@@ -437,7 +437,7 @@ func (n *Namer) CallName(f meter.FunctionCost, pc uint32) string {
 }
 
 // flowOf returns f's analysis, made once per bytecode buffer.
-func (n *Namer) flowOf(f meter.FunctionCost) *callFlow {
+func (n *Namer) flowOf(f costs.FunctionCost) *callFlow {
 	if fl, ok := n.flows[f.Address]; ok && bytes.Equal(fl.code, f.Code) {
 		return fl
 	}
@@ -488,7 +488,7 @@ func (n *Namer) fileNames(fn *bytecode.Function) callNamer {
 
 // memoryNames names through the runtime buffer alone: runtime atoms, no
 // variables.
-func (n *Namer) memoryNames(f meter.FunctionCost) callNamer {
+func (n *Namer) memoryNames(f costs.FunctionCost) callNamer {
 	return callNamer{ops: n.callOps, code: f.Code, atom: func(a uint32) string {
 		if a == 0 {
 			return ""

@@ -3,7 +3,7 @@ package naming
 import (
 	"fmt"
 
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/meter/costs"
 )
 
 // Disagreement is a function whose measurement the engine's own data
@@ -16,7 +16,7 @@ type Disagreement struct {
 
 // Check verifies each measured function against what the engine itself
 // did and holds: at every pc where the interpreter dispatched, the opcode
-// it dispatched (meter.PCCost.Dispatched) is the byte the function's code
+// it dispatched (costs.PCCost.Dispatched) is the byte the function's code
 // holds there, and that pc begins an instruction when the code is decoded
 // from its first byte with the engine's opcode sizes. A function the
 // engine freed, whose memory then held another function's code while the
@@ -28,7 +28,7 @@ type Disagreement struct {
 // Functions whose code was not read, and pcs without a dispatched opcode
 // (sampling mode records none), are not checked. It returns the functions
 // that fail, in order, and how many were checked.
-func (n *Namer) Check(fs []meter.FunctionCost) (failed []Disagreement, checked int) {
+func (n *Namer) Check(fs []costs.FunctionCost) (failed []Disagreement, checked int) {
 	for i, f := range fs {
 		if f.Code == nil || len(f.PCs) == 0 {
 			continue
@@ -52,7 +52,7 @@ func (n *Namer) Check(fs []meter.FunctionCost) (failed []Disagreement, checked i
 			case int(pc.PC) >= len(f.Code):
 				note("pc %d: dispatched past the end of its %d-byte code", pc.PC, len(f.Code))
 				continue
-			case pc.Dispatched == meter.DispatchedSeveral:
+			case pc.Dispatched == costs.DispatchedSeveral:
 				note("pc %d: its calling contexts dispatched different opcodes there", pc.PC)
 				continue
 			case pc.Dispatched != int(f.Code[pc.PC]):

@@ -10,7 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/jsprof/jsprof/jsframes/bytecode"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/meter/costs"
 )
 
 // The engine's function-bytecode object (JSFunctionBytecode) holds the
@@ -56,7 +56,7 @@ const (
 
 // sample is a matched function with the words of its object.
 type sample struct {
-	f     meter.FunctionCost
+	f     costs.FunctionCost
 	fn    *bytecode.Function
 	words []uint32
 }
@@ -72,7 +72,7 @@ func (n *Namer) word(addr uint32) (uint32, bool) {
 // objectWords reads the words of f's function-bytecode object, up to its
 // bytecode buffer (QuickJS allocates the buffer right after the object and
 // its tables) or maxObjectBytes.
-func (n *Namer) objectWords(f meter.FunctionCost) []uint32 {
+func (n *Namer) objectWords(f costs.FunctionCost) []uint32 {
 	if f.Bytecode == 0 || f.Address <= f.Bytecode {
 		return nil
 	}
@@ -259,7 +259,7 @@ func knownLayout(tableID string, format bytecode.Format) (memLayout, bool) {
 // table has one for, if the measured functions'
 // objects agree with it: their buffer pointer and length words are what
 // the meter found (more agree than not, at least two).
-func (n *Namer) knownFromMeter(fs []meter.FunctionCost) (memLayout, bytecode.Format, bool) {
+func (n *Namer) knownFromMeter(fs []costs.FunctionCost) (memLayout, bytecode.Format, bool) {
 	if n.prog != nil && n.prog.Format != bytecode.FormatUnknown {
 		return memLayout{}, 0, false // calibration had its chance
 	}
@@ -306,7 +306,7 @@ func (n *Namer) runtimeAtomOf(ref uint32) (uint32, bool) {
 
 // live says whether f's function-bytecode object still describes f: its
 // buffer pointer and length (when calibrated) are f's.
-func (n *Namer) live(f meter.FunctionCost) bool {
+func (n *Namer) live(f costs.FunctionCost) bool {
 	l := n.layout
 	if l == nil || f.Bytecode == 0 || l.buf < 0 {
 		return false
@@ -320,19 +320,19 @@ func (n *Namer) live(f meter.FunctionCost) bool {
 		}
 	}
 	// The engine may have freed f and put another function of the same
-	// length in its place, object and buffer (meter.FunctionCost.Generation).
+	// length in its place, object and buffer (costs.FunctionCost.Generation).
 	return f.Code == nil || n.holds(f)
 }
 
 // holds says whether f's buffer still holds the code the meter saw.
-func (n *Namer) holds(f meter.FunctionCost) bool {
+func (n *Namer) holds(f costs.FunctionCost) bool {
 	b, ok := n.mem.Read(f.Address, uint32(len(f.Code)))
 	return ok && bytes.Equal(b, f.Code)
 }
 
 // contradicts says whether the engine's object of f, still live, holds a
 // line, column or file other than fn's.
-func (n *Namer) contradicts(f meter.FunctionCost, fn *bytecode.Function) bool {
+func (n *Namer) contradicts(f costs.FunctionCost, fn *bytecode.Function) bool {
 	l := n.layout
 	if l == nil || !n.live(f) || !fn.HasDebug {
 		return false
@@ -360,7 +360,7 @@ func (n *Namer) contradicts(f meter.FunctionCost, fn *bytecode.Function) bool {
 // settleByMemory picks, among identical candidates, the one whose line,
 // column and name the engine's object of f holds; nil when that does not
 // leave exactly one.
-func (n *Namer) settleByMemory(f meter.FunctionCost, fns []*bytecode.Function) *bytecode.Function {
+func (n *Namer) settleByMemory(f costs.FunctionCost, fns []*bytecode.Function) *bytecode.Function {
 	l := n.layout
 	if n.mem == nil || l == nil || (l.line < 0 && l.name < 0) || !n.live(f) {
 		return nil
@@ -398,7 +398,7 @@ func (n *Namer) settleByMemory(f meter.FunctionCost, fns []*bytecode.Function) *
 // fromMemory describes a function that matches nothing of the program (a
 // function compiled at run time) from the engine's object: its name, file,
 // line and column, and its pc → line table.
-func (n *Namer) fromMemory(f meter.FunctionCost) (FunctionInfo, bool) {
+func (n *Namer) fromMemory(f costs.FunctionCost) (FunctionInfo, bool) {
 	l := n.layout
 	if n.mem == nil || l == nil || !n.live(f) || (l.line < 0 && l.name < 0) {
 		return FunctionInfo{}, false
@@ -448,7 +448,7 @@ func (n *Namer) fromMemory(f meter.FunctionCost) (FunctionInfo, bool) {
 
 // memLines decodes the pc → line table of f's object, nil when the table
 // could not be located or read.
-func (n *Namer) memLines(f meter.FunctionCost, line, col int) []bytecode.PCLine {
+func (n *Namer) memLines(f costs.FunctionCost, line, col int) []bytecode.PCLine {
 	l := n.layout
 	format := n.memFormat
 	if n.prog != nil {

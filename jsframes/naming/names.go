@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/jsframes/bytecode"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/meter/costs"
 )
 
 // Sources of a function's name (FunctionInfo.Source).
@@ -51,7 +51,7 @@ type Namer struct {
 // of the functions the engine put at that address in turn it is.
 type funcKey struct{ addr, generation uint32 }
 
-func keyOf(f meter.FunctionCost) funcKey { return funcKey{f.Address, f.Generation} }
+func keyOf(f costs.FunctionCost) funcKey { return funcKey{f.Address, f.Generation} }
 
 // Memory reads guest memory; wazero's api.Memory satisfies it. If it also
 // has a Size() uint32 method (api.Memory does), the namer can find the
@@ -168,7 +168,7 @@ func (n *Namer) match(code []byte, fn *bytecode.Function) (candidate, bool) {
 
 // candidates returns every serialized function the buffer matches, in
 // program order.
-func (n *Namer) candidates(f meter.FunctionCost) []candidate {
+func (n *Namer) candidates(f costs.FunctionCost) []candidate {
 	if n.prog == nil || len(f.Code) == 0 {
 		return nil
 	}
@@ -213,15 +213,15 @@ func (n *Namer) adopt(c candidate) {
 // matches that differ only in atoms; with memory (UseMemory), the
 // engine's own record of each function's line, column and name settles
 // identical bodies and names functions compiled at run time.
-func (n *Namer) Learn(fs []meter.FunctionCost) {
+func (n *Namer) Learn(fs []costs.FunctionCost) {
 	n.known = map[funcKey]FunctionInfo{}
 	type pending struct {
-		f     meter.FunctionCost
+		f     costs.FunctionCost
 		cands []candidate
 	}
 	var open []*pending
 	var unique []matchedFunc
-	var none []meter.FunctionCost
+	var none []costs.FunctionCost
 	for _, f := range fs {
 		cs := n.candidates(f)
 		switch len(cs) {
@@ -309,7 +309,7 @@ func (n *Namer) Learn(fs []meter.FunctionCost) {
 }
 
 type matchedFunc struct {
-	f  meter.FunctionCost
+	f  costs.FunctionCost
 	fn *bytecode.Function
 }
 
@@ -345,7 +345,7 @@ func ambiguousInfo(fns []*bytecode.Function) FunctionInfo {
 
 // Name names one function. Functions Learn saw get what it settled;
 // others are matched on their own.
-func (n *Namer) Name(f meter.FunctionCost) FunctionInfo {
+func (n *Namer) Name(f costs.FunctionCost) FunctionInfo {
 	if info, ok := n.known[keyOf(f)]; ok {
 		return info
 	}
@@ -376,18 +376,18 @@ func (n *Namer) Name(f meter.FunctionCost) FunctionInfo {
 }
 
 // addressInfo labels a function nothing is known of.
-func addressInfo(f meter.FunctionCost) FunctionInfo {
+func addressInfo(f costs.FunctionCost) FunctionInfo {
 	return FunctionInfo{Name: fmt.Sprintf("anonymous@%#x", f.Address), Source: SourceAddress}
 }
 
 // LineOf returns the source line and column of the instruction at pc of a
 // function, as the engine's own pc → line table gives it. For an
 // ambiguous match it answers only when every candidate agrees.
-func (n *Namer) LineOf(f meter.FunctionCost, pc uint32) (line, column int, ok bool) {
+func (n *Namer) LineOf(f costs.FunctionCost, pc uint32) (line, column int, ok bool) {
 	return n.lineOfInfo(f, n.Name(f), pc)
 }
 
-func (n *Namer) lineOfInfo(f meter.FunctionCost, info FunctionInfo, pc uint32) (line, column int, ok bool) {
+func (n *Namer) lineOfInfo(f costs.FunctionCost, info FunctionInfo, pc uint32) (line, column int, ok bool) {
 	if info.Source == SourceMemory {
 		e, ok := bytecode.LineAt(n.lines[keyOf(f)], pc)
 		return e.Line, e.Column, ok
@@ -412,7 +412,7 @@ func (n *Namer) lineOfInfo(f meter.FunctionCost, info FunctionInfo, pc uint32) (
 
 // LineCosts sums a function's cost per pc by source line, in line order;
 // pcs whose line is unknown are summed under line 0.
-func (n *Namer) LineCosts(f meter.FunctionCost) []LineCost {
+func (n *Namer) LineCosts(f costs.FunctionCost) []LineCost {
 	info := n.Name(f)
 	by := map[int]*LineCost{}
 	for _, c := range f.PCs {
@@ -444,23 +444,23 @@ type Identity struct{ n *Namer }
 // Identity returns the namer's Identity.
 func (n *Namer) Identity() Identity { return Identity{n} }
 
-// Function returns f's display name, file and first line.
-func (i Identity) Function(f meter.FunctionCost) (string, string, int) {
+// Function returns f's display name, file, and first line and column.
+func (i Identity) Function(f costs.FunctionCost) (string, string, int, int) {
 	info := i.n.Name(f)
-	return info.Name, info.File, info.Line
+	return info.Name, info.File, info.Line, info.Column
 }
 
 // CallName names the function the call at pc of f calls, as the source
 // wrote it ("Javy.IO.readSync"); "" when it cannot tell (Namer.CallName).
-func (i Identity) CallName(f meter.FunctionCost, pc uint32) string {
+func (i Identity) CallName(f costs.FunctionCost, pc uint32) string {
 	return i.n.CallName(f, pc)
 }
 
-// Line returns the source line of pc in f, 0 when unknown.
-func (i Identity) Line(f meter.FunctionCost, pc uint32) int {
-	line, _, ok := i.n.LineOf(f, pc)
+// Line returns the source line and column of pc in f, 0 when unknown.
+func (i Identity) Line(f costs.FunctionCost, pc uint32) (int, int) {
+	line, col, ok := i.n.LineOf(f, pc)
 	if !ok {
-		return 0
+		return 0, 0
 	}
-	return line
+	return line, col
 }

@@ -259,7 +259,7 @@ func TestNamerWithoutProgram(t *testing.T) {
 	_, _, ok := n.LineOf(f, 0)
 	assert.False(t, ok)
 	assert.Equal(t, []LineCost{{Line: 0, Executions: 3, Instructions: 15}}, n.LineCosts(f))
-	name, file, line := n.Identity().Function(f)
+	name, file, line, _ := n.Identity().Function(f)
 	assert.Equal(t, "anonymous@0x1234", name)
 	assert.Empty(t, file)
 	assert.Zero(t, line)

@@ -138,12 +138,17 @@ type OpcodeStats struct {
 // instructions are what it ran itself, its total includes the JS it called
 // back).
 type FunctionStats struct {
-	Name    string `json:"name"`
-	Kind    string `json:"kind"` // FunctionJS or FunctionNative
-	File    string `json:"file"`
-	Line    int    `json:"line"` // first line
-	Address uint64 `json:"bytecode_address"`
-	Calls   uint64 `json:"calls"`
+	Name string `json:"name"`
+	Kind string `json:"kind"` // FunctionJS or FunctionNative
+	File string `json:"file"`
+	Line int    `json:"line"` // first line
+	// GeneratedFile and GeneratedLine are the function's file and first
+	// line in the bundle, when a source map named File and Line after
+	// the original files.
+	GeneratedFile string `json:"generated_file,omitempty"`
+	GeneratedLine int    `json:"generated_line,omitempty"`
+	Address       uint64 `json:"bytecode_address"`
+	Calls         uint64 `json:"calls"`
 	// Executions counts the opcodes this function executed.
 	Executions uint64 `json:"executions"`
 	// SelfWasmInstructions ran while this function was the innermost JS
@@ -203,10 +208,15 @@ func (f *FunctionStats) Label() string {
 // functions it called — a sample counted once however many frames of the
 // line it has (recursion): pprof's flat and cum for a line.
 type LineStats struct {
-	Function              string  `json:"function"`
-	FunctionLine          int     `json:"function_line"` // the function's first line
-	File                  string  `json:"file"`
-	Line                  int     `json:"line"` // 0 when unknown
+	Function     string `json:"function"`
+	FunctionLine int    `json:"function_line"` // the function's first line
+	File         string `json:"file"`
+	Line         int    `json:"line"` // 0 when unknown
+	// GeneratedFile and GeneratedLine are the line's file and line in
+	// the bundle (the first, when several bundle lines make it), when a
+	// source map named File and Line after the original files.
+	GeneratedFile         string  `json:"generated_file,omitempty"`
+	GeneratedLine         int     `json:"generated_line,omitempty"`
 	Executions            uint64  `json:"executions"`
 	SelfWasmInstructions  uint64  `json:"self_wasm_instructions"`
 	TotalWasmInstructions uint64  `json:"total_wasm_instructions"`
@@ -287,6 +297,9 @@ func New(p *jsprofile.Profile) *Tables {
 		// of opcodes, and a program may have 50,000 functions
 		opcodes map[int32]*OpcodeStats
 		stamp   int // the last sample that counted its total
+		// generated maps a source-mapped function's lines to the
+		// bundle's (jsprofile.JSName.Lines)
+		generated map[int64]int64
 	}
 	functions := map[string]*fnAcc{} // by system_name
 	accOf := make([]*fnAcc, len(r.Funcs))
@@ -297,8 +310,12 @@ func New(p *jsprofile.Profile) *Tables {
 		f := r.Funcs[i]
 		a := functions[f.Function.SystemName]
 		if a == nil {
+			jn, _ := jsprofile.ParseJSName(f.Function.SystemName)
 			a = &fnAcc{stats: FunctionStats{Name: f.Function.Name, Kind: FunctionJS, File: f.Function.Filename, Line: int(f.Function.StartLine),
-				Address: jsprofile.JSAddress(f.Function.SystemName)}, stamp: -1}
+				Address: jn.Address}, stamp: -1, generated: jn.Lines}
+			if jn.Generated != nil {
+				a.stats.GeneratedFile, a.stats.GeneratedLine = m.GeneratedFile, jn.Generated.Line
+			}
 			if f.Kind == jsprofile.KindNative {
 				a.stats = FunctionStats{Name: f.Function.Name, Kind: FunctionNative}
 			}
@@ -371,6 +388,9 @@ func New(p *jsprofile.Profile) *Tables {
 		if l == nil {
 			fn := r.Funcs[f.Func].Function
 			l = &LineStats{Function: fn.Name, FunctionLine: int(fn.StartLine), File: fn.Filename, Line: int(f.Line)}
+			if g, ok := acc.generated[f.Line]; ok {
+				l.GeneratedFile, l.GeneratedLine = m.GeneratedFile, int(g)
+			}
 			lines[lk] = l
 		}
 		return l
@@ -497,9 +517,18 @@ func New(p *jsprofile.Profile) *Tables {
 	}
 	d.Opcodes = finish(opcodes)
 	d.CheckedFunctions, d.CheckFailures = m.Checked, m.CheckFailures
+	// A failure names the function as its profile was written; a source
+	// map may have renamed it since, or split it by file: its bytecode
+	// address tells.
+	failed := map[uint64]string{}
 	for _, c := range m.CheckFailures {
-		if a := functions[c.Function]; a != nil {
-			a.stats.CheckFailed = c.Why
+		if jn, ok := jsprofile.ParseJSName(c.Function); ok {
+			failed[jn.Address] = c.Why
+		}
+	}
+	for _, a := range functions {
+		if why, ok := failed[a.stats.Address]; ok && a.stats.Kind == FunctionJS {
+			a.stats.CheckFailed = why
 		}
 	}
 	d.Functions = make([]FunctionStats, 0, len(functions))

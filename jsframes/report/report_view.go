@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/jsframes/internal/costfmt"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // Views of a report (jsprof report --by).
@@ -30,6 +31,26 @@ type ReportOptions struct {
 	Top      int    // rows of each table (and opcodes under each function); 0: all
 	Function string // only the JS functions of this name
 	Source   string // the profile's file name, for headings
+	// Inputs, for a profile merged over the runs of one module on several
+	// inputs, are each run's facts; the JSON document lists them.
+	Inputs []InputRun
+}
+
+// InputRun is one input's run, of a module run on several inputs (jsprof
+// run --input DIR): what the merged profile's tables cannot say of it.
+type InputRun struct {
+	Input                 string `json:"input"` // the path as given
+	TotalWasmInstructions uint64 `json:"total_wasm_instructions"`
+	ExitCode              int    `json:"exit_code"`
+	MemoryBytes           uint64 `json:"linear_memory_bytes,omitempty"`
+	InputBytes            uint64 `json:"input_bytes,omitempty"`
+	OutputBytes           uint64 `json:"output_bytes,omitempty"`
+	// Limits are a Shopify Function's, with those the run went over.
+	Limits *jsprofile.Limits `json:"limits,omitempty"`
+	// Throw is the uncaught JS error the run ended with.
+	Throw *jsprofile.Throw `json:"throw,omitempty"`
+	// Error is what kept jsprof from running it ("" when it ran).
+	Error string `json:"error,omitempty"`
 }
 
 // Report is one view of a profile, ready to write as text, CSV or JSON

@@ -394,6 +394,7 @@ type reportJSON struct {
 	CheckedFunctions         int                      `json:"checked_functions,omitempty"`
 	CheckFailures            []jsprofile.CheckFailure `json:"check_failures,omitempty"`
 	OmittedRows              int                      `json:"omitted_rows"`
+	Inputs                   []InputRun               `json:"inputs,omitempty"`
 }
 
 // WriteJSON writes the view as one indented JSON document
@@ -411,6 +412,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	if d.Run != (jsprofile.RunInfo{}) {
 		doc.Run = &d.Run
 	}
+	doc.Inputs = r.opts.Inputs
 	if r.opts.Function != "" {
 		doc.SelectedWasmInstructions = d.selfInstructions()
 	}

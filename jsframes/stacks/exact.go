@@ -4,7 +4,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/meter/costs"
 )
 
 // ExactProfile turns the meter's exact results into a profile: per
@@ -22,7 +22,7 @@ import (
 // sampled stack above, between and below its frames. The sum over a JS or
 // opcode frame is the same exact count; executions and calls stay on the
 // stack without Wasm frames. wasm names the Wasm frames.
-func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id Identity, wasm WasmNames) (*profile.Profile, error) {
+func ExactProfile(res *costs.Results, meta jsprofile.Meta, ops OpcodeNamer, id Identity, wasm WasmNames) (*profile.Profile, error) {
 	if id == nil {
 		id = AddressIdentity{}
 	}
@@ -41,13 +41,13 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 	// stacks, and formatting their frames' names was most of the work.
 	funcFrames := make([]jsprofile.Frame, len(res.Functions))
 	for i, f := range res.Functions {
-		name, file, line := id.Function(f)
-		funcFrames[i] = jsprofile.JSFrame(name, file, line, line, f.Address, 0)
+		name, file, line, col := id.Function(f)
+		funcFrames[i] = jsprofile.JSFrameAt(name, file, line, col, line, col, f.Address, 0)
 	}
 	at := func(fi int, pc uint32) jsprofile.Frame {
 		fr := funcFrames[fi]
-		if l := id.Line(res.Functions[fi], pc); l != 0 {
-			fr.Line = int64(l)
+		if l, c := id.Line(res.Functions[fi], pc); l != 0 {
+			fr.Line, fr.Column = int64(l), int64(c)
 		}
 		fr.Address += uint64(pc)
 		return fr
@@ -77,11 +77,11 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		}
 		return -1
 	}
-	setup := opFrame(meter.CallSetup)
+	setup := opFrame(costs.CallSetup)
 	natives := make([]jsprofile.Frame, len(res.Natives))
 	for i, n := range res.Natives {
 		if n.Unidentified {
-			natives[i] = jsprofile.BucketFrame(meter.BucketNative)
+			natives[i] = jsprofile.BucketFrame(costs.BucketNative)
 		} else {
 			natives[i] = jsprofile.NativeFrame(nativeName(id, n.TableIndex, n.Magic), n.TableIndex, n.Magic)
 		}
@@ -117,7 +117,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		root.add(phase, stack, int64(instrs), 0, int64(calls))
 	}
 	// add adds one function's (or context's) stacks under prefix.
-	add := func(ctx int, prefix []jsprofile.Frame, fi int, calls, setupInstrs uint64, pcs []meter.PCCost) {
+	add := func(ctx int, prefix []jsprofile.Frame, fi int, calls, setupInstrs uint64, pcs []costs.PCCost) {
 		f := res.Functions[fi]
 		phase := ph.of(ctx, jsprofile.Frame{})
 		// One stack at a time: neither the builder nor the splitter keeps
@@ -137,12 +137,12 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		root.add(phase, stack(at(fi, 0)), 0, 0, int64(calls))
 		setupSlot := f.Length
 		if f.PCs == nil {
-			setupSlot = meter.ByOpcodeSlots
+			setupSlot = costs.ByOpcodeSlots
 		}
 		slot(stack(at(fi, 0), setup), setupSlot, setupInstrs, 0)
 		if f.PCs == nil { // slots by opcode: no pcs, no lines
 			for _, o := range pcs {
-				if o.Opcode != meter.CallSetup {
+				if o.Opcode != costs.CallSetup {
 					slot(stack(at(fi, 0), opFrame(o.Opcode)), o.PC, o.Instructions, o.Executions)
 				}
 			}
@@ -157,7 +157,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			pcs := f.PCs
 			if pcs == nil {
 				for _, o := range f.Opcodes {
-					pcs = append(pcs, meter.PCCost{PC: uint32(o.Opcode), Opcode: o.Opcode, Executions: o.Executions, Instructions: o.Instructions})
+					pcs = append(pcs, costs.PCCost{PC: uint32(o.Opcode), Opcode: o.Opcode, Executions: o.Executions, Instructions: o.Instructions})
 				}
 			}
 			add(-1, nil, fi, f.Calls, f.CallSetupInstructions, pcs)
@@ -213,11 +213,11 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		// The outside bucket is engine start-up until the first activation
 		// began, the engine's own work after; its samples say which.
 		parts := []bucketPart{{jsprofile.PhaseJS, bk.Instructions, nil}}
-		if bk.Name == meter.BucketOutside {
+		if bk.Name == costs.BucketOutside {
 			before := min(res.OutsideBeforeJS, bk.Instructions)
 			parts = []bucketPart{
-				{jsprofile.PhaseStartup, before, func(s *meter.WasmSplit) bool { return s.BeforeJS }},
-				{jsprofile.PhaseEngine, bk.Instructions - before, func(s *meter.WasmSplit) bool { return !s.BeforeJS }},
+				{jsprofile.PhaseStartup, before, func(s *costs.WasmSplit) bool { return s.BeforeJS }},
+				{jsprofile.PhaseEngine, bk.Instructions - before, func(s *costs.WasmSplit) bool { return !s.BeforeJS }},
 			}
 		}
 		for _, part := range parts {
@@ -234,7 +234,7 @@ func ExactProfile(res *meter.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 // slot and one for each context's calls; with Wasm stacks, a slot's
 // instructions go on a stack with Wasm frames (its own samples', or its
 // context's) and its executions on one without.
-func stackCount(res *meter.Results) int {
+func stackCount(res *costs.Results) int {
 	perSlot := 1
 	if len(res.WasmSplits) > 0 {
 		perSlot = 2
@@ -255,7 +255,7 @@ func stackCount(res *meter.Results) int {
 // locationCount is about how many locations ExactProfile makes: one per
 // pc counted (its JS frame; a pc of several contexts shares one), one per
 // function and opcode, and a few hundred Wasm frames at most.
-func locationCount(res *meter.Results) int {
+func locationCount(res *costs.Results) int {
 	n := len(res.Natives) + 512
 	for _, f := range res.Functions {
 		n += 1 + len(f.PCs) + len(f.Opcodes)
@@ -268,5 +268,5 @@ func locationCount(res *meter.Results) int {
 type bucketPart struct {
 	phase  string
 	instrs uint64
-	keep   func(*meter.WasmSplit) bool
+	keep   func(*costs.WasmSplit) bool
 }

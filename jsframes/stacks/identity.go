@@ -4,16 +4,18 @@ import (
 	"fmt"
 
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/meter/costs"
 )
 
 // Identity names measured functions and the lines of their pcs
 // (package naming's Namer is the real one).
 type Identity interface {
-	// Function returns a function's display name, file and first line.
-	Function(f meter.FunctionCost) (name, file string, line int)
-	// Line returns the source line of a pc of f, 0 when unknown.
-	Line(f meter.FunctionCost, pc uint32) int
+	// Function returns a function's display name, file, and first line
+	// and column (1-based; 0 when unknown).
+	Function(f costs.FunctionCost) (name, file string, line, column int)
+	// Line returns the source line and column of a pc of f, 0 when
+	// unknown.
+	Line(f costs.FunctionCost, pc uint32) (line, column int)
 }
 
 // AddressIdentity names functions by their bytecode address, with no lines:
@@ -21,12 +23,12 @@ type Identity interface {
 type AddressIdentity struct{}
 
 // Function names f bytecode@0xADDR.
-func (AddressIdentity) Function(f meter.FunctionCost) (string, string, int) {
-	return fmt.Sprintf("bytecode@%#x", f.Address), "", 0
+func (AddressIdentity) Function(f costs.FunctionCost) (string, string, int, int) {
+	return fmt.Sprintf("bytecode@%#x", f.Address), "", 0, 0
 }
 
 // Line knows no lines.
-func (AddressIdentity) Line(meter.FunctionCost, uint32) int { return 0 }
+func (AddressIdentity) Line(costs.FunctionCost, uint32) (int, int) { return 0, 0 }
 
 // RenameFile shows functions of file from as file to: Javy compiles every
 // program as "function.mjs", while the user knows, and pprof can find,
@@ -46,16 +48,16 @@ func (r renamed) NativeName(tableIndex uint32, magic int16) string {
 }
 
 // CallName forwards to the renamed identity's call-site names.
-func (r renamed) CallName(f meter.FunctionCost, pc uint32) string {
+func (r renamed) CallName(f costs.FunctionCost, pc uint32) string {
 	return forwardCallName(r.Identity, f, pc)
 }
 
-func (r renamed) Function(f meter.FunctionCost) (string, string, int) {
-	name, file, line := r.Identity.Function(f)
+func (r renamed) Function(f costs.FunctionCost) (string, string, int, int) {
+	name, file, line, col := r.Identity.Function(f)
 	if file == r.from {
 		file = r.to
 	}
-	return name, file, line
+	return name, file, line, col
 }
 
 // OpcodeNamer names opcode values, as the dispatch analysis named them;
@@ -94,7 +96,7 @@ func (w withNatives) NativeName(tableIndex uint32, magic int16) string {
 }
 
 // CallName forwards to the wrapped identity's call-site names.
-func (w withNatives) CallName(f meter.FunctionCost, pc uint32) string {
+func (w withNatives) CallName(f costs.FunctionCost, pc uint32) string {
 	return forwardCallName(w.Identity, f, pc)
 }
 
@@ -113,9 +115,9 @@ func nativeName(id Identity, tableIndex uint32, magic int16) string {
 
 // callNamer is id's way of naming what a call site called
 // (naming.Namer.CallName), nil if it has none.
-func callNamer(id Identity) func(meter.FunctionCost, uint32) string {
+func callNamer(id Identity) func(costs.FunctionCost, uint32) string {
 	if n, ok := id.(interface {
-		CallName(meter.FunctionCost, uint32) string
+		CallName(costs.FunctionCost, uint32) string
 	}); ok {
 		return n.CallName
 	}
@@ -124,7 +126,7 @@ func callNamer(id Identity) func(meter.FunctionCost, uint32) string {
 
 // forwardCallName is id's name for what a call site called, "" when it
 // names none.
-func forwardCallName(id Identity, f meter.FunctionCost, pc uint32) string {
+func forwardCallName(id Identity, f costs.FunctionCost, pc uint32) string {
 	if n := callNamer(id); n != nil {
 		return n(f, pc)
 	}

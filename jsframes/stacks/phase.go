@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/meter/costs"
 )
 
 // gcFunction is QuickJS's cycle collector, in both families: a stack it is
@@ -45,7 +45,7 @@ func newPhaser() *phaser { return &phaser{} }
 
 // contexts computes the contexts' phases; frames are the native contexts'
 // frames.
-func (p *phaser) contexts(ctxs []meter.ContextCost, frames []jsprofile.Frame) {
+func (p *phaser) contexts(ctxs []costs.ContextCost, frames []jsprofile.Frame) {
 	p.phases = make([]string, len(ctxs))
 	var of func(i, depth int) string
 	of = func(i, depth int) string {

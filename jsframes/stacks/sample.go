@@ -9,7 +9,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/meter/costs"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -68,7 +68,7 @@ type Sampler struct {
 	lastNameID uint32
 	// root is the last sample's outermost Wasm frame, rootIsEntry whether
 	// it is an entry point: naming it for every sample cost a fifth of Add.
-	root                  meter.WasmFrame
+	root                  costs.WasmFrame
 	rootSeen, rootIsEntry bool
 }
 
@@ -82,7 +82,7 @@ type rawFrame struct {
 	pc       uint32              // JS: pc in the function's bytecode; native: its magic
 	name     uint32              // bucket: its name; Wasm: another module's function's name (0 for the profiled module's)
 	offset   uint64              // Wasm: code offset
-	fn       *meter.FunctionCost // JS: the function (identity fields)
+	fn       *costs.FunctionCost // JS: the function (identity fields)
 }
 
 type rawKind uint8
@@ -354,8 +354,8 @@ func unnamedWasm(index uint32) string {
 	return "wasm-function[" + strconv.FormatUint(uint64(index), 10) + "]"
 }
 
-// Add records one sample; it fits meter.SampleFunc.
-func (s *Sampler) Add(weight uint64, wasm []meter.WasmFrame, js []meter.Activation) {
+// Add records one sample; it fits costs.SampleFunc.
+func (s *Sampler) Add(weight uint64, wasm []costs.WasmFrame, js []costs.Activation) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.buf[:0]
@@ -420,7 +420,7 @@ func (s *Sampler) Taken() int {
 
 // AddBucket adds a sample of weight rooted at the bucket frame name: what
 // was counted exactly outside the sampled code (a dynamic module's own
-// code, meter.BucketModuleCode), so that the samples and the total
+// code, costs.BucketModuleCode), so that the samples and the total
 // account for it.
 func (s *Sampler) AddBucket(name string, weight uint64) {
 	if weight == 0 {
@@ -436,7 +436,7 @@ func (s *Sampler) AddBucket(name string, weight uint64) {
 // js_call_c_function's (the function object the activation was called
 // with is then the native's, and its class that of C functions), or a's
 // class is the one C function objects were so seen to have.
-func (s *Sampler) isNative(a meter.Activation, after []meter.WasmFrame) bool {
+func (s *Sampler) isNative(a costs.Activation, after []costs.WasmFrame) bool {
 	if !s.hasCFunc {
 		return false
 	}
@@ -458,7 +458,7 @@ func (s *Sampler) isNative(a meter.Activation, after []meter.WasmFrame) bool {
 }
 
 // isEntry says whether a stack's outermost frame is an entry point's.
-func (s *Sampler) isEntry(root meter.WasmFrame) bool {
+func (s *Sampler) isEntry(root costs.WasmFrame) bool {
 	if !s.rootSeen || root != s.root {
 		name := root.Foreign
 		if name == "" {
@@ -472,7 +472,7 @@ func (s *Sampler) isEntry(root meter.WasmFrame) bool {
 // jsRaw is an activation's frame, on a stack of frames st so far: an
 // activation of no bytecode function that has begun (a host function's)
 // keeps its caller's function and pc, which name what it is.
-func jsRaw(a meter.Activation, st []rawFrame) rawFrame {
+func jsRaw(a costs.Activation, st []rawFrame) rawFrame {
 	if a.Function == nil && !a.Entering {
 		for i := len(st) - 1; i >= 0; i-- {
 			if st[i].kind == rawJS && st[i].fn != nil && !st[i].entering {
@@ -607,24 +607,24 @@ func (s *Sampler) frames(f rawFrame, id Identity) []jsprofile.Frame {
 		if name := forwardCallName(id, *f.fn, f.pc); name != "" {
 			return []jsprofile.Frame{jsprofile.CalledNativeFrame(name)}
 		}
-		return []jsprofile.Frame{jsprofile.BucketFrame(meter.BucketNative)}
+		return []jsprofile.Frame{jsprofile.BucketFrame(costs.BucketNative)}
 	}
 	switch {
 	case f.entering && f.fn == nil: // no telling whose
-		return []jsprofile.Frame{jsprofile.OpcodeFrame(jsprofile.CallSetupName, meter.CallSetup)}
+		return []jsprofile.Frame{jsprofile.OpcodeFrame(jsprofile.CallSetupName, costs.CallSetup)}
 	case f.fn == nil:
-		return []jsprofile.Frame{jsprofile.BucketFrame(meter.BucketNative)}
+		return []jsprofile.Frame{jsprofile.BucketFrame(costs.BucketNative)}
 	}
 	fn := *f.fn
-	name, file, line := id.Function(fn)
+	name, file, line, col := id.Function(fn)
 	if f.entering {
-		return []jsprofile.Frame{jsprofile.JSFrame(name, file, line, line, fn.Address, 0), jsprofile.OpcodeFrame(jsprofile.CallSetupName, meter.CallSetup)}
+		return []jsprofile.Frame{jsprofile.JSFrameAt(name, file, line, col, line, col, fn.Address, 0), jsprofile.OpcodeFrame(jsprofile.CallSetupName, costs.CallSetup)}
 	}
-	l := id.Line(fn, f.pc)
+	l, c := id.Line(fn, f.pc)
 	if l == 0 {
-		l = line
+		l, c = line, col
 	}
-	js := jsprofile.JSFrame(name, file, line, l, fn.Address, f.pc)
+	js := jsprofile.JSFrameAt(name, file, line, col, l, c, fn.Address, f.pc)
 	if int(f.pc) >= len(fn.Code) {
 		// Whatever the meter could not read (a buffer past the guest's
 		// memory) has no opcode to name: the JS frame alone, which the

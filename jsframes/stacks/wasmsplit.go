@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/jsframes/meter/costs"
 )
 
 // splitKey is one exact slot: a context's pc (or call setup, or a native
@@ -21,21 +21,21 @@ type splitKey struct {
 type splitter struct {
 	root  *rooter // adds the layered stacks
 	wasm  WasmNames
-	byKey map[splitKey][]*meter.WasmSplit
+	byKey map[splitKey][]*costs.WasmSplit
 	// outer: the contexts' known outer segments; inherited: a context's
 	// own or, for one no sample was aligned in, its nearest ancestor's
-	outer     map[int][][]meter.WasmFrame
-	inherited map[int][][]meter.WasmFrame
+	outer     map[int][][]costs.WasmFrame
+	inherited map[int][][]costs.WasmFrame
 	parents   []int
 	// the contexts' links (ExactProfile's): what each context's parent
 	// contributes to its stack, to know where the JS chain's frames end
 	chainLinks func(ctx int) [][]jsprofile.Frame
 	buf        []jsprofile.Frame
 	weights    []uint64
-	kept       []*meter.WasmSplit
+	kept       []*costs.WasmSplit
 	gc         bool // the last layered stack has the cycle collector on it
 	// frames: each Wasm function's frame, made once (its name formatted)
-	frames map[meter.WasmFrame]jsprofile.Frame
+	frames map[costs.WasmFrame]jsprofile.Frame
 }
 
 // phaseOf is the phase of the stack just layered: the cycle collector's if
@@ -47,9 +47,9 @@ func (s *splitter) phaseOf(phase string) string {
 	return phase
 }
 
-func newSplitter(res *meter.Results, wasm WasmNames, root *rooter) *splitter {
-	s := &splitter{root: root, wasm: wasm, byKey: map[splitKey][]*meter.WasmSplit{}, outer: res.OuterWasmSegments, inherited: map[int][][]meter.WasmFrame{},
-		frames: map[meter.WasmFrame]jsprofile.Frame{}}
+func newSplitter(res *costs.Results, wasm WasmNames, root *rooter) *splitter {
+	s := &splitter{root: root, wasm: wasm, byKey: map[splitKey][]*costs.WasmSplit{}, outer: res.OuterWasmSegments, inherited: map[int][][]costs.WasmFrame{},
+		frames: map[costs.WasmFrame]jsprofile.Frame{}}
 	for i := range res.WasmSplits {
 		sp := &res.WasmSplits[i]
 		k := splitKey{ctx: sp.Context, slot: sp.Slot, bucket: sp.Bucket}
@@ -64,7 +64,7 @@ func newSplitter(res *meter.Results, wasm WasmNames, root *rooter) *splitter {
 // chains tells the splitter the contexts' parents and links: a chain's
 // frames are, for each context after the first, the link its parent
 // contributes.
-func (s *splitter) chains(ctxs []meter.ContextCost, links [][]jsprofile.Frame) {
+func (s *splitter) chains(ctxs []costs.ContextCost, links [][]jsprofile.Frame) {
 	s.parents = make([]int, len(ctxs))
 	for i, c := range ctxs {
 		s.parents[i] = c.Parent
@@ -93,7 +93,7 @@ func (s *splitter) chains(ctxs []meter.ContextCost, links [][]jsprofile.Frame) {
 // JS stack (root first) with each stack's Wasm frames laid around it. It
 // reports false, adding nothing, when the slot has no Wasm stacks or no
 // instructions: the caller adds them on the JS stack alone.
-func (s *splitter) add(phase string, k splitKey, stack []jsprofile.Frame, instrs uint64, keep func(*meter.WasmSplit) bool) bool {
+func (s *splitter) add(phase string, k splitKey, stack []jsprofile.Frame, instrs uint64, keep func(*costs.WasmSplit) bool) bool {
 	if instrs == 0 {
 		return false
 	}
@@ -114,7 +114,7 @@ func (s *splitter) add(phase string, k splitKey, stack []jsprofile.Frame, instrs
 		if outer == nil {
 			return false
 		}
-		st := s.layered(k, stack, &meter.WasmSplit{Segments: append(outer[:len(outer):len(outer)], nil)})
+		st := s.layered(k, stack, &costs.WasmSplit{Segments: append(outer[:len(outer):len(outer)], nil)})
 		s.root.add(s.phaseOf(phase), st, int64(instrs), 0, 0)
 		return true
 	}
@@ -134,10 +134,10 @@ func (s *splitter) add(phase string, k splitKey, stack []jsprofile.Frame, instrs
 }
 
 // layered is stack with sp's Wasm frames laid around it
-// (meter.WasmSplit.Segments): the first segment above the chain's first
+// (costs.WasmSplit.Segments): the first segment above the chain's first
 // frame, each next one below the chain's next frame, the last below the
 // slot's own frames; a bucket's frame has its Wasm stack under it.
-func (s *splitter) layered(k splitKey, stack []jsprofile.Frame, sp *meter.WasmSplit) []jsprofile.Frame {
+func (s *splitter) layered(k splitKey, stack []jsprofile.Frame, sp *costs.WasmSplit) []jsprofile.Frame {
 	s.gc = false
 	out := s.buf[:0]
 	if k.ctx < 0 {
@@ -172,7 +172,7 @@ func (s *splitter) layered(k splitKey, stack []jsprofile.Frame, sp *meter.WasmSp
 	return out
 }
 
-func (s *splitter) appendWasm(out []jsprofile.Frame, ws []meter.WasmFrame) []jsprofile.Frame {
+func (s *splitter) appendWasm(out []jsprofile.Frame, ws []costs.WasmFrame) []jsprofile.Frame {
 	for _, w := range ws {
 		fr, ok := s.frames[w]
 		if !ok {
@@ -195,7 +195,7 @@ func (s *splitter) appendWasm(out []jsprofile.Frame, ws []meter.WasmFrame) []jsp
 // (with nothing between the ancestor and it), or nil: the segments of the
 // Wasm stack above and between a chain are its callers', so an ancestor's
 // hold for its descendants up to the ancestor's own frames.
-func (s *splitter) outerOf(ctx int) [][]meter.WasmFrame {
+func (s *splitter) outerOf(ctx int) [][]costs.WasmFrame {
 	if ctx < 0 || s.parents == nil {
 		return nil
 	}

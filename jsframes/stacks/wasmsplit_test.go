@@ -180,11 +180,11 @@ func TestExactProfilePhases(t *testing.T) {
 // natives names natives by table index, functions by address.
 type natives map[uint32]string
 
-func (natives) Function(f meter.FunctionCost) (string, string, int) {
+func (natives) Function(f meter.FunctionCost) (string, string, int, int) {
 	return AddressIdentity{}.Function(f)
 }
-func (natives) Line(meter.FunctionCost, uint32) int       { return 0 }
-func (n natives) NativeName(index uint32, _ int16) string { return n[index] }
+func (natives) Line(meter.FunctionCost, uint32) (int, int) { return 0, 0 }
+func (n natives) NativeName(index uint32, _ int16) string  { return n[index] }
 
 // TestExactProfileUnreadCode: pcs of a function whose buffer the meter
 // could not read carry opcode -1; their stacks, and a call made from one

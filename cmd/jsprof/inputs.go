@@ -1,0 +1,76 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/jsprof/jsprof/internal/outfile"
+	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+)
+
+// runInputs is jsprof run with several inputs: the module prepared once,
+// run on each input in an instance of its own, in parallel; a table of
+// the runs on stderr; -o the profile merged over them, --out-dir each
+// one's. jsprof exits with the first input's exit code that is not 0.
+func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs **outputs) int {
+	inputs, err := profiler.InputFiles(f.inputs)
+	if err != nil {
+		return fail(io, exitFailure, err)
+	}
+	var names []string // --out-dir's, by input
+	if f.outDir != "" {
+		if names, err = profiler.OutDirNames(inputs, f.outDir); err == nil {
+			err = os.MkdirAll(f.outDir, 0o755)
+		}
+		if err != nil {
+			return fail(io, exitUsage, fmt.Errorf("--out-dir: %w", err))
+		}
+	}
+	p, err := profiler.PrepareJob(ctx, job)
+	if err != nil {
+		if errors.As(err, new(usageError)) {
+			return fail(io, exitUsage, err)
+		}
+		return failInterrupted(ctx, io, exitFailure, err)
+	}
+	runs := p.RunInputs(ctx, inputs, 0)
+	facts := profiler.InputFacts(runs)
+	merged, err := profiler.Merged(runs)
+	if err == nil && merged != nil {
+		err = (*outs).write(merged, f, io, facts)
+	}
+	for i, r := range runs {
+		if err == nil && names != nil && r.Done != nil && r.Done.Outcome != nil {
+			var o *outfile.File
+			if o, err = files.Create(names[i]); err == nil {
+				err = o.Commit(func(w *os.File) error { return jsprofile.Write(w, r.Done.Outcome.Profile) })
+			}
+		}
+	}
+	if err != nil {
+		return fail(io, exitFailure, err)
+	}
+	mark := func(s string) string { return paint(io, red, s) }
+	code := 0
+	for _, in := range facts {
+		if in.Throw != nil {
+			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s%s\n", in.Input, in.Throw.Message, in.Throw.Place())
+		}
+		code = cmp.Or(code, in.ExitCode)
+	}
+	profiler.WriteInputsTable(io.err, facts, mark)
+	for _, in := range facts {
+		if over := profiler.InputOverLimit(in); f.failLimit && in.Error == "" && over != "" {
+			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", in.Input, mark(over))
+			code = cmp.Or(code, exitFailure)
+		}
+	}
+	if merged != nil && !f.quiet {
+		fmt.Fprintf(io.err, "jsprof: profile of %d inputs written to %s (jsprof report %s; go tool pprof -tagfocus=input=NAME %s)\n", len(inputs), f.output, f.output, f.output)
+	}
+	return code
+}

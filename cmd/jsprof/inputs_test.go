@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/report"
+)
+
+// TestSeveralInputs: a folder of five inputs runs against one prepared
+// module, each in an instance of its own, and each input's total equals
+// what a run of that input alone reports; the table has a row per input,
+// the most instructions first; --report-json lists the inputs; -o holds
+// their merged profile, each sample labelled with its input, and
+// --out-dir each one's.
+func TestSeveralInputs(t *testing.T) {
+	dir := providersDir(t)
+	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
+	inputs := t.TempDir()
+	rounds := []int{3, 40, 500, 2000, 20_000} // the last over the 11M limit
+	var files []string
+	for _, n := range rounds {
+		files = append(files, spinInput(t, inputs, n))
+	}
+	over, byCost := files[4], slices.Clone(files) // byCost: the fewest instructions first
+	slices.Sort(files)                            // a folder's inputs come by name
+
+	// Each input alone.
+	single := map[string]runReport{}
+	for _, in := range files {
+		doc := filepath.Join(t.TempDir(), "report.json")
+		got := jsprof(t, "", "run", "-q", "--plugin", dir, "--input", in, "--report-json", doc, module)
+		require.Equal(t, 0, got.code, got.stderr)
+		single[in] = readRunReport(t, doc)
+	}
+
+	out := t.TempDir()
+	prof, doc, perInput := filepath.Join(out, "all.pb.gz"), filepath.Join(out, "report.json"), filepath.Join(out, "per")
+	got := jsprof(t, "", "run", "--plugin", dir, "--input", inputs, "-o", prof, "--report-json", doc, "--out-dir", perInput, module)
+	require.Equal(t, 0, got.code, got.stderr)
+	assert.Empty(t, got.stdout, "the functions' outputs are not printed with several inputs")
+
+	var rep struct {
+		Total  uint64            `json:"total_wasm_instructions"`
+		Inputs []report.InputRun `json:"inputs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(readFileText(t, doc)), &rep))
+	require.Len(t, rep.Inputs, len(files))
+	var sum uint64
+	for i, in := range rep.Inputs {
+		assert.Equal(t, files[i], in.Input, "the inputs in order, as given")
+		assert.Equal(t, single[in.Input].Total, in.TotalWasmInstructions, "%s: the same total as run alone", in.Input)
+		assert.Equal(t, 0, in.ExitCode)
+		require.NotNil(t, in.Limits)
+		assert.Equal(t, in.Input == over, in.Limits.InstructionsOver, in.Input)
+		sum += in.TotalWasmInstructions
+	}
+	assert.Equal(t, sum, rep.Total, "the merged profile's total")
+
+	// The table: a header and a row per input, the most instructions first.
+	rows := regexp.MustCompile(`(?m)^(\S+\.json)\s+(\S+)\s+`).FindAllStringSubmatch(got.stderr, -1)
+	require.Len(t, rows, len(files), got.stderr)
+	for i, r := range rows {
+		assert.Equal(t, byCost[len(byCost)-1-i], r[1], "row %d", i)
+	}
+	assert.Contains(t, got.stderr, "instructions\n", "the over-limit input is flagged")
+	assert.Contains(t, got.stderr, "jsprof: profile of 5 inputs written to "+prof)
+
+	// The merged profile: every sample labelled with its input, the
+	// labels' sums each input's total; --out-dir: each input's profile.
+	p, err := jsprofile.ReadFile(prof)
+	require.NoError(t, err)
+	byInput := map[string]uint64{}
+	for _, s := range p.Sample {
+		require.Len(t, s.Label[jsprofile.InputLabel], 1)
+		byInput[s.Label[jsprofile.InputLabel][0]] += uint64(s.Value[jsprofile.ValueInstructions])
+	}
+	for _, in := range files {
+		assert.Equal(t, single[in].Total, byInput[in], in)
+		one, err := jsprofile.ReadFile(filepath.Join(perInput, strings.TrimSuffix(filepath.Base(in), ".json")+".pb.gz"))
+		require.NoError(t, err)
+		assert.Equal(t, single[in].Total, one.Meta.TotalInstructions, in)
+	}
+
+	// Repeated --input FILE is the same as the folder.
+	two := jsprof(t, "", "run", "-q", "--plugin", dir, "--input", files[0], "--input", files[2], "-o", filepath.Join(out, "two.pb.gz"), module)
+	require.Equal(t, 0, two.code, two.stderr)
+	assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(files[2])+`\s+`+regexp.QuoteMeta(profiler.HumanInstructions(single[files[2]].Total))+`\s`, two.stderr)
+
+	// --fail-over-limit: the input over the limit named, exit 1.
+	gate := jsprof(t, "", "run", "-q", "--fail-over-limit", "--plugin", dir, "--input", inputs, "-o", filepath.Join(out, "g.pb.gz"), module)
+	assert.Equal(t, exitFailure, gate.code)
+	assert.Contains(t, gate.stderr, "jsprof: "+over+": over the limit: Instructions ")
+	assert.Equal(t, 1, strings.Count(gate.stderr, ": over the limit"), gate.stderr)
+}
+
+// TestSeveralInputsErrors: what several inputs cannot be run with.
+func TestSeveralInputsErrors(t *testing.T) {
+	dir := providersDir(t)
+	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
+	empty := t.TempDir()
+	inputs := t.TempDir()
+	in := spinInput(t, inputs, 3)
+	require.NoError(t, os.MkdirAll(filepath.Join(inputs, "b"), 0o755))
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"an empty folder", []string{"--input", empty}, exitFailure, "no *.json file in the folder"},
+		{"--out-dir with one input", []string{"--input", in, "--out-dir", t.TempDir()}, exitUsage, "--out-dir holds each input's profile"},
+		{"--mode off", []string{"--mode", "off", "--input", inputs}, exitUsage, "they need a profiling --mode"},
+		{"--pprof-addr", []string{"--mode", "sample", "--pprof-addr", ":0", "--input", inputs}, exitUsage, "--pprof-addr serves one run"},
+		{"two inputs, one profile name", []string{"--input", in, "--input", in, "--out-dir", t.TempDir()}, exitUsage, "would both be"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := jsprof(t, "", append(append([]string{"run", "--plugin", dir}, tt.args...), module)...)
+			assert.Equal(t, tt.code, got.code, got.stderr)
+			assert.Contains(t, got.stderr, tt.want)
+		})
+	}
+}

@@ -1,0 +1,204 @@
+package profiler
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/report"
+)
+
+// InputFiles lists the inputs paths name, in order: a file is itself, a
+// folder each *.json file in it (not below), by name. A folder with none
+// is an error naming it.
+func InputFiles(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("--input: %w", err)
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		in, err := filepath.Glob(filepath.Join(p, "*.json"))
+		if err != nil {
+			return nil, fmt.Errorf("--input %s: %w", p, err)
+		}
+		var found []string
+		for _, f := range in {
+			if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+				found = append(found, f)
+			}
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("--input %s: no *.json file in the folder", p)
+		}
+		slices.Sort(found)
+		files = append(files, found...)
+	}
+	return files, nil
+}
+
+// InputRun is one input's run of RunInputs.
+type InputRun struct {
+	Input string // the path as given
+	Done  *Done  // nil when Err stopped it
+	Err   error
+}
+
+// RunInputs runs the prepared module once per input, each in an instance
+// of its own, parallel at once at most (0: one per CPU jsprof may use),
+// and returns the runs in the inputs' order. The guests' output is
+// dropped (a run's uncaught error is in its Outcome.Throw); the job's
+// Prepared hook is not called, nor its Progress said.
+func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int) []InputRun {
+	if parallel <= 0 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	p.job.Hooks.Prepared = nil
+	p.job.Progress.Every = 0 // lines of several runs at once would say nothing
+	runs := make([]InputRun, len(inputs))
+	slots := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, in := range inputs {
+		runs[i].Input = in
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if err := ctx.Err(); err != nil {
+				runs[i].Err = context.Cause(ctx)
+				return
+			}
+			runs[i].Done, runs[i].Err = p.Run(ctx, in, nil, nil)
+		}()
+	}
+	wg.Wait()
+	return runs
+}
+
+// Merged is the runs' profiles merged into one, each sample labelled
+// with its input (jsprofile.Merge), with its tables: nil when no run
+// made a profile.
+func Merged(runs []InputRun) (*Outcome, error) {
+	var ps []*profile.Profile
+	var inputs []string
+	for _, r := range runs {
+		if r.Done != nil && r.Done.Outcome != nil {
+			ps = append(ps, r.Done.Outcome.Profile)
+			inputs = append(inputs, r.Input)
+		}
+	}
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	merged, err := jsprofile.Merge(ps, inputs)
+	if err != nil {
+		return nil, err
+	}
+	tables, err := report.FromProfile(merged)
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Profile: merged, Tables: tables}, nil
+}
+
+// InputFacts are the runs' facts, in the runs' order, for the table and
+// the JSON report.
+func InputFacts(runs []InputRun) []report.InputRun {
+	facts := make([]report.InputRun, len(runs))
+	for i, r := range runs {
+		f := report.InputRun{Input: r.Input}
+		switch {
+		case r.Err != nil:
+			f.Error, f.ExitCode = FirstLine(r.Err.Error()), 1
+		default:
+			d := r.Done
+			f.ExitCode, f.MemoryBytes, f.InputBytes, f.OutputBytes = d.ExitCode, d.Info.MemoryBytes, d.Info.InputBytes, d.Info.OutputBytes
+			f.Limits = d.Info.Limits
+			if o := d.Outcome; o != nil {
+				f.Throw = o.Throw
+				if m, err := jsprofile.Read(o.Profile); err == nil {
+					f.TotalWasmInstructions = m.Meta.TotalInstructions
+					f.Limits = m.Meta.Run.Limits
+				}
+			}
+		}
+		facts[i] = f
+	}
+	return facts
+}
+
+// WriteInputsTable writes, on w (stderr), one row per input, the most
+// instructions first: the instructions against function-runner's limit
+// (a function's) and their share of it, memory, the input's and
+// output's sizes, the limits it went over (dressed by mark, when not
+// nil) and its exit code. An input jsprof could not run shows why.
+func WriteInputsTable(w io.Writer, facts []report.InputRun, mark func(string) string) {
+	rows := slices.Clone(facts)
+	slices.SortStableFunc(rows, func(a, b report.InputRun) int { return cmp.Compare(b.TotalWasmInstructions, a.TotalWasmInstructions) })
+	width := len("input")
+	for _, r := range rows {
+		width = max(width, len(r.Input))
+	}
+	fmt.Fprintf(w, "%-*s  %12s  %7s  %8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", "of 11M", "memory", "input", "output", "exit", "over the limit")
+	for _, r := range rows {
+		if r.Error != "" {
+			fmt.Fprintf(w, "%-*s  %s\n", width, r.Input, r.Error)
+			continue
+		}
+		var over []string
+		if l := r.Limits; l != nil {
+			for _, o := range []struct {
+				over bool
+				what string
+			}{{l.InstructionsOver, "instructions"}, {l.InputOver, "input"}, {l.OutputOver, "output"}} {
+				if o.over {
+					over = append(over, o.what)
+				}
+			}
+		}
+		flags := strings.Join(over, ", ")
+		if flags != "" && mark != nil {
+			flags = mark(flags)
+		}
+		share := float64(r.TotalWasmInstructions) / float64(shopify.InstructionLimit) * 100
+		fmt.Fprintf(w, "%-*s  %12s  %6.1f%%  %6dKB  %9s  %9s  %4d  %s\n", width, r.Input, HumanInstructions(r.TotalWasmInstructions), share,
+			r.MemoryBytes/1024, HumanSize(r.InputBytes), HumanSize(r.OutputBytes), r.ExitCode, flags)
+	}
+}
+
+// OutDirNames are the files the inputs' own profiles go to in dir, in
+// the inputs' order: NAME.pb.gz, NAME the input's file name without its
+// extension. Two inputs of one name are an error naming both.
+func OutDirNames(inputs []string, dir string) ([]string, error) {
+	names := make([]string, len(inputs))
+	seen := map[string]string{}
+	for i, in := range inputs {
+		names[i] = filepath.Join(dir, strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))+".pb.gz")
+		if other, ok := seen[names[i]]; ok {
+			return nil, fmt.Errorf("%s and %s would both be %s", other, in, names[i])
+		}
+		seen[names[i]] = in
+	}
+	return names, nil
+}
+
+// InputOverLimit is OverLimit for one input's run.
+func InputOverLimit(f report.InputRun) string {
+	return OverLimit(f.TotalWasmInstructions, jsprofile.RunInfo{Limits: f.Limits, InputBytes: f.InputBytes, OutputBytes: f.OutputBytes})
+}
