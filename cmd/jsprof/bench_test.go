@@ -42,6 +42,9 @@ func (g *guest) run(tb testing.TB) (memBytes uint32, res *meter.Results) {
 	require.NoError(tb, err)
 	defer mod.Close(ctx)
 	mt := g.meter
+	if mt != nil {
+		ctx = mt.Context(ctx)
+	}
 	if g.start != nil {
 		require.NoError(tb, g.start(ctx, mod))
 	}

@@ -223,7 +223,7 @@ func (e *Engine) runMetered(tb testing.TB, src []byte, withNatives bool) *Run {
 	var inst api.Module
 	res, err := runner.Run(ctx, out, runner.Options{
 		Name: "fixture.wasm", Stdout: &stdout, Stderr: &stderr, Cache: e.Cache, Deterministic: true,
-		Link: mt.Link,
+		Link: mt.Link, Context: mt.Context,
 		Instantiated: func(ctx context.Context, mod api.Module) error {
 			inst = mod
 			return mt.Start(ctx, mod)

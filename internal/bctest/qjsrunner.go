@@ -89,7 +89,7 @@ func (q *QJSRunner) RunMetered(tb testing.TB, bc []byte) *Run {
 	res, err := runner.Run(ctx, out, runner.Options{
 		Name: "qjsrunner.wasm", Args: []string{"run"}, Stdin: bytes.NewReader(bc),
 		Stdout: &stdout, Stderr: &stderr, Cache: fixtures.CompilationCache(tb), Deterministic: true,
-		Link: mt.Link,
+		Link: mt.Link, Context: mt.Context,
 		Instantiated: func(ctx context.Context, mod api.Module) error {
 			inst = mod
 			return mt.Start(ctx, mod)

@@ -222,6 +222,7 @@ func (e *WasiEngine) RunMetered(tb testing.TB, bc []byte) *Run {
 	out, err := rewritten.Encode()
 	require.NoError(tb, err)
 	mt := meter.New(plan)
+	ctx = mt.Context(ctx)
 	w, err := e.instantiate(ctx, out, mt.Link, mt.Start)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { w.rt.Close(ctx) })

@@ -540,6 +540,7 @@ func (s *Session) Configure(o *runner.Options) {
 		return
 	}
 	o.Link = composeLink(s.meter.Link, o.Link)
+	o.Context = composeContext(s.meter.Context, o.Context)
 	o.Instantiated = composeInstantiated(s.Start, o.Instantiated)
 	o.KeepOnContextDone = true
 	// The profile covers what function-runner counts of a function: its
@@ -629,6 +630,15 @@ func composeLink(first, then func(context.Context, wazero.Runtime) ([]string, er
 		b, err := then(ctx, rt)
 		return append(a, b...), err
 	}
+}
+
+// composeContext derives the run's context with first, then then (nil:
+// none).
+func composeContext(first, then func(context.Context) context.Context) func(context.Context) context.Context {
+	if then == nil {
+		return first
+	}
+	return func(ctx context.Context) context.Context { return then(first(ctx)) }
 }
 
 // composeInstantiated readies each instance with first, then then (nil:

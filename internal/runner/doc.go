@@ -27,5 +27,6 @@
 // the run (ErrCacheUnwritable).
 //
 // The runner knows nothing of JS or of profiling; the profiler hands it an
-// already instrumented module and a context carrying its listeners.
+// already instrumented module, host modules of its own (Options.Link) and
+// what the run's context must carry for them (Options.Context).
 package runner

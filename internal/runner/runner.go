@@ -107,6 +107,12 @@ type Options struct {
 	// profiler's) before anything else; the module names it returns are then
 	// provided rather than stubbed.
 	Link func(ctx context.Context, rt wazero.Runtime) ([]string, error)
+	// Context, when set, derives from Run's context the one everything of
+	// the run is called with: linking, compiling, instantiating (start
+	// functions), the plugin's initialization, the hooks below and the
+	// entry. It adds what host functions and listeners of the caller's
+	// find there (a profiler's meter).
+	Context func(context.Context) context.Context
 	// Instantiated, when set, is called with each instance — the plugin,
 	// then the main module — before anything of it runs but its start
 	// section.
@@ -453,6 +459,9 @@ func startTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
 // compilation cache that cannot be written is left out: the run goes
 // again uncached, and Result.Uncached says why.
 func Run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
+	if opts.Context != nil {
+		ctx = opts.Context(ctx)
+	}
 	res, err := run(ctx, wasm, opts)
 	if opts.Cache != nil && errors.Is(err, ErrCacheUnwritable) {
 		// Nothing of the guest ran: compiling comes first.

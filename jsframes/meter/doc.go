@@ -66,7 +66,12 @@
 // unchanged (wasmstacks.go). The listened-to functions are empty, in a
 // small module of their own (ListenedModule, which Link instantiates):
 // wazero compiles listener trampolines for every function type of a module
-// that has one, and the engine's module then has none.
+// that has one, and the engine's module then has none. Its listeners hold
+// nothing of a meter: they find the meter of the call in its context
+// (Meter.Context, which every call into the guest must carry), since
+// wazero shares a compiled module, listeners included, among all the
+// runtimes on one compilation cache; so one compiled ListenedModule, one
+// entry of the cache on disk, serves every meter and run of a process.
 //
 // Sampling (Options.Sample) keeps much less: a shadow stack of each
 // activation's function object and current opcode address, the count kept
@@ -77,7 +82,8 @@
 //
 // meter names JS functions by their bytecode address only; package naming turns
 // addresses into names and lines. It does not run modules: the caller links
-// Host and calls Start and Collect around its own run.
+// Host, calls the guest with Meter.Context's context, and calls Start and
+// Collect around its own run.
 //
 // The results' types are package costs's (meter/costs), the data alone,
 // which naming and stacks read without importing wazero; this package's

@@ -59,7 +59,7 @@ func engineRun(ctx context.Context, tb testing.TB, wasm []byte, plan *meter.Plan
 	opts.Cache = fixtures.CompilationCache(tb)
 	opts.KeepOnContextDone = true
 	opts.Deterministic = true
-	opts.Link, opts.Instantiated = mt.Link, mt.Start
+	opts.Link, opts.Context, opts.Instantiated = mt.Link, mt.Context, mt.Start
 	res, err := runner.Run(ctx, wasm, opts)
 	require.NoError(tb, err)
 	return mt, res

@@ -1,6 +1,42 @@
 package meter
 
-import "github.com/tetratelabs/wazero/api"
+import (
+	"context"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// LinkBound is Link with listeners bound to mt, as they were before they
+// found the meter in the call's context: the negative control of the test
+// that meters sharing a compilation cache each get their own Wasm stacks.
+func (mt *Meter) LinkBound(ctx context.Context, rt wazero.Runtime) ([]string, error) {
+	return mt.link(ctx, rt, experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
+		switch newListener(def).(type) {
+		case sampleListener:
+			return boundListener{mt: mt}
+		case contextStackListener:
+			return boundListener{mt: mt, contextStack: true}
+		}
+		return nil
+	}))
+}
+
+type boundListener struct {
+	mt           *Meter
+	contextStack bool
+}
+
+func (l boundListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, si experimental.StackIterator) {
+	if l.contextStack {
+		l.mt.contextStack(si)
+		return
+	}
+	l.mt.checkpoint(ctx, si)
+}
+func (boundListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+func (boundListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
 
 // Reserved is every region the meter reserved in the guest's memory, as
 // [start, end) pairs, for tests that write over them as a guest could.

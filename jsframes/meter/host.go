@@ -3,7 +3,6 @@ package meter
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -175,9 +174,16 @@ func New(plan *Plan) *Meter {
 	return &Meter{plan: plan, progress: &atomic.Uint64{}}
 }
 
-// Link instantiates the host module the rewritten module imports; it fits
-// runner.Options.Link.
+// Link instantiates the host module the rewritten module imports, and
+// ListenedModule when the plan listens; it fits runner.Options.Link. The
+// guest must then be called with a context from Context (it fits
+// runner.Options.Context).
 func (mt *Meter) Link(ctx context.Context, rt wazero.Runtime) ([]string, error) {
+	return mt.link(ctx, rt, experimental.FunctionListenerFactoryFunc(newListener))
+}
+
+// link is Link with ListenedModule's listeners made by listeners.
+func (mt *Meter) link(ctx context.Context, rt wazero.Runtime, listeners experimental.FunctionListenerFactory) ([]string, error) {
 	_, err := rt.NewHostModuleBuilder(HostModule).
 		NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(mt.newFunction), []api.ValueType{api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}).
@@ -198,32 +204,22 @@ func (mt *Meter) Link(ctx context.Context, rt wazero.Runtime) ([]string, error) 
 	if !mt.plan.Listened() {
 		return []string{HostModule}, nil
 	}
-	if err := mt.linkListened(ctx, rt); err != nil {
+	if err := mt.linkListened(ctx, rt, listeners); err != nil {
 		return nil, err
 	}
 	return []string{HostModule, ListenedModule}, nil
 }
 
 // linkListened instantiates ListenedModule: its empty functions, compiled
-// with the meter's listeners on them.
-//
-// wazero keeps a compiled module in memory, by its bytes, for every
-// runtime that shares the compilation cache, listeners included: a second
-// meter compiling the same bytes (jsprof compare's second run, tests in
-// parallel) would get the first one's listeners, and its own would never
-// hear of its Wasm stacks. So each meter's module carries a nonce of its
-// own. (It stays compiled in the cache's engine, a few hundred bytes a
-// run: closing it would unmap the code its instance runs.)
-func (mt *Meter) linkListened(ctx context.Context, rt wazero.Runtime) error {
+// with listeners that find the meter of each call in its context
+// (newListener). Its bytes depend on the plan's mode only, so that every
+// meter of a process, and every run, shares one compiled module.
+func (mt *Meter) linkListened(ctx context.Context, rt wazero.Runtime, listeners experimental.FunctionListenerFactory) error {
 	names := []string{SampleExport}
 	if mt.plan.WasmStacks {
 		names = append(names, ContextStackExport)
 	}
-	nonce := make([]byte, 16)
-	if _, err := rand.Read(nonce); err != nil {
-		return fmt.Errorf("meter: linking %s: %w", ListenedModule, err)
-	}
-	m := &wasmcore.Module{Types: []wasmcore.FuncType{{}}, Customs: []wasmcore.CustomSection{{Name: "jsprof.meter", Data: nonce}}}
+	m := &wasmcore.Module{Types: []wasmcore.FuncType{{}}}
 	for i, name := range names {
 		m.Functions = append(m.Functions, wasmcore.Function{Body: code(end())})
 		m.Exports = append(m.Exports, wasmcore.Export{Name: name, Kind: wasmcore.ExternFunc, Index: uint32(i)})
@@ -231,7 +227,7 @@ func (mt *Meter) linkListened(ctx context.Context, rt wazero.Runtime) error {
 	wasm, err := m.Encode()
 	if err == nil {
 		var compiled wazero.CompiledModule
-		compiled, err = rt.CompileModule(experimental.WithFunctionListenerFactory(ctx, mt.listenerFactory()), wasm)
+		compiled, err = rt.CompileModule(experimental.WithFunctionListenerFactory(ctx, listeners), wasm)
 		if err == nil {
 			_, err = rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName(ListenedModule).WithStartFunctions())
 		}

@@ -40,6 +40,7 @@ func meteredRun(t *testing.T, mod interp.Module, g interp.Golden, opts meter.Opt
 	defer rt.Close(ctx)
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
 	mt := meter.New(plan)
+	ctx = mt.Context(ctx)
 	_, err = mt.Link(ctx, rt)
 	require.NoError(t, err)
 	cfg := wazero.NewModuleConfig().WithArgs("interp", g.Program, strconv.Itoa(g.N)).WithStartFunctions()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -20,32 +21,63 @@ func (mt *Meter) SetSampling(every uint64, onSample SampleFunc) {
 	mt.every, mt.onSample = max(every, 1), onSample
 }
 
-// listenerFactory listens to ListenedModule's functions (Link compiles
-// that module with it).
-func (mt *Meter) listenerFactory() experimental.FunctionListenerFactory {
-	return experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
-		switch {
-		case slices.Contains(def.ExportNames(), SampleExport):
-			return sampleListener{mt}
-		case slices.Contains(def.ExportNames(), ContextStackExport):
-			return contextStackListener{mt}
-		}
-		return nil
-	})
+// meterKey is the context key of the meter a run is measured by.
+type meterKey struct{}
+
+// Context returns ctx carrying the meter. Every call into the guest, from
+// the instantiation of its modules (start functions) to the entry and the
+// exports a host calls around it (a plugin's initialization, a provider's
+// input and output), must be made with it or a context derived from it:
+// the listeners on ListenedModule find the meter of the call there.
+func (mt *Meter) Context(ctx context.Context) context.Context {
+	return context.WithValue(ctx, meterKey{}, mt)
 }
 
-type sampleListener struct{ mt *Meter }
+// ErrNoMeter is the error a guest's call ends with when a listener of
+// ListenedModule runs under a context that carries no meter (Context).
+var ErrNoMeter = errors.New("meter: the guest was called with a context that carries no meter (Meter.Context)")
 
-func (l sampleListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, si experimental.StackIterator) {
-	l.mt.checkpoint(ctx, si)
+// meterOf returns the meter ctx carries. Without one it panics with
+// ErrNoMeter, which wazero recovers into the call's error: a listener has
+// no other way to stop the guest, and a run that silently lost its
+// samples or Wasm stacks would be a wrong profile.
+func meterOf(ctx context.Context) *Meter {
+	if mt, ok := ctx.Value(meterKey{}).(*Meter); ok {
+		return mt
+	}
+	panic(ErrNoMeter)
+}
+
+// newListener listens to ListenedModule's functions (linkListened compiles
+// that module with it). The listeners hold nothing of a meter: they find
+// the one of the call in its context (Context). wazero keeps a compiled
+// module in memory, by its bytes, for every runtime that shares the
+// compilation cache, and the listeners it was first compiled with go with
+// it (an instance takes its compiled module's; a module read from the
+// file cache takes the compiling call's): one compiled module, one cache
+// entry, serves every meter, concurrent ones included.
+func newListener(def api.FunctionDefinition) experimental.FunctionListener {
+	switch {
+	case slices.Contains(def.ExportNames(), SampleExport):
+		return sampleListener{}
+	case slices.Contains(def.ExportNames(), ContextStackExport):
+		return contextStackListener{}
+	}
+	return nil
+}
+
+type sampleListener struct{}
+
+func (sampleListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, si experimental.StackIterator) {
+	meterOf(ctx).checkpoint(ctx, si)
 }
 func (sampleListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
 func (sampleListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
 
-type contextStackListener struct{ mt *Meter }
+type contextStackListener struct{}
 
-func (l contextStackListener) Before(_ context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, si experimental.StackIterator) {
-	l.mt.contextStack(si)
+func (contextStackListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, si experimental.StackIterator) {
+	meterOf(ctx).contextStack(si)
 }
 func (contextStackListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
 func (contextStackListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}

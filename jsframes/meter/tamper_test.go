@@ -249,7 +249,7 @@ func TestTamperedTableDuringRun(t *testing.T) {
 	go func() {
 		defer close(done)
 		res, err = runner.Run(context.Background(), wasm, runner.Options{
-			Name: "index.wasm", Deterministic: true, KeepOnContextDone: true, Cache: cache, Link: m.Link,
+			Name: "index.wasm", Deterministic: true, KeepOnContextDone: true, Cache: cache, Link: m.Link, Context: m.Context,
 			Instantiated: func(ctx context.Context, mod api.Module) error {
 				if err := m.Start(ctx, mod); err != nil {
 					return err
