@@ -110,7 +110,8 @@ func compileErrorAt(msg, jsPath string, src []byte, io stdio) string {
 	line, _ := strconv.Atoi(msg[m[2]:m[3]])
 	col, _ := strconv.Atoi(msg[m[4]:m[5]])
 	at := fmt.Sprintf("%s:%d:%d", filepath.Base(jsPath), line, col)
-	if l := findMap("", program{text: src, path: jsPath}, io); l != nil {
+	l, err := profiler.FindMap("", profiler.Program{Text: src, Path: jsPath})
+	if warn(io, err); l != nil {
 		if p, ok := l.Original(sourcemap.NewGenerated(filepath.Base(jsPath), src), line, col); ok {
 			at = fmt.Sprintf("%s:%d:%d (%s)", p.File, p.Line, p.Column, at)
 		}

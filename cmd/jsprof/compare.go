@@ -83,7 +83,8 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	smap := findMap(*sourceMap, program{text: src, path: jsPath}, io)
+	smap, err := profiler.FindMap(*sourceMap, profiler.Program{Text: src, Path: jsPath})
+	warn(io, err)
 	var stdin []byte
 	if *inputPath != "" && *stdinPath != "" {
 		return fail(io, exitUsage, errors.New("compare: --input and --stdin: choose one"))

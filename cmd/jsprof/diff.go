@@ -10,6 +10,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/outfile"
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/jsframes/diff"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -73,7 +74,8 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 		if profs[i], err = jsprofile.ReadFile(path); err != nil {
 			return fail(io, exitFailure, err)
 		}
-		profs[i], _ = mapSaved(profs[i], *sourceMap, path, nil, io)
+		profs[i], _, err = profiler.MapSaved(profs[i], *sourceMap, path, nil)
+		warn(io, err)
 	}
 	if b, n := profs[0].Meta.Mode, profs[1].Meta.Mode; b != n {
 		warn(io, errors.New(diff.ModesDiffer(b, n)))

@@ -13,6 +13,7 @@ import (
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/printable"
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/jsframes/report"
@@ -117,7 +118,8 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 			fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", *module, printable.String(note))
 		}
 	}
-	prof, smap := mapSaved(prof, *sourceMap, path, given, io)
+	prof, smap, err := profiler.MapSaved(prof, *sourceMap, path, given)
+	warn(io, err)
 	data := report.New(prof)
 	opts := report.ReportOptions{By: *by, Top: *top, Function: *function, Source: filepath.Base(path)}
 	if opts.Top < 0 {
@@ -133,7 +135,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 			srcs = htmlview.ProfileModuleSource(path, data.Module)
 		}
 		// A profile named after a source map shows the original files.
-		srcs = append(mappedSources(prof.Profile, prof.Meta, smap, srcs), srcs...)
+		srcs = append(profiler.MappedSources(prof.Profile, prof.Meta, smap, srcs), srcs...)
 		if _, left := htmlview.MatchSources(r.Data(), srcs); len(left) > 0 {
 			for _, s := range left {
 				if prof.Meta.SourceMap != "" && filepath.Base(s.Name) == filepath.Base(prof.Meta.GeneratedFile) {

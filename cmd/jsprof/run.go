@@ -34,6 +34,9 @@ environment variable or argument unless given with --dir, --env or after
 the module. jsprof exits with the guest's exit code; 134 if the guest
 trapped. The profile is written however the guest ended.`
 
+// sourceMapUsage is the --source-map flag's help.
+const sourceMapUsage = "name JS positions after the source map `file` (default: the one the JS's //# sourceMappingURL= comment names, inline or beside the JS)"
+
 // Profiling modes.
 const (
 	modeExact  = "exact"
@@ -296,8 +299,10 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		// cannot be used is said now.
 		if wasm, decoded, err := profiler.ReadModule(f.module); err == nil {
 			job.Module, job.Decoded = wasm, decoded
-			prog := moduleProgram(wasm, f.module, f.source)
-			job.Profile.SourceMap, job.Profile.GeneratedText = findMap(f.sourceMap, prog, io), prog.text
+			prog := profiler.ModuleProgram(wasm, f.module, f.source)
+			job.Profile.SourceMap, err = profiler.FindMap(f.sourceMap, prog)
+			job.Profile.GeneratedText = prog.Text
+			warn(io, err)
 		}
 	}
 	if f.several {
@@ -360,8 +365,11 @@ func failInterrupted(ctx context.Context, io stdio, code int, err error) int {
 	return fail(io, code, err)
 }
 
-// warn prints a warning as one line.
+// warn prints a warning as one line; nil: nothing.
 func warn(io stdio, err error) {
+	if err == nil {
+		return
+	}
 	fmt.Fprintf(io.err, "jsprof: %s %s\n", paint(io, yellow, "warning:"), profiler.FirstLine(err.Error()))
 }
 

@@ -35,6 +35,14 @@
 // one JS file with two plugins and runs both through Execute (jsprof
 // compare).
 //
+// Source maps (sourcemap.go): FindMap finds a program's map (the file
+// given, else the one its sourceMappingURL comment names) and checks it
+// against the JS (ModuleProgram: the JS a module carries or names), before
+// a run, a build's error or a compare; MapSaved names a saved profile's
+// positions after one (report, diff), and MappedSources finds the original
+// files for the HTML source view. A map that cannot be used comes back as
+// a warning for the caller to say, never as wrong positions.
+//
 // It also says how a run ended (ExitCode, Ending: the exit codes jsprof
 // documents; Interrupted, the cause of a signal's cancellation), reads
 // the uncaught JS error an engine told before it trapped (Uncaught, from a

@@ -1,0 +1,174 @@
+package profiler
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/jsprof/jsprof/internal/printable"
+	"github.com/jsprof/jsprof/jsframes/htmlview"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/sourcemap"
+)
+
+// Program is a program's JS as jsprof has it, to find and check its map.
+type Program struct {
+	Text []byte
+	// Path is where the JS file is, or would be: the directory a map
+	// file or an inline map's sources are relative to.
+	Path string
+	// Why says why there is no text.
+	Why string
+}
+
+// ModuleProgram is the JS a module carries (javy_source), or that the
+// file jsprof build recorded holds, beside the module; source (--source)
+// names the file instead.
+func ModuleProgram(wasm []byte, modulePath, source string) Program {
+	if source != "" {
+		text, err := os.ReadFile(source)
+		if err != nil {
+			return Program{Path: source, Why: err.Error()}
+		}
+		return Program{Text: text, Path: source}
+	}
+	src, note, err := htmlview.ModuleFileSource(wasm, modulePath)
+	switch {
+	case err != nil:
+		return Program{Why: err.Error()}
+	case src == nil:
+		return Program{Why: note}
+	}
+	name := filepath.Base(src.Name)
+	if src.Name == "" {
+		name = "index.js" // a Javy CLI module: only the directory matters
+	}
+	return Program{Text: src.Text, Path: filepath.Join(filepath.Dir(modulePath), name)}
+}
+
+// FindMap is the program's source map, checked against its JS: the map
+// file given (flag, --source-map), else the one its sourceMappingURL
+// comment names. A map that cannot be used is nil with a one-line
+// warning: the caller then shows the bundle's positions, never wrong
+// ones. nil and no warning when the program names no map.
+func FindMap(flag string, prog Program) (*sourcemap.Loaded, error) {
+	var l sourcemap.Loaded
+	var err error
+	switch {
+	case prog.Text == nil && flag != "":
+		return nil, fmt.Errorf("--source-map %s: the program's JS is not at hand to check the map against (%s); showing bundle positions", flag, prog.Why)
+	case prog.Text == nil:
+		return nil, nil
+	case flag != "":
+		l, err = sourcemap.FromFile(flag)
+	default:
+		l, err = sourcemap.FromSource(prog.Text, prog.Path)
+		if errors.Is(err, sourcemap.ErrNoURL) {
+			return nil, nil
+		}
+	}
+	if err == nil {
+		err = l.Check(sourcemap.NewGenerated(filepath.Base(prog.Path), prog.Text))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source map: %s; showing bundle positions", printable.String(FirstLine(err.Error())))
+	}
+	return &l, nil
+}
+
+// MapSaved names a saved profile's JS positions after the map of flag
+// (report --source-map, diff --source-map), checked against the
+// program's JS, which the profile's module carries (found beside the
+// profile or in the current directory) or sources give. A profile named
+// after a map already is kept as it is. It returns the profile, read
+// again when named anew, the map used, and a one-line warning when the
+// map was not used.
+func MapSaved(p *jsprofile.Profile, flag, profilePath string, sources []htmlview.SourceFile) (*jsprofile.Profile, *sourcemap.Loaded, error) {
+	if flag == "" {
+		return p, nil, nil
+	}
+	if p.Meta.SourceMap != "" {
+		return p, nil, fmt.Errorf("--source-map %s: %s's positions are named after %s already", flag, profilePath, p.Meta.SourceMap)
+	}
+	files := map[string]bool{}
+	for _, fn := range p.Function {
+		if strings.HasPrefix(fn.SystemName, "js:") && fn.Filename != "" {
+			files[fn.Filename] = true
+		}
+	}
+	if len(sources) == 0 {
+		sources = htmlview.ProfileModuleSource(profilePath, p.Meta.Module)
+	}
+	prog := Program{Why: "give the JS with --source, or keep the profile's module beside it"}
+	for _, s := range sources {
+		if files[filepath.Base(s.Name)] || files[s.Name] || len(files) == 1 {
+			prog = Program{Text: s.Text, Path: s.Name}
+			break
+		}
+	}
+	// The program's file as the profile's functions name it.
+	generated := filepath.Base(prog.Path)
+	for f := range files {
+		if f == prog.Path || len(files) == 1 || filepath.Base(f) == filepath.Base(prog.Path) {
+			generated = f
+		}
+	}
+	l, err := FindMap(flag, prog)
+	if l == nil {
+		return p, nil, err
+	}
+	named := p.Profile.Copy()
+	if _, err := sourcemap.Apply(named, *l, sourcemap.NewGenerated(generated, prog.Text)); err != nil {
+		return p, nil, fmt.Errorf("--source-map %s: %w", flag, err)
+	}
+	np, err := jsprofile.Read(named)
+	if err != nil {
+		return p, nil, fmt.Errorf("--source-map %s: %w", flag, err)
+	}
+	return np, l, nil
+}
+
+// MappedSources are the original sources of a profile named after a
+// source map, for the HTML source view: the map's sourcesContent where it
+// has them (the map the run used, read again: a file, or the inline map of
+// the program's JS in sources), else the files on disk.
+func MappedSources(p *profile.Profile, meta jsprofile.Meta, l *sourcemap.Loaded, sources []htmlview.SourceFile) []htmlview.SourceFile {
+	if meta.SourceMap == "" {
+		return nil
+	}
+	if l == nil {
+		if loaded, err := sourcemap.FromFile(meta.SourceMap); err == nil {
+			l = &loaded
+		} else {
+			for _, s := range sources {
+				if loaded, err := sourcemap.FromSource(s.Text, s.Name); err == nil {
+					l = &loaded
+					break
+				}
+			}
+		}
+	}
+	seen := map[string]bool{meta.GeneratedFile: true}
+	var out []htmlview.SourceFile
+	if l != nil {
+		for _, s := range l.Map.Sources {
+			if s.HasContent && !seen[s.Path] {
+				seen[s.Path] = true
+				out = append(out, htmlview.SourceFile{Name: s.Path, Text: []byte(s.Content), From: "sourcesContent of " + l.From})
+			}
+		}
+	}
+	for _, fn := range p.Function {
+		if f := fn.Filename; strings.HasPrefix(fn.SystemName, "js:") && f != "" && !seen[f] {
+			seen[f] = true
+			if text, err := os.ReadFile(f); err == nil {
+				out = append(out, htmlview.SourceFile{Name: f, Text: text, From: f})
+			}
+		}
+	}
+	return out
+}
