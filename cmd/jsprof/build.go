@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/jsframes/sourcemap"
 )
 
 const buildSynopsis = `jsprof build --plugin PLUGIN.wasm [--dynamic] index.js -o index.wasm
@@ -76,7 +73,9 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	} else if compileErr := (*javy.CompileError)(nil); errors.As(err, &compileErr) && !strings.Contains(err.Error(), "could not load module") {
 		// A syntax error: at the file built, and, through its source map,
 		// at the file it was bundled from.
-		return fail(io, exitFailure, fmt.Errorf("%s: %s", positional[0], compileErrorAt(compileErr.Message, positional[0], src, io)))
+		at, mapErr := profiler.CompileErrorAt(compileErr.Message, positional[0], src)
+		warn(io, mapErr)
+		return fail(io, exitFailure, fmt.Errorf("%s: %s", positional[0], at))
 	} else if err != nil {
 		if strings.Contains(err.Error(), "could not load module") {
 			// Javy compiles one file: imports must be bundled in.
@@ -92,29 +91,4 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitFailure, err)
 	}
 	return 0
-}
-
-// compiledAt is the position a plugin's compile error gives, in the file
-// every program is compiled as: "at function.mjs:2:9".
-var compiledAt = regexp.MustCompile(regexp.QuoteMeta(javy.CompiledName) + `:(\d+):(\d+)`)
-
-// compileErrorAt names a compile error's position after the JS file
-// built, and, when the file names a source map that matches it, after
-// the original file, the bundle's position beside it:
-// "at src/run.ts:12:5 (function.js:40:9)".
-func compileErrorAt(msg, jsPath string, src []byte, io stdio) string {
-	m := compiledAt.FindStringSubmatchIndex(msg)
-	if m == nil {
-		return msg
-	}
-	line, _ := strconv.Atoi(msg[m[2]:m[3]])
-	col, _ := strconv.Atoi(msg[m[4]:m[5]])
-	at := fmt.Sprintf("%s:%d:%d", filepath.Base(jsPath), line, col)
-	l, err := profiler.FindMap("", profiler.Program{Text: src, Path: jsPath})
-	if warn(io, err); l != nil {
-		if p, ok := l.Original(sourcemap.NewGenerated(filepath.Base(jsPath), src), line, col); ok {
-			at = fmt.Sprintf("%s:%d:%d (%s)", p.File, p.Line, p.Column, at)
-		}
-	}
-	return msg[:m[0]] + at + msg[m[1]:]
 }

@@ -19,13 +19,15 @@
 // profiler.Execute, which does the rest; the command hears it through the
 // job's hooks. The work is done by the packages it calls:
 // internal/profiler (the run pipeline: reading, linking, a function's
-// I/O, limits, the timeout, finishing), internal/runner (running modules,
+// I/O, limits, the timeout, finishing; several inputs run and merged;
+// a program's source map found and checked, and applied to a saved
+// profile), internal/runner (running modules,
 // the compilation cache), internal/cli (flag sets, usage errors, colour),
 // internal/outfile (writing a file atomically),
 // internal/javy (building them), internal/shopify (Shopify providers,
 // codecs and I/O protocols), dispatch (analyze), jsframes/jsprofile (the
-// profile format), jsframes/sourcemap (a bundle's source map: the command
-// finds the files, the package reads, checks and applies it), jsframes/report (the tables and their text, CSV and
-// JSON views), jsframes/diff (two profiles compared) and jsframes/htmlview
+// profile format), jsframes/sourcemap (a bundle's source map: read,
+// checked and applied; the command says why one is not used),
+// jsframes/report (the tables and their text, CSV and JSON views), jsframes/diff (two profiles compared) and jsframes/htmlview
 // (the HTML pages).
 package main

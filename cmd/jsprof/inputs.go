@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
@@ -32,18 +31,13 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 	}
 	p, err := profiler.PrepareJob(ctx, job)
 	if err != nil {
-		if errors.As(err, new(usageError)) {
-			return fail(io, exitUsage, err)
-		}
-		return failInterrupted(ctx, io, exitFailure, err)
+		return failJob(ctx, io, err)
 	}
-	runs := p.RunInputs(ctx, inputs, 0)
-	facts := profiler.InputFacts(runs)
-	merged, err := profiler.Merged(runs)
-	if err == nil && merged != nil {
-		err = (*outs).write(merged, f, io, facts)
+	s, err := p.RunSeveral(ctx, inputs)
+	if err == nil && s.Merged != nil {
+		err = (*outs).write(s.Merged, f, io, s.Facts)
 	}
-	for i, r := range runs {
+	for i, r := range s.Runs {
 		if err == nil && names != nil && r.Done != nil && r.Done.Outcome != nil {
 			var o *outfile.File
 			if o, err = files.Create(names[i]); err == nil {
@@ -55,21 +49,20 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 		return fail(io, exitFailure, err)
 	}
 	mark := func(s string) string { return paint(io, red, s) }
-	code := 0
-	for _, in := range facts {
+	code := s.ExitCode
+	for _, in := range s.Facts {
 		if in.Throw != nil {
 			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s%s\n", in.Input, in.Throw.Message, in.Throw.Place())
 		}
-		code = cmp.Or(code, in.ExitCode)
 	}
-	profiler.WriteInputsTable(io.err, facts, mark)
-	for _, in := range facts {
+	profiler.WriteInputsTable(io.err, s.Facts, mark)
+	for _, in := range s.Facts {
 		if over := profiler.InputOverLimit(in); f.failLimit && in.Error == "" && over != "" {
 			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", in.Input, mark(over))
 			code = cmp.Or(code, exitFailure)
 		}
 	}
-	if merged != nil && !f.quiet {
+	if s.Merged != nil && !f.quiet {
 		fmt.Fprintf(io.err, "jsprof: profile of %d inputs written to %s (jsprof report %s; go tool pprof -tagfocus=input=NAME %s)\n", len(inputs), f.output, f.output, f.output)
 	}
 	return code

@@ -310,10 +310,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	}
 	done, err := profiler.Execute(ctx, job)
 	if err != nil {
-		if errors.As(err, new(usageError)) {
-			return fail(io, exitUsage, err)
-		}
-		return failInterrupted(ctx, io, exitFailure, err)
+		return failJob(ctx, io, err)
 	}
 	code := done.ExitCode
 	mark := func(s string) string { return paint(io, red, s) }
@@ -353,6 +350,15 @@ func inputName(path string) string {
 		return "stdin"
 	}
 	return path
+}
+
+// failJob fails with a job's error: a usage error (exit 2), the
+// interruption, or else exit 1.
+func failJob(ctx context.Context, io stdio, err error) int {
+	if errors.As(err, new(usageError)) {
+		return fail(io, exitUsage, err)
+	}
+	return failInterrupted(ctx, io, exitFailure, err)
 }
 
 // failInterrupted is fail, unless ctx was cancelled by a signal: then the

@@ -41,7 +41,13 @@
 // a run, a build's error or a compare; MapSaved names a saved profile's
 // positions after one (report, diff), and MappedSources finds the original
 // files for the HTML source view. A map that cannot be used comes back as
-// a warning for the caller to say, never as wrong positions.
+// a warning for the caller to say, never as wrong positions;
+// CompileErrorAt names a build's compile error after the original file.
+//
+// Several inputs (inputs.go): PrepareJob prepares the module once and
+// Prepared.RunSeveral runs it on each input in an instance of its own, in
+// parallel, with their table's facts, their merged profile and the exit
+// code of the first input that failed.
 //
 // It also says how a run ended (ExitCode, Ending: the exit codes jsprof
 // documents; Interrupted, the cause of a signal's cancellation), reads

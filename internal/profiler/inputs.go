@@ -91,6 +91,29 @@ func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int)
 	return runs
 }
 
+// Several is the prepared module run on several inputs (RunSeveral).
+type Several struct {
+	Runs   []InputRun        // by input
+	Facts  []report.InputRun // the runs' table (InputFacts)
+	Merged *Outcome          // their profiles merged (Merged); nil: none
+	// ExitCode is the first input's exit code that is not 0.
+	ExitCode int
+}
+
+// RunSeveral runs the prepared module on each input (RunInputs, one per
+// CPU), and merges their profiles; an error is the merge's, with the
+// runs done.
+func (p *Prepared) RunSeveral(ctx context.Context, inputs []string) (Several, error) {
+	s := Several{Runs: p.RunInputs(ctx, inputs, 0)}
+	s.Facts = InputFacts(s.Runs)
+	for _, in := range s.Facts {
+		s.ExitCode = cmp.Or(s.ExitCode, in.ExitCode)
+	}
+	var err error
+	s.Merged, err = Merged(s.Runs)
+	return s, err
+}
+
 // Merged is the runs' profiles merged into one, each sample labelled
 // with its input (jsprofile.Merge), with its tables: nil when no run
 // made a profile.

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -171,4 +174,29 @@ func MappedSources(p *profile.Profile, meta jsprofile.Meta, l *sourcemap.Loaded,
 		}
 	}
 	return out
+}
+
+// compiledAt is the position a plugin's compile error gives, in the file
+// every program is compiled as: "at function.mjs:2:9".
+var compiledAt = regexp.MustCompile(regexp.QuoteMeta(javy.CompiledName) + `:(\d+):(\d+)`)
+
+// CompileErrorAt names a compile error's position after the JS file
+// built, and, when the file names a source map that matches it, after
+// the original file, the bundle's position beside it:
+// "at src/run.ts:12:5 (function.js:40:9)"; FindMap's warning beside it.
+func CompileErrorAt(msg, jsPath string, src []byte) (string, error) {
+	m := compiledAt.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return msg, nil
+	}
+	line, _ := strconv.Atoi(msg[m[2]:m[3]])
+	col, _ := strconv.Atoi(msg[m[4]:m[5]])
+	at := fmt.Sprintf("%s:%d:%d", filepath.Base(jsPath), line, col)
+	l, err := FindMap("", Program{Text: src, Path: jsPath})
+	if l != nil {
+		if p, ok := l.Original(sourcemap.NewGenerated(filepath.Base(jsPath), src), line, col); ok {
+			at = fmt.Sprintf("%s:%d:%d (%s)", p.File, p.Line, p.Column, at)
+		}
+	}
+	return msg[:m[0]] + at + msg[m[1]:], err
 }
