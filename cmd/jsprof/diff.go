@@ -119,7 +119,7 @@ func checkDiffBy(by string) error {
 // htmlPath unless it is empty: top rows of each table; -1: the default, 20
 // in text and all in HTML. The page has every view, and the new profile's
 // flame graph coloured by change when flame is not nil.
-func writeDiff(w io.Writer, df *diff.Diff, f outputFormat, by string, top int, htmlPath string, flame *htmlview.Flame) error {
+func writeDiff(w io.Writer, df *diff.Diff, f report.Format, by string, top int, htmlPath string, flame *htmlview.Flame) error {
 	if htmlPath != "" {
 		o := htmlview.DiffOptions{Top: max(top, 0), Flame: flame}
 		if err := writeHTML(htmlPath, func(w io.Writer) error { return htmlview.WriteDiff(w, df, o) }); err != nil {
@@ -129,12 +129,5 @@ func writeDiff(w io.Writer, df *diff.Diff, f outputFormat, by string, top int, h
 	if top < 0 {
 		top = defaultTop
 	}
-	if by == report.ByWasm {
-		return writeFormat(w, f,
-			func(w io.Writer) error { return df.WriteWasmText(w, top) },
-			df.WriteWasmCSV, df.WriteWasmJSON)
-	}
-	return writeFormat(w, f,
-		func(w io.Writer) error { return df.WriteText(w, top) },
-		df.WriteCSV, df.WriteJSON)
+	return df.WriteView(w, f, by, top)
 }

@@ -36,31 +36,22 @@ the profile's module, found beside the profile or in the current directory:
 jsprof build and the Javy CLI embed the JS there), the natives and every
 table.`
 
-// outputFormat is the format of a report or a diff on stdout.
-type outputFormat int
-
-const (
-	formatText outputFormat = iota
-	formatCSV
-	formatJSON
-)
-
 // viewFlags adds --csv, --json and --top (with topUsage) and returns --top
 // and a function that reads and checks them: its error, a usage error,
 // names the command.
-func viewFlags(fs *flag.FlagSet, topUsage string) (*int, func(cmd string) (outputFormat, error)) {
+func viewFlags(fs *flag.FlagSet, topUsage string) (*int, func(cmd string) (report.Format, error)) {
 	csvOut := fs.Bool("csv", false, "write CSV, with exact counts")
 	jsonOut := fs.Bool("json", false, "write one JSON document, with exact counts")
 	top := fs.Int("top", -1, topUsage)
-	return top, func(cmd string) (outputFormat, error) {
-		f := formatText
+	return top, func(cmd string) (report.Format, error) {
+		f := report.FormatText
 		switch {
 		case *csvOut && *jsonOut:
 			return 0, fmt.Errorf("%s: --csv and --json: choose one", cmd)
 		case *csvOut:
-			f = formatCSV
+			f = report.FormatCSV
 		case *jsonOut:
-			f = formatJSON
+			f = report.FormatJSON
 		}
 		if *top < -1 {
 			return 0, fmt.Errorf("%s: --top %d: want 0 (all) or more", cmd, *top)
@@ -149,14 +140,14 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 			return fail(io, exitFailure, err)
 		}
 	}
-	if f == formatText && *top < 0 {
+	if f == report.FormatText && *top < 0 {
 		opts.Top = defaultTop
 	}
 	r, err := report.NewReport(data, opts)
 	if err != nil {
 		return fail(io, exitUsage, fmt.Errorf("report: %w", err))
 	}
-	if err := writeFormat(io.out, f, r.WriteText, r.WriteCSV, r.WriteJSON); err != nil {
+	if err := f.Write(io.out, r.WriteText, r.WriteCSV, r.WriteJSON); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	return 0
@@ -174,15 +165,4 @@ func writeHTML(path string, write func(io.Writer) error) error {
 		err = fmt.Errorf("--html %s: %w", path, err)
 	}
 	return err
-}
-
-// writeFormat writes with the writer of the format.
-func writeFormat(w io.Writer, f outputFormat, text, csv, json func(io.Writer) error) error {
-	switch f {
-	case formatCSV:
-		return csv(w)
-	case formatJSON:
-		return json(w)
-	}
-	return text(w)
 }

@@ -12,6 +12,15 @@ import (
 	"github.com/jsprof/jsprof/jsframes/report"
 )
 
+// WriteView writes the view by (report.ByOpcode or report.ByWasm) in
+// format f, with top rows of each text table (0: all).
+func (df *Diff) WriteView(w io.Writer, f report.Format, by string, top int) error {
+	if by == report.ByWasm {
+		return f.Write(w, func(w io.Writer) error { return df.WriteWasmText(w, top) }, df.WriteWasmCSV, df.WriteWasmJSON)
+	}
+	return f.Write(w, func(w io.Writer) error { return df.WriteText(w, top) }, df.WriteCSV, df.WriteJSON)
+}
+
 // WriteText writes the diff for a terminal: both profiles, the totals, the
 // summary, then the opcodes and the functions by the size of their change
 // (top rows of each; 0: all) and the buckets.

@@ -2,7 +2,8 @@
 // per opcode, per JS function and opcode, per line, per Wasm function with
 // the opcodes and natives that reached it, and the buckets) from
 // the profile alone, and shows them as text, CSV and JSON: the views of
-// jsprof report and of jsprof run --report and --report-json (Report).
+// jsprof report and of jsprof run --report and --report-json (Report;
+// Format picks one of the three writers, for a report or a diff).
 //
 // It is the one computation of those tables: whatever prints a cost reads
 // it from here, so every output agrees. It reads profiles through package
