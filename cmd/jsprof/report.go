@@ -121,19 +121,9 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		if err != nil {
 			return fail(io, exitUsage, fmt.Errorf("report: %w", err))
 		}
-		srcs := given
-		if len(sources) == 0 && *module == "" {
-			srcs = htmlview.ProfileModuleSource(path, data.Module)
-		}
-		// A profile named after a source map shows the original files.
-		srcs = append(profiler.MappedSources(prof.Profile, prof.Meta, smap, srcs), srcs...)
-		if _, left := htmlview.MatchSources(r.Data(), srcs); len(left) > 0 {
-			for _, s := range left {
-				if prof.Meta.SourceMap != "" && filepath.Base(s.Name) == filepath.Base(prof.Meta.GeneratedFile) {
-					continue // the bundle, all of whose lines the map named after other files
-				}
-				fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", printable.String(s.From))
-			}
+		srcs, left := profiler.ReportSources(prof, r.Data(), smap, given, len(sources) == 0 && *module == "", path)
+		for _, s := range left {
+			fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", printable.String(s.From))
 		}
 		o := htmlview.ReportOptions{Flame: htmlview.NewFlame(prof, htmlview.FlameOptions{Function: *function}), Sources: srcs}
 		if err := writeHTML(*htmlPath, reportPage(r, o)); err != nil {

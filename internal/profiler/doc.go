@@ -40,7 +40,7 @@
 // against the JS (ModuleProgram: the JS a module carries or names), before
 // a run, a build's error or a compare; MapSaved names a saved profile's
 // positions after one (report, diff), and MappedSources finds the original
-// files for the HTML source view. A map that cannot be used comes back as
+// files for the HTML source view (ReportSources: all of a report's). A map that cannot be used comes back as
 // a warning for the caller to say, never as wrong positions;
 // CompileErrorAt names a build's compile error after the original file.
 //

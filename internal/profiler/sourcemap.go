@@ -15,6 +15,7 @@ import (
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/jsframes/htmlview"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/jsframes/sourcemap"
 )
 
@@ -174,6 +175,27 @@ func MappedSources(p *profile.Profile, meta jsprofile.Meta, l *sourcemap.Loaded,
 		}
 	}
 	return out
+}
+
+// ReportSources are the JS files that annotate a profile's HTML report
+// (d, its tables): given (--source, --module), or when none was asked for
+// (fromProfile) the JS of the profile's module found beside profilePath;
+// the original files first when the profile is named after a source map
+// (MappedSources). left are those that name no JS file of the profile,
+// but the bundle, all of whose lines the map named after other files.
+func ReportSources(p *jsprofile.Profile, d *report.Tables, l *sourcemap.Loaded, given []htmlview.SourceFile, fromProfile bool, profilePath string) (srcs, left []htmlview.SourceFile) {
+	srcs = given
+	if fromProfile {
+		srcs = htmlview.ProfileModuleSource(profilePath, p.Meta.Module)
+	}
+	srcs = append(MappedSources(p.Profile, p.Meta, l, srcs), srcs...)
+	_, unmatched := htmlview.MatchSources(d, srcs)
+	for _, s := range unmatched {
+		if p.Meta.SourceMap == "" || filepath.Base(s.Name) != filepath.Base(p.Meta.GeneratedFile) {
+			left = append(left, s)
+		}
+	}
+	return srcs, left
 }
 
 // compiledAt is the position a plugin's compile error gives, in the file
