@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -71,20 +72,39 @@ func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int)
 	p.job.Hooks.Prepared = nil
 	p.job.Progress.Every = 0 // lines of several runs at once would say nothing
 	runs := make([]InputRun, len(inputs))
-	slots := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
+	one := func(i int) {
+		defer func() {
+			// One input's failure is its own row, never the others' loss.
+			if r := recover(); r != nil {
+				runs[i].Err = fmt.Errorf("input %s: internal error: %v\n%s", inputs[i], r, debug.Stack())
+			}
+		}()
+		if err := ctx.Err(); err != nil {
+			runs[i].Err = context.Cause(ctx)
+			return
+		}
+		runs[i].Done, runs[i].Err = p.Run(ctx, inputs[i], nil, nil)
+	}
 	for i, in := range inputs {
 		runs[i].Input = in
+	}
+	if len(inputs) == 0 {
+		return runs
+	}
+	// The first run alone compiles what every run shares (the engine, the
+	// meter's listened module) into wazero's in-memory cache: runtimes
+	// compiling one module at the same moment on one cache race inside
+	// wazero when it carries listeners. The others then only load it.
+	one(0)
+	slots := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := 1; i < len(inputs); i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			if err := ctx.Err(); err != nil {
-				runs[i].Err = context.Cause(ctx)
-				return
-			}
-			runs[i].Done, runs[i].Err = p.Run(ctx, in, nil, nil)
+			one(i)
 		}()
 	}
 	wg.Wait()
