@@ -23,15 +23,15 @@
 // output files, checked against its inputs and created before the guest
 // runs, then written; several inputs run and merged, each one's profile
 // kept; a compare's JS, input and kept files; a build's module with its
-// JS; a program's source map found and checked with jsframes/sourcemap,
-// and applied to a saved profile: the command says why one is not used),
-// wasmcore (decoding for analyze; the cost models --cost names),
-// internal/runner (the guest's options, --dir's mounts, the compilation
-// cache), internal/cli (flag sets, usage errors, colour), internal/outfile
-// (writing a file atomically), internal/javy (telling JS from a module; a
-// build's compile errors), internal/shopify (the codecs --codec names),
-// dispatch (analyze),
-// jsframes/jsprofile (the profile format), jsframes/report (the tables
-// and their text, CSV and JSON views), jsframes/diff (two profiles
-// compared) and jsframes/htmlview (the HTML pages).
+// JS; a program's source map found and checked with
+// internal/name/sourcemap, and applied to a saved profile: the command
+// says why one is not used), wasmcore (decoding for analyze; the cost
+// models --cost names), internal/run/runner (the guest's options, --dir's
+// mounts, the compilation cache), internal/cli (flag sets, usage errors,
+// colour), internal/outfile (writing a file atomically), internal/run/javy
+// (telling JS from a module; a build's compile errors),
+// internal/run/shopify (the codecs --codec names), dispatch (analyze),
+// jsframes/jsprofile (the profile format), internal/view/report (the
+// tables and their text, CSV and JSON views), internal/view/diff (two
+// profiles compared) and internal/view/htmlview (the HTML pages).
 package main

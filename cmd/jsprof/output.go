@@ -6,7 +6,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/internal/view/report"
 )
 
 // files are the files jsprof writes, for exitNow to remove their

@@ -10,8 +10,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/jsprof/jsprof/internal/outfile"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // OutputPaths are the files a profiled run writes ("": not written): the
