@@ -46,6 +46,28 @@ func (c CostModel) String() string {
 	return fmt.Sprintf("CostModel(%d)", int(c))
 }
 
+// ParseCostModel returns the model String names s. Its error offers fuel
+// and all only: fuel-ops is no model a user asks for.
+func ParseCostModel(s string) (CostModel, error) {
+	for _, c := range []CostModel{CostFuel, CostAll, CostFuelOps} {
+		if c.String() == s {
+			return c, nil
+		}
+	}
+	return 0, fmt.Errorf("%q: want %s or %s", s, CostFuel, CostAll)
+}
+
+// Meaning says in words what c counts, for a reader of its counts.
+func (c CostModel) Meaning() string {
+	switch c {
+	case CostFuel:
+		return "wasmtime's fuel, as function-runner counts"
+	case CostFuelOps:
+		return "wasmtime's fuel without its charge per function entered"
+	}
+	return "every instruction but block, loop, else and end"
+}
+
 // Cost returns what one execution of op adds to the count under c.
 func (c CostModel) Cost(op Opcode) int64 {
 	switch op {

@@ -366,3 +366,36 @@ func TestCostFuelOnJavyPlugin(t *testing.T) {
 		})
 	}
 }
+
+// TestParseCostModel: every model is parsed back from its name, and a name
+// of none is an error offering the two a user may choose.
+func TestParseCostModel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		want    wasmcore.CostModel
+		meaning string
+		err     string
+	}{
+		{name: "fuel", want: wasmcore.CostFuel, meaning: "wasmtime's fuel, as function-runner counts"},
+		{name: "all", want: wasmcore.CostAll, meaning: "every instruction but block, loop, else and end"},
+		{name: "fuel-ops", want: wasmcore.CostFuelOps, meaning: "wasmtime's fuel without its charge per function entered"},
+		{name: "time", err: `"time": want fuel or all`},
+		{name: "", err: `"": want fuel or all`},
+		{name: "Fuel", err: `"Fuel": want fuel or all`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := wasmcore.ParseCostModel(tt.name)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.name, got.String())
+			assert.Equal(t, tt.meaning, got.Meaning())
+		})
+	}
+}

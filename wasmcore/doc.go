@@ -16,9 +16,11 @@
 // module must keep to be compiled (CheckBounds), and the one rewrite that
 // every profile rests on, the instruction counter (CountInstructions:
 // docs/instruction-counting.md), a transformation of any module's code
-// that needs the format's control flow and nothing else. It knows nothing
-// about JavaScript or QuickJS: those packages interpret modules through
-// this one, so that the format's details live in one place.
+// that needs the format's control flow and nothing else, with the cost
+// models it counts under (CostModel: their names, parsed back, and what
+// each counts, in words). It knows nothing about JavaScript or QuickJS:
+// those packages interpret modules through this one, so that the format's
+// details live in one place.
 //
 // It must not import other jsprof packages (its tests may use fixtures):
 // everything else depends on it, and a cycle or a dependency on engine

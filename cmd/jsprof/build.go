@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/cli"
@@ -65,7 +64,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitFailure, err)
 	}
 	defer cd.Seal() // what was compiled, for the next runs
-	out, err := profiler.BuildJS(ctx, plugin, src, *dynamic, cache)
+	out, err := profiler.BuildFile(ctx, plugin, src, positional[0], *dynamic, cache)
 	if be := (*profiler.BuildError)(nil); errors.As(err, &be) && be.Step == "compiling" {
 		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, be.Err))
 	} else if be != nil {
@@ -82,10 +81,6 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 			err = fmt.Errorf("%w; bundle its imports into one file first, e.g. npx esbuild %s --bundle --format=esm --outfile=bundle.js", err, positional[0])
 		}
 		return fail(io, exitFailure, fmt.Errorf("%s: %w", positional[0], err))
-	}
-	out = javy.NameSource(out, filepath.Base(positional[0]))
-	if out, err = javy.EmbedSource(out, src); err != nil {
-		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, err))
 	}
 	if err := dest.Commit(func(f *os.File) error { _, err := f.Write(out); return err }); err != nil {
 		return fail(io, exitFailure, err)

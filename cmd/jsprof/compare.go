@@ -1,18 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/view/diff"
-	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/wasmcore"
 )
 
 const compareSynopsis = `jsprof compare --plugin BASE.wasm --plugin NEW.wasm [flags] index.js [-- guest args...]
@@ -47,7 +45,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	inputPath := fs.String("input", "", "a Shopify Function's JSON input `file`: each plugin given is then a provider, and the JS is built against it as a dynamic function")
 	timeout := fs.Duration("timeout", 0, "stop each guest after it has run this `duration` (compiling not counted); a guest stopped makes the compare fail (exit 1), its diff still printed")
 	sourceMap := fs.String("source-map", "", sourceMapUsage)
-	costName := fs.String("cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
+	readCost := costFlag(fs)
 	cacheDir := cacheFlag(fs)
 	// Flags may come after the JS file; guest arguments after --.
 	var guestArgs []string
@@ -74,49 +72,16 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	if err := checkDiffBy(*by); err != nil {
 		return fail(io, exitUsage, fmt.Errorf("compare: %w", err))
 	}
-	cost, err := parseCost(*costName)
+	cost, err := readCost()
 	if err != nil {
 		return fail(io, exitUsage, fmt.Errorf("compare: %w", err))
 	}
-	jsPath := positional[0]
-	src, err := os.ReadFile(jsPath)
-	if err != nil {
-		return fail(io, exitFailure, err)
-	}
-	smap, err := profiler.FindMap(*sourceMap, profiler.Program{Text: src, Path: jsPath})
-	warn(io, err)
-	var stdin []byte
 	if *inputPath != "" && *stdinPath != "" {
 		return fail(io, exitUsage, errors.New("compare: --input and --stdin: choose one"))
 	}
-	if *inputPath != "" {
-		if stdin, err = os.ReadFile(*inputPath); err != nil {
-			return fail(io, exitFailure, fmt.Errorf("--input: %w", err))
-		}
-	}
-	if *stdinPath != "" {
-		if stdin, err = os.ReadFile(*stdinPath); err != nil {
-			return fail(io, exitFailure, fmt.Errorf("--stdin: %w", err))
-		}
-	}
-	if *outDir != "" {
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
-			return fail(io, exitFailure, fmt.Errorf("--out-dir: %w", err))
-		}
-	}
-	sides, err := profiler.Compare(ctx, profiler.Comparison{Source: src, SourcePath: jsPath, Plugins: [2]string{plugins[0], plugins[1]},
-		Function: *inputPath != "", Stdin: stdin, Args: guestArgs, Cost: cost, Timeout: *timeout, Cache: cacheDir(),
-		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run, SourceMap: smap,
-		Ran: func(s *profiler.Side) error {
-			if *outDir == "" {
-				return nil
-			}
-			if err := keepSide(*outDir, s); err != nil {
-				return fmt.Errorf("--out-dir: %w", err)
-			}
-			return nil
-		},
-	})
+	sides, err := profiler.Compare(ctx, profiler.Comparison{SourcePath: positional[0], Plugins: [2]string{plugins[0], plugins[1]},
+		Function: *inputPath != "", Input: cmp.Or(*inputPath, *stdinPath), Args: guestArgs, Cost: cost, Timeout: *timeout, Cache: cacheDir(),
+		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run, SourceMap: *sourceMap, OutDir: *outDir, Files: &files})
 	if err != nil {
 		return failInterrupted(ctx, io, exitFailure, err)
 	}
@@ -130,7 +95,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	}
 	// The diff's counts mean nothing without their cost model, and its
 	// formats have no place for it: it is said beside them, in every format.
-	fmt.Fprintf(io.err, "jsprof: compare: Wasm instructions counted as %s\n", costModelText(cost))
+	fmt.Fprintf(io.err, "jsprof: compare: Wasm instructions counted as %s (--cost %s: %s)\n", cost, cost, cost.Meaning())
 	if stopped := profiler.TimedOut(sides); stopped != "" {
 		// A guest stopped part-way did not do all its work: its output
 		// and its profile are no measure of the engine's, whether or not
@@ -142,24 +107,4 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	}
 	fmt.Fprintf(io.err, "jsprof: both engines printed the same output (%s) and exited with %d\n", profiler.LineCount(sides[0].Stdout.Bytes()), sides[0].Done.ExitCode)
 	return 0
-}
-
-// keepSide writes a side's module, profile and output into dir.
-func keepSide(dir string, s *profiler.Side) error {
-	base := filepath.Join(dir, s.Label)
-	if err := files.WriteAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.Module); return err }); err != nil {
-		return err
-	}
-	if err := files.WriteAtomic(base+".pb.gz", func(w *os.File) error { return jsprofile.Write(w, s.Done.Outcome.Profile) }); err != nil {
-		return err
-	}
-	return files.WriteAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.Stdout.Bytes()); return err })
-}
-
-// costModelText names a cost model and says what it counts.
-func costModelText(c wasmcore.CostModel) string {
-	if c == wasmcore.CostFuel {
-		return "fuel (--cost fuel: wasmtime's fuel, as function-runner counts)"
-	}
-	return c.String() + " (--cost " + c.String() + ": every instruction but block, loop, else and end)"
 }

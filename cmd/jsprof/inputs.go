@@ -4,28 +4,22 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 
-	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // runInputs is jsprof run with several inputs: the module prepared once,
 // run on each input in an instance of its own, in parallel; a table of
 // the runs on stderr; -o the profile merged over them, --out-dir each
 // one's. jsprof exits with the first input's exit code that is not 0.
-func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs **outputs) int {
+func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs **profiler.Outputs) int {
 	inputs, err := profiler.InputFiles(f.inputs)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
 	var names []string // --out-dir's, by input
 	if f.outDir != "" {
-		if names, err = profiler.OutDirNames(inputs, f.outDir); err == nil {
-			err = os.MkdirAll(f.outDir, 0o755)
-		}
-		if err != nil {
+		if names, err = profiler.OutDir(inputs, f.outDir); err != nil {
 			return fail(io, exitUsage, fmt.Errorf("--out-dir: %w", err))
 		}
 	}
@@ -35,15 +29,10 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 	}
 	s, err := p.RunSeveral(ctx, inputs)
 	if err == nil && s.Merged != nil {
-		err = (*outs).write(s.Merged, f, io, s.Facts)
+		err = writeOutputs(*outs, s.Merged, f, io, s.Facts)
 	}
-	for i, r := range s.Runs {
-		if err == nil && names != nil && r.Done != nil && r.Done.Outcome != nil {
-			var o *outfile.File
-			if o, err = files.Create(names[i]); err == nil {
-				err = o.Commit(func(w *os.File) error { return jsprofile.Write(w, r.Done.Outcome.Profile) })
-			}
-		}
+	if err == nil && names != nil {
+		err = profiler.WriteEach(&files, s.Runs, names)
 	}
 	if err != nil {
 		return fail(io, exitFailure, err)

@@ -16,7 +16,6 @@ import (
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/internal/view/report"
-	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -53,7 +52,6 @@ type runFlags struct {
 	outDir     string
 	codecName  string
 	export     string
-	costName   string
 	mode       string
 	output     string
 	collapsed  string
@@ -73,6 +71,7 @@ type runFlags struct {
 	sourceMap  string
 	failLimit  bool
 	cacheDir   func() runner.CacheDir
+	readCost   func() (wasmcore.CostModel, error)
 
 	// Derived by check.
 	input     string   // the one input file, unless several
@@ -95,7 +94,7 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.StringVar(&f.codecName, "codec", "", "how a function's input and output are encoded: json, messagepack or raw (default: the provider's, as function-runner chooses; any module given it runs with function-runner's I/O)")
 	fs.StringVar(&f.export, "export", "", "the export to run (default _start, else shopify_main)")
 	fs.StringVar(&f.export, "e", "", "short for --export")
-	fs.StringVar(&f.costName, "cost", costFuel, "what an instruction costs: fuel (wasmtime's fuel, as function-runner counts) or all (every instruction but block, loop, else and end)")
+	f.readCost = costFlag(fs)
 	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
 	fs.Uint64Var(&f.every, "sample-every", profiler.DefaultSampleEvery, "with --mode sample, take a sample about every `N` Wasm instructions")
 	fs.BoolVar(&f.wasmFrames, "wasm-frames", true, "with --mode exact, lay the Wasm frames (apportioned from sampled Wasm stacks) around the exact JS frames; =false leaves them out")
@@ -176,7 +175,7 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 		return errors.New("--out-dir holds each input's profile: give a folder of inputs, or --input more than once")
 	}
 	var err error
-	if f.cost, err = parseCost(f.costName); err != nil {
+	if f.cost, err = f.readCost(); err != nil {
 		return err
 	}
 	if f.codecName != "" {
@@ -230,8 +229,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if code, done := parseRun(&f, args, io); done {
 		return code
 	}
-	var outs *outputs
-	defer func() { outs.discard() }()
+	var outs *profiler.Outputs
+	defer func() { outs.Discard() }()
 	stopServe := func() {}
 	defer func() { stopServe() }()
 	job := profiler.Job{
@@ -256,23 +255,6 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Cache:          f.cacheDir(),
 		DefaultSignals: io.defaultSignals,
 		Hooks: profiler.Hooks{
-			Ready: func(linked profiler.Linking) error {
-				if f.failLimit && linked.Provider == nil {
-					return usageError{fmt.Errorf("--fail-over-limit: %s imports no Shopify Functions provider: it has no limits", f.module)}
-				}
-				if f.mode == modeOff {
-					return nil
-				}
-				// Every output is created (as a temporary file beside it)
-				// before the guest runs, so that an unwritable path is said
-				// now, not after a long run, and the guest's exit code
-				// survives.
-				var err error
-				if outs, err = openOutputs(f, f.module, linked); err != nil {
-					return usageError{err}
-				}
-				return nil
-			},
 			Prepared: func(sess *profiler.Session, why error) error {
 				switch {
 				case why != nil:
@@ -294,16 +276,22 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			OutputError: func(err error) { fail(io, exitFailure, err) },
 		},
 	}
-	if f.mode != modeOff {
-		// The program's JS and its map, read before the run: a map that
-		// cannot be used is said now.
-		if wasm, decoded, err := profiler.ReadModule(f.module); err == nil {
-			job.Module, job.Decoded = wasm, decoded
-			prog := profiler.ModuleProgram(wasm, f.module, f.source)
-			job.Profile.SourceMap, err = profiler.FindMap(f.sourceMap, prog)
-			job.Profile.GeneratedText = prog.Text
-			warn(io, err)
+	job.Hooks.Ready = func(linked profiler.Linking) error {
+		if f.failLimit && linked.Provider == nil {
+			return usageError{fmt.Errorf("--fail-over-limit: %s imports no Shopify Functions provider: it has no limits", f.module)}
 		}
+		if f.mode == modeOff {
+			return nil
+		}
+		// Every output is created before the guest runs (OpenOutputs).
+		var err error
+		if outs, err = profiler.OpenOutputs(&files, profiler.OutputPaths{Profile: f.output, Collapsed: f.collapsed, ReportJSON: f.reportJSON}, job, linked); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+	if f.mode != modeOff {
+		warn(io, job.ReadProgram(f.sourceMap))
 	}
 	if f.several {
 		return runInputs(ctx, job, f, io, &outs)
@@ -316,7 +304,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	mark := func(s string) string { return paint(io, red, s) }
 	if out := done.Outcome; out != nil {
 		// What was measured is written before anything else is said.
-		if err := outs.write(out, f, io, nil); err != nil {
+		if err := writeOutputs(outs, out, f, io, nil); err != nil {
 			return fail(io, exitFailure, err)
 		}
 		if out.Throw != nil {
@@ -388,18 +376,17 @@ func exitStatus(res runner.Result, code int, io stdio) int {
 	return code
 }
 
-// Cost models of --cost (wasmcore.CostFuelOps, undocumented: the wasmtime
-// reference test's negative control).
-const (
-	costFuel = jsprofile.CostFuel
-	costAll  = jsprofile.CostAll
-)
-
-func parseCost(s string) (wasmcore.CostModel, error) {
-	for _, c := range []wasmcore.CostModel{wasmcore.CostFuel, wasmcore.CostAll, wasmcore.CostFuelOps} {
-		if c.String() == s {
-			return c, nil
+// costFlag adds --cost and returns a function that reads it: its error, a
+// usage error, names the flag. (wasmcore.CostFuelOps, the wasmtime
+// reference test's negative control, is read but not offered.)
+func costFlag(fs *flag.FlagSet) func() (wasmcore.CostModel, error) {
+	fuel, all := wasmcore.CostFuel, wasmcore.CostAll
+	name := fs.String("cost", fuel.String(), fmt.Sprintf("what an instruction costs: %s (%s) or %s (%s)", fuel, fuel.Meaning(), all, all.Meaning()))
+	return func() (wasmcore.CostModel, error) {
+		c, err := wasmcore.ParseCostModel(*name)
+		if err != nil {
+			return 0, fmt.Errorf("--cost %w", err)
 		}
+		return c, nil
 	}
-	return 0, fmt.Errorf("--cost %q: want %s or %s", s, costFuel, costAll)
 }

@@ -8,5 +8,6 @@
 // not yet renamed, for a process that must end at once to remove them.
 //
 // It owns how a file is written, nothing of what: which files a command
-// writes, and their content, belong to cmd/jsprof.
+// writes, and their content, belong to cmd/jsprof, and to
+// internal/profiler for a run's outputs.
 package outfile

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/tetratelabs/wazero"
 
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
+	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -51,21 +54,37 @@ func BuildJS(ctx context.Context, plugin *Plugin, src []byte, dynamic bool, cach
 	return module, nil
 }
 
+// BuildFile is BuildJS for the JS file at path (jsprof build): the module
+// also carries src and its file's name (the javy_source section, as
+// 'javy build' embeds it), for reports of its profiles to show.
+func BuildFile(ctx context.Context, plugin *Plugin, src []byte, path string, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
+	out, err := BuildJS(ctx, plugin, src, dynamic, cache)
+	if err != nil {
+		return nil, err
+	}
+	if out, err = javy.EmbedSource(javy.NameSource(out, filepath.Base(path)), src); err != nil {
+		return nil, &BuildError{Step: "building", Err: err}
+	}
+	return out, nil
+}
+
 // Comparison is the same JS built with two plugins (the base, then the
 // new) and each module run alike, in exact mode, through Execute (jsprof
 // compare).
 type Comparison struct {
-	Source     []byte
-	SourcePath string    // for messages
+	SourcePath string    // the JS file
 	Plugins    [2]string // the base's and the new's
 	// Function builds a Shopify Function (dynamic, run with the plugin as
-	// its provider), Stdin then its JSON input.
+	// its provider), Input then its JSON input (--input).
 	Function bool
-	Stdin    []byte
-	// SourceMap, when set, names both profiles' JS positions after the
-	// files Source was bundled from (Options.SourceMap); the caller
-	// checked it against Source.
-	SourceMap *sourcemap.Loaded
+	// Input is the file the guests are given as stdin (a function's
+	// input, else --stdin); "": none, an empty stdin.
+	Input string
+	// SourceMap is the map file given (--source-map): FindMap finds the
+	// JS's map, checked against it, and names both profiles' JS
+	// positions after the files it was bundled from (Options.SourceMap);
+	// a map that cannot be used is a warning.
+	SourceMap string
 	Args      []string
 	Cost      wasmcore.CostModel
 	Timeout   time.Duration
@@ -74,8 +93,10 @@ type Comparison struct {
 	Warn      func(error)
 	// Run runs a side's job: Execute, unless a test gives another.
 	Run func(context.Context, Job) (*Done, error)
-	// Ran hears each side once it has run (jsprof compare keeps it).
-	Ran func(*Side) error
+	// OutDir, when set, is made, and each side once it has run is kept
+	// there (base.wasm, base.pb.gz, base.stdout, new.…), written in Files.
+	OutDir string
+	Files  *outfile.Set
 }
 
 // Side is one engine's build and run.
@@ -93,6 +114,10 @@ type Side struct {
 // ctx's cause). Errors name the JS file and the plugin.
 func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 	sides := [2]*Side{{Label: "base", PluginPath: c.Plugins[0]}, {Label: "new", PluginPath: c.Plugins[1]}}
+	src, smap, stdin, err := c.read()
+	if err != nil {
+		return sides, err
+	}
 	cache, err := c.Cache.Open()
 	if err != nil {
 		return sides, err
@@ -102,7 +127,7 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		if err != nil {
 			return sides, err
 		}
-		if s.Module, err = BuildJS(ctx, plugin, c.Source, c.Function, cache); err != nil {
+		if s.Module, err = BuildJS(ctx, plugin, src, c.Function, cache); err != nil {
 			if be := (*BuildError)(nil); errors.As(err, &be) {
 				return sides, fmt.Errorf("%s %s with %s: %w", be.Step, c.SourcePath, s.PluginPath, be.Err)
 			}
@@ -117,8 +142,8 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		// A Shopify Function is linked with its provider, the plugin it
 		// was built against, as jsprof run links it.
 		s.Done, err = run(ctx, Job{Module: s.Module, Plugins: []string{s.PluginPath},
-			Guest:       runner.Options{Name: s.Label + ".wasm", Args: c.Args, Stdin: bytes.NewReader(c.Stdin), Stdout: &s.Stdout, Stderr: c.Stderr, Cache: cache},
-			Profile:     Options{Mode: Exact, Cost: c.Cost, Warn: c.Warn, SourceMap: c.SourceMap, GeneratedText: c.Source},
+			Guest:       runner.Options{Name: s.Label + ".wasm", Args: c.Args, Stdin: bytes.NewReader(stdin), Stdout: &s.Stdout, Stderr: c.Stderr, Cache: cache},
+			Profile:     Options{Mode: Exact, Cost: c.Cost, Warn: c.Warn, SourceMap: smap, GeneratedText: src},
 			NeedProfile: true, Timeout: c.Timeout, Cache: c.Cache,
 			Hooks: Hooks{OutputError: c.Warn},
 		})
@@ -131,9 +156,9 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		if s.Tables, err = report.FromProfile(s.Done.Outcome.Profile); err != nil {
 			return sides, fmt.Errorf("%s built with %s: %w", c.SourcePath, s.PluginPath, err)
 		}
-		if c.Ran != nil {
-			if err := c.Ran(s); err != nil {
-				return sides, err
+		if c.OutDir != "" {
+			if err := s.keep(c.Files, c.OutDir); err != nil {
+				return sides, fmt.Errorf("--out-dir: %w", err)
 			}
 		}
 		if ctx.Err() != nil {
@@ -142,6 +167,33 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		}
 	}
 	return sides, nil
+}
+
+// read reads what the comparison is given, before anything is built: the
+// JS, its map (a map that cannot be used is said, c.Warn, and not used),
+// and the guests' stdin; and makes the OutDir.
+func (c Comparison) read() (src []byte, smap *sourcemap.Loaded, stdin []byte, err error) {
+	if src, err = os.ReadFile(c.SourcePath); err != nil {
+		return nil, nil, nil, err
+	}
+	if smap, err = FindMap(c.SourceMap, Program{Text: src, Path: c.SourcePath}); err != nil {
+		c.Warn(err)
+	}
+	if c.Input != "" {
+		flag := "--stdin"
+		if c.Function {
+			flag = "--input"
+		}
+		if stdin, err = os.ReadFile(c.Input); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", flag, err)
+		}
+	}
+	if c.OutDir != "" {
+		if err := os.MkdirAll(c.OutDir, 0o755); err != nil {
+			return nil, nil, nil, fmt.Errorf("--out-dir: %w", err)
+		}
+	}
+	return src, smap, stdin, nil
 }
 
 // TimedOut says which sides their timeout stopped ("the base was

@@ -31,14 +31,23 @@
 //	            when the caller found one (sourcemap), and its tables
 //	            (report)
 //
-// The caller hears the job through its Hooks. Compare (compare.go) builds
-// one JS file with two plugins and runs both through Execute (jsprof
-// compare).
+// The caller hears the job through its Hooks. Compare (compare.go) reads
+// one JS file (its map, the guests' input), builds it with two plugins,
+// runs both through Execute and keeps each side's module, profile and
+// output in --out-dir (jsprof compare); BuildFile builds a module that
+// carries its JS (jsprof build).
+//
+// A run's output files (outputs.go): OpenOutputs checks the files the
+// caller names (-o, --collapsed, --report-json) against each other and
+// against every file the job reads or linking found, and creates them
+// before the guest runs; Outputs.Write writes the profile, its collapsed
+// stacks and the JSON report from the Outcome. OutDir and WriteEach put
+// several inputs' own profiles in --out-dir.
 //
 // Source maps (sourcemap.go): FindMap finds a program's map (the file
 // given, else the one its sourceMappingURL comment names) and checks it
 // against the JS (ModuleProgram: the JS a module carries or names), before
-// a run, a build's error or a compare; MapSaved names a saved profile's
+// a run (Job.ReadProgram), a build's error or a compare; MapSaved names a saved profile's
 // positions after one (report, diff), and MappedSources finds the original
 // files for the HTML source view (ReportSources: all of a report's). A map that cannot be used comes back as
 // a warning for the caller to say, never as wrong positions;
@@ -54,7 +63,8 @@
 // the uncaught JS error an engine told before it trapped (Uncaught, from a
 // Tail of the guest's stderr; Outcome.Throw, its stack found in the run's
 // own profile) and serves a running guest's profile (Serve). It owns the
-// order of those steps and what passes between them, nothing else: flags,
-// messages and which files are written belong to cmd/jsprof; the work of
-// each step to the package named beside it.
+// order of those steps, what passes between them and the files a run
+// reads and writes, nothing else: flags, messages, exit codes and which
+// outputs are asked for belong to cmd/jsprof; how a file is written to
+// internal/outfile; the work of each step to the package named beside it.
 package profiler

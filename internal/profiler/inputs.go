@@ -225,22 +225,6 @@ func WriteInputsTable(w io.Writer, facts []report.InputRun, mark func(string) st
 	}
 }
 
-// OutDirNames are the files the inputs' own profiles go to in dir, in
-// the inputs' order: NAME.pb.gz, NAME the input's file name without its
-// extension. Two inputs of one name are an error naming both.
-func OutDirNames(inputs []string, dir string) ([]string, error) {
-	names := make([]string, len(inputs))
-	seen := map[string]string{}
-	for i, in := range inputs {
-		names[i] = filepath.Join(dir, strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))+".pb.gz")
-		if other, ok := seen[names[i]]; ok {
-			return nil, fmt.Errorf("%s and %s would both be %s", other, in, names[i])
-		}
-		seen[names[i]] = in
-	}
-	return names, nil
-}
-
 // InputOverLimit is OverLimit for one input's run.
 func InputOverLimit(f report.InputRun) string {
 	return OverLimit(f.TotalWasmInstructions, jsprofile.RunInfo{Limits: f.Limits, InputBytes: f.InputBytes, OutputBytes: f.OutputBytes})

@@ -84,6 +84,24 @@ func FindMap(flag string, prog Program) (*sourcemap.Loaded, error) {
 	return &l, nil
 }
 
+// ReadProgram reads the job's module file into Module and Decoded, and
+// its program's JS and source map (ModuleProgram, FindMap with the map
+// file given, --source-map) into Profile, before the run: a map that
+// cannot be used is said before the guest runs, not after. The error is
+// FindMap's warning; a module that cannot be read is left to Execute to
+// say.
+func (j *Job) ReadProgram(sourceMap string) error {
+	wasm, decoded, err := ReadModule(j.ModulePath)
+	if err != nil {
+		return nil
+	}
+	j.Module, j.Decoded = wasm, decoded
+	prog := ModuleProgram(wasm, j.ModulePath, j.Profile.Source)
+	j.Profile.GeneratedText = prog.Text
+	j.Profile.SourceMap, err = FindMap(sourceMap, prog)
+	return err
+}
+
 // MapSaved names a saved profile's JS positions after the map of flag
 // (report --source-map, diff --source-map), checked against the
 // program's JS, which the profile's module carries (found beside the
