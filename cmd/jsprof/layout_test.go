@@ -95,3 +95,27 @@ func TestLayoutCheckBites(t *testing.T) {
 	assert.NotContains(t, pkgs, "dispatch/internal/gen", "a generator belongs to its parent")
 	assert.NotContains(t, layoutRows(readme), "internal/profiler", "a package missing from the table is seen")
 }
+
+// maxCommandLines bounds the command's own code (issue 27): flags, their
+// checks, messages and exit codes. A run's work belongs to
+// internal/profiler and the stages it calls; a command that grows past
+// this is doing theirs.
+const maxCommandLines = 1300
+
+// TestCommandStaysThin counts the lines of this package's non-test files.
+func TestCommandStaysThin(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	lines := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		lines += strings.Count(string(b), "\n")
+	}
+	require.Greater(t, lines, 500, "the count reads the command's files")
+	assert.LessOrEqual(t, lines, maxCommandLines, "cmd/jsprof's non-test lines: move what is not the command line's to the package that owns it")
+}
