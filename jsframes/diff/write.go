@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -155,15 +154,8 @@ var diffCSVHeader = []string{
 // then opcodes, functions and buckets, each by the size of their change.
 // Cells that do not apply are empty.
 func (df *Diff) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
 	rows := [][]string{diffCSVHeader}
-	row := func(kv map[string]string) []string {
-		out := make([]string, len(diffCSVHeader))
-		for i, k := range diffCSVHeader {
-			out[i] = kv[k]
-		}
-		return out
-	}
+	row := func(kv map[string]string) []string { return costfmt.CSVRow(diffCSVHeader, kv) }
 	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
 	rows = append(rows, row(map[string]string{
 		"kind": "total", "name": "total",
@@ -213,10 +205,7 @@ func (df *Diff) WriteCSV(w io.Writer) error {
 			"base_wasm_instructions": costfmt.Uint(bk.BaseWasmInstructions), "new_wasm_instructions": costfmt.Uint(bk.NewWasmInstructions),
 			"delta_wasm_instructions": i64(bk.DeltaWasmInstructions)}))
 	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	return cw.Error()
+	return costfmt.WriteCSV(w, rows)
 }
 
 // WriteJSON writes the diff as one indented JSON document (docs/compare.md).
@@ -324,15 +313,8 @@ var wasmDiffCSVHeader = []string{
 // a total row, the Wasm functions by the size of their change, the view's
 // buckets. Cells that do not apply are empty.
 func (df *Diff) WriteWasmCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
 	rows := [][]string{wasmDiffCSVHeader}
-	row := func(kv map[string]string) []string {
-		out := make([]string, len(wasmDiffCSVHeader))
-		for i, k := range wasmDiffCSVHeader {
-			out[i] = kv[k]
-		}
-		return out
-	}
+	row := func(kv map[string]string) []string { return costfmt.CSVRow(wasmDiffCSVHeader, kv) }
 	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
 	rows = append(rows, row(map[string]string{"kind": "total", "name": "total",
 		"base_total_wasm_instructions": costfmt.Uint(df.Base.TotalWasmInstructions), "new_total_wasm_instructions": costfmt.Uint(df.New.TotalWasmInstructions)}))
@@ -356,10 +338,7 @@ func (df *Diff) WriteWasmCSV(w io.Writer) error {
 			rows = append(rows, row(kv))
 		}
 	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	return cw.Error()
+	return costfmt.WriteCSV(w, rows)
 }
 
 // wasmDiffJSON is the document of jsprof diff --by wasm --json.
