@@ -1,33 +1,26 @@
-// Package jsframes is the JS side of jsprof: everything between the
-// interpreter that package dispatch found and the profile a developer reads.
-// It has no code of its own; its packages, in the order data flows
-// through them:
+// Package jsframes is the public face of jsprof's JS side: the profile
+// format, package jsprofile, whose stacks are layered Wasm frames → JS
+// frames (function, file:line) → the JS opcode → the Wasm functions its
+// handler ran. It has no code of its own.
 //
-//   - meter: the exact accounting injected into the module (instructions
-//     per JS function, opcode and pc, calling contexts, the sampling
-//     shadow stack), and its host side that reads the counters back;
-//     meter/costs holds the results as data, for naming and stacks,
-//     which read them without wazero;
-//   - bytecode: the reader of QuickJS's serialized bytecode (functions,
-//     atoms, constants, pc → line tables) found in a Javy module;
-//   - naming: measured functions named and given lines, from the
-//     program's bytecode and the engine's memory;
-//   - stacks: the stacks of a profile built from the meter's results or
-//     samples, in the profile format;
-//   - jsprofile: the profile format itself, written and read;
-//   - sourcemap: a bundle's source map read, found and checked, and a
-//     profile's JS positions named after the files the bundle was made of;
-//   - report: the cost tables computed from a profile, and their text,
-//     CSV and JSON views;
-//   - diff: two profiles' tables aligned (typically one JS on two
-//     engines), and their text, CSV and JSON views;
-//   - htmlview: the self-contained HTML pages of a report and of a diff,
-//     with their flame graphs and annotated source.
+// A program that reads or writes jsprof's profiles imports jsprofile
+// alone (docs/profile-format.md). The stages that make a profile are
+// jsprof's implementation, under internal/, one folder a stage, in the
+// order data flows through them:
 //
-// No package here runs modules (internal/profiler and internal/runner do;
-// the tests' kit, internal/bctest, runs the real engines the tests read)
-// or rewrites them outside the meter's instrumentation. Two internal
-// packages serve the last three: costfmt writes their numbers alike, and
-// reporttest, for tests only, holds the profiles, golden files and
-// headless browser their tests share.
+//   - internal/measure: the exact accounting injected into the module and
+//     its wazero host side (meter), and the results as data (costs);
+//   - internal/name: the engine's native functions (natives), QuickJS's
+//     serialized bytecode and the registry of engine releases (bytecode),
+//     measured functions named and given lines (naming), and source maps
+//     (sourcemap);
+//   - internal/merge: the profile's stacks, from exact results or samples
+//     (stacks);
+//   - internal/view: the cost tables and their views (report, diff,
+//     htmlview, with costfmt for their numbers and reporttest for their
+//     tests).
+//
+// internal/profiler ties the stages into one run; package dispatch, which
+// finds the interpreter they measure, and package wasmcore, the Wasm
+// format they read and rewrite, are public beside this one.
 package jsframes

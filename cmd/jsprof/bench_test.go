@@ -14,9 +14,10 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/measure/costs"
+	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/internal/run/runner"
 )
 
 // guest is a compiled module that can be run many times in one session.
@@ -33,7 +34,7 @@ type guest struct {
 	realClocks bool
 }
 
-func (g *guest) run(tb testing.TB) (memBytes uint32, res *meter.Results) {
+func (g *guest) run(tb testing.TB) (memBytes uint32, res *costs.Results) {
 	ctx := context.Background()
 	g.runs++
 	cfg, err := runner.ModuleConfig(runner.Options{Name: "bench", Deterministic: !g.realClocks})
@@ -128,7 +129,7 @@ func benchmarkOverhead(b *testing.B, opts meter.Options, without *meter.Options)
 				t0 := time.Now()
 				mPlain, _ = plain.run(b)
 				t1 := time.Now()
-				var res *meter.Results
+				var res *costs.Results
 				mExact, res = exact.run(b)
 				t2 := time.Now()
 				tPlain, tExact = tPlain+t1.Sub(t0), tExact+t2.Sub(t1)

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/cli"
-	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/run/javy"
 )
 
 const buildSynopsis = `jsprof build --plugin PLUGIN.wasm [--dynamic] index.js -o index.wasm

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/internal/javy"
-	"github.com/jsprof/jsprof/jsframes/htmlview"
+	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/view/htmlview"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 

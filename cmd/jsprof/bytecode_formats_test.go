@@ -25,7 +25,7 @@ type formatFunction struct {
 // report's JS functions and jsprof's stderr.
 func runFormat(t *testing.T, provider, src string) ([]formatFunction, string) {
 	t.Helper()
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	module := buildFunction(t, provider, src)
 	doc := filepath.Join(t.TempDir(), "report.json")
 	got := jsprof(t, "", "run", "-q", "--plugin", dir, "--input", "testdata/shopify/input.json", "--report-json", doc, module)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/jsframes/diff"
+	"github.com/jsprof/jsprof/internal/view/diff"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )

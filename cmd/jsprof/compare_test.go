@@ -14,7 +14,7 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/internal/view/report"
 )
 
 // compareJSON is what the tests read of jsprof compare --json.

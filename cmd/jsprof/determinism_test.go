@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/internal/measure/meter"
 )
 
 // TestDeterminism: two runs of the same static module give identical

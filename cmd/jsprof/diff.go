@@ -11,10 +11,10 @@ import (
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/jsframes/diff"
-	"github.com/jsprof/jsprof/jsframes/htmlview"
+	"github.com/jsprof/jsprof/internal/view/diff"
+	"github.com/jsprof/jsprof/internal/view/htmlview"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 const diffSynopsis = `jsprof diff [--csv|--json] [--by opcode|function|wasm] [--top N] [--html FILE] [--fail-over PCT] BASE.pb.gz NEW.pb.gz

@@ -93,8 +93,12 @@ func TestDiffHTMLSavedProfiles(t *testing.T) {
 			func(t *testing.T) string { return fixtures.EnginePath(t, "javy-plugin-1.7.0") },
 			[]string{fixtures.Path("js", "cart.js")}},
 		{"a Shopify function, shopify_functions_javy_v3 to v4",
-			func(t *testing.T) string { return filepath.Join(providersDir(t), "shopify_functions_javy_v3.wasm") },
-			func(t *testing.T) string { return filepath.Join(providersDir(t), "shopify_functions_javy_v4.wasm") },
+			func(t *testing.T) string {
+				return filepath.Join(fixtures.ProvidersDir(t), "shopify_functions_javy_v3.wasm")
+			},
+			func(t *testing.T) string {
+				return filepath.Join(fixtures.ProvidersDir(t), "shopify_functions_javy_v4.wasm")
+			},
 			[]string{"--input", filepath.Join("testdata", "shopify", "input.json"), filepath.Join("testdata", "shopify", "shopify_function.js")}},
 	}
 	for _, tt := range tests {

@@ -21,13 +21,13 @@
 // internal/profiler (the run pipeline: reading, linking, a function's
 // I/O, limits, the timeout, finishing; several inputs run and merged;
 // a program's source map found and checked, and applied to a saved
-// profile), internal/runner (running modules,
+// profile), internal/run/runner (running modules,
 // the compilation cache), internal/cli (flag sets, usage errors, colour),
 // internal/outfile (writing a file atomically),
-// internal/javy (building them), internal/shopify (Shopify providers,
+// internal/run/javy (building them), internal/run/shopify (Shopify providers,
 // codecs and I/O protocols), dispatch (analyze), jsframes/jsprofile (the
-// profile format), jsframes/sourcemap (a bundle's source map: read,
+// profile format), internal/name/sourcemap (a bundle's source map: read,
 // checked and applied; the command says why one is not used),
-// jsframes/report (the tables and their text, CSV and JSON views), jsframes/diff (two profiles compared) and jsframes/htmlview
+// internal/view/report (the tables and their text, CSV and JSON views), internal/view/diff (two profiles compared) and internal/view/htmlview
 // (the HTML pages).
 package main

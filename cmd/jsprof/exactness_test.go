@@ -10,9 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/measure/costs"
+	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/internal/run/runner"
 )
 
 // TestExactEqualsSlowModeOnPlugins: on both Javy plugins, the per-segment
@@ -40,7 +41,7 @@ func TestExactEqualsSlowModeOnPlugins(t *testing.T) {
 
 // meteredRun runs a static module instrumented with opts, with fixed
 // clocks, and returns the meter's results.
-func meteredRun(t *testing.T, wasm []byte, opts meter.Options) *meter.Results {
+func meteredRun(t *testing.T, wasm []byte, opts meter.Options) *costs.Results {
 	t.Helper()
 	ctx := context.Background()
 	out, res, err := profiler.Profile(ctx, wasm, runner.Options{Name: "index.wasm", Deterministic: true, Cache: fixtures.CompilationCache(t)},

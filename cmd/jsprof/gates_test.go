@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/jsprof/jsprof/fixtures"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,7 +24,7 @@ func spinInput(t *testing.T, dir string, n int) string {
 // limit and the input when a function goes over function-runner's
 // instruction limit, and changes nothing under it.
 func TestFailOverLimit(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
 	inputs := t.TempDir()
 	over, under := spinInput(t, inputs, 20_000), spinInput(t, inputs, 10)

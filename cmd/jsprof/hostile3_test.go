@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/printable"
+	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -504,7 +504,7 @@ func TestAttackerTextIsPrintable(t *testing.T) {
 // XDG_CACHE_HOME=/sys, a file where the directory should be) stopped
 // every run with exit 1. The run goes uncached with one warning, and its
 // profile is written. (A directory removed during the run:
-// TestCacheRemovedDuringTheRun, internal/runner.)
+// TestCacheRemovedDuringTheRun, internal/run/runner.)
 func TestUnusableCacheRunsUncached(t *testing.T) {
 	module := buildJS(t, fixtures.Path("js", "fib.js"))
 	file := filepath.Join(t.TempDir(), "file")

@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/meter"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -337,7 +337,7 @@ func TestGuestOverwritesItsMemory(t *testing.T) {
 			require.Len(t, lines, 1, "one warning line: %q", got.stderr)
 			assert.True(t, strings.HasPrefix(lines[0], "jsprof: warning: meter: the guest wrote over the profiler's counters"), lines[0])
 			assert.Contains(t, lines[0], tt.header)
-			assert.Contains(t, lines[0], "charged to "+meter.BucketTampered)
+			assert.Contains(t, lines[0], "charged to "+costs.BucketTampered)
 
 			p, err := jsprofile.ReadFile(prof)
 			require.NoError(t, err, "the profile reads back: its samples add up to its total")
@@ -348,9 +348,9 @@ func TestGuestOverwritesItsMemory(t *testing.T) {
 			for _, s := range p.Sample {
 				for _, loc := range s.Location {
 					switch loc.Line[0].Function.Name {
-					case meter.BucketTampered:
+					case costs.BucketTampered:
 						tampered += s.Value[jsprofile.ValueInstructions]
-					case meter.BucketModuleCode:
+					case costs.BucketModuleCode:
 						own += s.Value[jsprofile.ValueInstructions]
 					}
 				}
@@ -362,7 +362,7 @@ func TestGuestOverwritesItsMemory(t *testing.T) {
 			assert.Equal(t, int64(p.Meta.TotalInstructions), tampered+own)
 			b, err := os.ReadFile(collapsed)
 			require.NoError(t, err)
-			assert.Contains(t, string(b), meter.BucketTampered+" ")
+			assert.Contains(t, string(b), costs.BucketTampered+" ")
 		})
 	}
 }

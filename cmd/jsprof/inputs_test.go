@@ -12,9 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // TestSeveralInputs: a folder of five inputs runs against one prepared
@@ -24,7 +25,7 @@ import (
 // their merged profile, each sample labelled with its input, and
 // --out-dir each one's.
 func TestSeveralInputs(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
 	inputs := t.TempDir()
 	rounds := []int{3, 40, 500, 2000, 20_000} // the last over the 11M limit
@@ -106,7 +107,7 @@ func TestSeveralInputs(t *testing.T) {
 
 // TestSeveralInputsErrors: what several inputs cannot be run with.
 func TestSeveralInputsErrors(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
 	empty := t.TempDir()
 	inputs := t.TempDir()

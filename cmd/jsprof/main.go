@@ -13,7 +13,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/internal/run/runner"
 )
 
 func main() {

@@ -13,12 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/measure/costs"
+	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes/diff"
+	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/view/diff"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/meter"
-	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // nativeEngines are the three real engines the natives' acceptance tests
@@ -52,7 +53,7 @@ func profileFixture(t *testing.T, engine, program string, extra ...string) profi
 		module := buildFunction(t, engine, src)
 		input := filepath.Join(dir, "input.json")
 		require.NoError(t, os.WriteFile(input, []byte("{}"), 0o644))
-		got := jsprof(t, "", append(args, "--plugin", filepath.Join(providersDir(t), engine+".wasm"), "--input", input, module)...)
+		got := jsprof(t, "", append(args, "--plugin", filepath.Join(fixtures.ProvidersDir(t), engine+".wasm"), "--input", input, module)...)
 		require.Contains(t, got.stderr, "_start ("+engine)
 	}
 	p, err := jsprofile.ReadFile(out)
@@ -336,7 +337,7 @@ func TestNativesExactEqualsSlowMode(t *testing.T) {
 	for _, plugin := range javyPlugins {
 		t.Run(plugin, func(t *testing.T) {
 			wasm := buildSource(t, plugin, readFileText(t, fixtures.Path("js", "comparator.js")))
-			run := func(opts meter.Options) *meter.Results {
+			run := func(opts meter.Options) *costs.Results {
 				out, res, err := profiler.Profile(context.Background(), wasm, runner.Options{Name: "index.wasm", Deterministic: true, Cache: fixtures.CompilationCache(t)},
 					profiler.Options{Meter: &opts})
 				require.NoError(t, err)

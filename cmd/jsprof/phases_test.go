@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // cartInput writes a Shopify Function input with n cart lines.
@@ -73,7 +74,7 @@ func wasmPlaces(p *jsprofile.Profile) (above, between, below, outside bool) {
 // up to the call's total, and input decoding is a phase of its own that
 // grows with the input while the engine's start-up does not.
 func TestShopifyPhases(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	module := buildFunction(t, "shopify_functions_javy_v3", filepath.Join("testdata", "shopify", "shopify_function.js"))
 	phases := map[int]map[string]uint64{}
 	for _, n := range []int{2, 200} {

@@ -14,9 +14,9 @@ import (
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/jsframes/htmlview"
+	"github.com/jsprof/jsprof/internal/view/htmlview"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 const reportSynopsis = `jsprof report [--csv|--json] [--by opcode|function|line|summary|wasm] [--top N] [--function NAME]

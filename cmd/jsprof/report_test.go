@@ -13,22 +13,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/jsframes/htmlview"
+	"github.com/jsprof/jsprof/internal/view/htmlview"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
-// fixtureProfile is a profile of jsframes' tests: fib.js on two engines,
-// built by jsframes/internal/reporttest (fixture.go), or under real/ one
+// fixtureProfile is a profile of the views' tests: fib.js on two engines,
+// built by internal/view/reporttest (fixture.go), or under real/ one
 // of its real profiles.
 func fixtureProfile(name string) string {
-	return filepath.Join("..", "..", "jsframes", "internal", "reporttest", "testdata", name)
+	return filepath.Join("..", "..", "internal", "view", "reporttest", "testdata", name)
 }
 
-// goldenOf reads one of the golden files of package jsframes/pkg (report
+// goldenOf reads one of the golden files of package internal/view/pkg (report
 // or diff): the command must print what the library writes.
 func goldenOf(t *testing.T, pkg, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "jsframes", pkg, "testdata", "golden", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "internal", "view", pkg, "testdata", "golden", name))
 	require.NoError(t, err)
 	return string(b)
 }
@@ -75,7 +75,7 @@ func TestReportCommandHTML(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(html, `<tr class="line" `))
 }
 
-// realProfile is one of jsframes' real profiles (fixtures/js on a real
+// realProfile is one of the views' real profiles (fixtures/js on a real
 // engine; its JS file is Javy's function.mjs).
 func realProfile(name string) string { return fixtureProfile(filepath.Join("real", name)) }
 

@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/internal/cli"
-	"github.com/jsprof/jsprof/internal/javy"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/run/shopify"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 

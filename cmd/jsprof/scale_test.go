@@ -20,10 +20,10 @@ import (
 
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/measure/costs"
+	"github.com/jsprof/jsprof/internal/name/bytecode"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes/bytecode"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -107,7 +107,7 @@ func TestScaleExactMode(t *testing.T) {
 		// included, from an in-process run of the same module.
 		m := &got[i]
 		g, closeGuest := profiledGuest(t, wasm)
-		var res *meter.Results
+		var res *costs.Results
 		m.guestBytes, res = g.run(t)
 		closeGuest()
 		assert.Equal(t, m.total, res.TotalInstructions, "the same count in and out of the command")

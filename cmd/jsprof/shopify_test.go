@@ -15,26 +15,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/measure/costs"
+	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/run/shopify"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/meter"
-	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
-
-// providersDir is function-runner's bundled providers, beside the project
-// (CI always has them).
-func providersDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "engines", "function-runner"))
-	require.NoError(t, err)
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("function-runner's providers are not beside the project (%s): %v", dir, err)
-	}
-	return dir
-}
 
 const wantOutput = `{"hello":"world output","total":5,"ids":["gid://shopify/ProductVariant/1","gid://shopify/ProductVariant/2"]}` + "\n"
 
@@ -43,7 +32,7 @@ const wantOutput = `{"hello":"world output","total":5,"ids":["gid://shopify/Prod
 func buildFunction(t *testing.T, provider, src string) string {
 	t.Helper()
 	module := filepath.Join(t.TempDir(), "function.wasm")
-	got := jsprof(t, "", "build", "--dynamic", "--plugin", filepath.Join(providersDir(t), provider+".wasm"), src, "-o", module)
+	got := jsprof(t, "", "build", "--dynamic", "--plugin", filepath.Join(fixtures.ProvidersDir(t), provider+".wasm"), src, "-o", module)
 	require.Equal(t, 0, got.code, got.stderr)
 	return module
 }
@@ -55,7 +44,7 @@ func buildFunction(t *testing.T, provider, src string) string {
 // report has Shopify's limits, and, for in-memory providers, the work
 // before and after the call, counted apart from the total.
 func TestShopifyProviders(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	shopifyFunction := filepath.Join("testdata", "shopify", "shopify_function.js")
 	// The project's one function for the JSON providers: it reads its
 	// input with Javy.IO, computes fib(15), writes its output and logs.
@@ -122,7 +111,7 @@ func TestShopifyProviders(t *testing.T) {
 			assert.Equal(t, counted.Total, rep.Total, "the call's count, the function's own _start included, as function-runner counts it")
 			var own uint64
 			for _, b := range rep.Buckets {
-				if b.Name == meter.BucketModuleCode {
+				if b.Name == costs.BucketModuleCode {
 					own = b.WasmInstructions
 				}
 			}
@@ -172,7 +161,7 @@ func TestShopifyMainABI(t *testing.T) {
 // TestShopifyErrors: what a function author gets wrong is one clear line
 // and exit 1 (2 for a bad command line).
 func TestShopifyErrors(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	v3 := buildFunction(t, "shopify_functions_javy_v3", filepath.Join("testdata", "shopify", "shopify_function.js"))
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"cart": [1, 2`), 0o644))
@@ -219,7 +208,7 @@ func countFunction(t *testing.T, wasm []byte, countOnly bool, opts profiler.Opti
 	t.Helper()
 	var stdout bytes.Buffer
 	opts.CountOnly = countOnly
-	done, err := profiler.Execute(context.Background(), profiler.Job{Module: wasm, Plugins: []string{providersDir(t)}, Input: "testdata/shopify/input.json",
+	done, err := profiler.Execute(context.Background(), profiler.Job{Module: wasm, Plugins: []string{fixtures.ProvidersDir(t)}, Input: "testdata/shopify/input.json",
 		Guest:   runner.Options{Name: "function.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true},
 		Profile: opts, NeedProfile: true})
 	require.NoError(t, err)
@@ -293,7 +282,7 @@ func TestFuelEqualsPerInstruction(t *testing.T) {
 // (shopify_functions_javy_v4) — what moving provider costs, under the
 // cost model asked for, which compare names.
 func TestCompareProviders(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	args := func(extra ...string) []string {
 		return append(append([]string{"compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", "testdata/shopify/input.json",
 			"--plugin", filepath.Join(dir, "shopify_functions_javy_v3.wasm"), "--plugin", filepath.Join(dir, "shopify_functions_javy_v4.wasm")}, extra...),
@@ -327,7 +316,7 @@ func TestCompareProviders(t *testing.T) {
 // An input past 128 kB whose length loops past 11M instructions goes over
 // two limits, which the summary and the JSON flag.
 func TestWasmAPIFunction(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	module := filepath.Join("testdata", "wasm_api_v2.wasm")
 	wasm, err := os.ReadFile(module)
 	require.NoError(t, err)
@@ -386,7 +375,7 @@ func TestWasmAPIFunction(t *testing.T) {
 // an unprofiled one: what the meter reserves for its counters is not the
 // function's.
 func TestShopifyMemoryUnprofiled(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "shopify_function.js"))
 	memory := regexp.MustCompile(`Linear Memory Usage: \d+KB`)
 	var got []string
@@ -404,7 +393,7 @@ func TestShopifyMemoryUnprofiled(t *testing.T) {
 func buildStatic(t *testing.T, provider, src string) string {
 	t.Helper()
 	module := filepath.Join(t.TempDir(), "static.wasm")
-	got := jsprof(t, "", "build", "--plugin", filepath.Join(providersDir(t), provider+".wasm"), src, "-o", module)
+	got := jsprof(t, "", "build", "--plugin", filepath.Join(fixtures.ProvidersDir(t), provider+".wasm"), src, "-o", module)
 	require.Equal(t, 0, got.code, got.stderr)
 	return module
 }
@@ -417,7 +406,7 @@ func buildStatic(t *testing.T, provider, src string) string {
 // static build of an in-memory provider says so and runs through its own
 // initialize and finalize.
 func TestRunModes(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	src := filepath.Join(t.TempDir(), "echo.js")
 	require.NoError(t, os.WriteFile(src, []byte(`const b = new Uint8Array(4096); const n = Javy.IO.readSync(0, b);
 console.error("read " + n); Javy.IO.writeSync(1, b.subarray(0, n));`), 0o644))
@@ -469,7 +458,7 @@ func TestShopifyLinesInclusive(t *testing.T) {
 	src := filepath.Join("testdata", "shopify", "shopify_function.js")
 	module := buildFunction(t, "shopify_functions_javy_v4", src)
 	prof := filepath.Join(t.TempDir(), "function.pb.gz")
-	got := jsprof(t, "", "run", "-q", "--plugin", providersDir(t), "--input", "testdata/shopify/input.json", "-o", prof, module)
+	got := jsprof(t, "", "run", "-q", "--plugin", fixtures.ProvidersDir(t), "--input", "testdata/shopify/input.json", "-o", prof, module)
 	require.Equal(t, 0, got.code, got.stderr)
 	rep := jsprof(t, "", "report", "--by", "line", "--json", prof)
 	require.Equal(t, 0, rep.code, rep.stderr)
@@ -501,7 +490,7 @@ func TestShopifyLinesInclusive(t *testing.T) {
 // the same module does: both go through one pipeline (profiler.Execute).
 // Before it, compare's profiles had none of them.
 func TestCompareProfilesCarryRunFacts(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	out := t.TempDir()
 	v3, v4 := filepath.Join(dir, "shopify_functions_javy_v3.wasm"), filepath.Join(dir, "shopify_functions_javy_v4.wasm")
 	got := jsprof(t, "", "compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", "testdata/shopify/input.json",
@@ -565,7 +554,7 @@ func TestShopifySampleModeAsExact(t *testing.T) {
 	}
 	run := func(args ...string) doc {
 		path := filepath.Join(t.TempDir(), "report.json")
-		got := jsprof(t, "", append(append([]string{"run", "-q", "--deterministic", "--plugin", providersDir(t), "--input", "testdata/shopify/input.json", "--report-json", path}, args...), module)...)
+		got := jsprof(t, "", append(append([]string{"run", "-q", "--deterministic", "--plugin", fixtures.ProvidersDir(t), "--input", "testdata/shopify/input.json", "--report-json", path}, args...), module)...)
 		require.Equal(t, 0, got.code, got.stderr)
 		var d doc
 		require.NoError(t, json.Unmarshal([]byte(readFileText(t, path)), &d))

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/jsframes/report"
+	"github.com/jsprof/jsprof/internal/view/report"
 )
 
 // esbuild runs the pinned esbuild in dir.
@@ -112,7 +112,7 @@ func functionNamed(t *testing.T, doc reportDoc, name string) report.FunctionStat
 // tool pprof -list, the collapsed stacks and the HTML source view; a
 // stale map is refused in one line and the bundle's positions kept.
 func TestSourceMapShopifyTypeScript(t *testing.T) {
-	providers := providersDir(t)
+	providers := fixtures.ProvidersDir(t)
 	dir := shopifyProject(t, "linked")
 	t.Chdir(dir) // as a user runs it, from the app's directory
 	got := jsprof(t, "", "build", "--dynamic", "--plugin", filepath.Join(providers, "shopify_functions_javy_v4.wasm"), "dist/function.js", "-o", "dist/function.wasm")

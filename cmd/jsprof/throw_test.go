@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -79,7 +80,7 @@ func TestNoThrowWithoutATrap(t *testing.T) {
 // TestFunctionThrowIsReported: an in-memory provider tells the error in
 // the function's logs, not on stderr: the throw is reported all the same.
 func TestFunctionThrowIsReported(t *testing.T) {
-	dir := providersDir(t)
+	dir := fixtures.ProvidersDir(t)
 	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "throw.js"))
 	got := jsprof(t, "", "run", "--plugin", dir, "--input", filepath.Join("testdata", "shopify", "input.json"), module)
 	require.Equal(t, 134, got.code, got.stderr)

@@ -1,13 +1,3 @@
-// Package bctest gives the tests of packages bytecode and naming the real
-// engines and the programs they share: the two Javy plugins, the fixture
-// programs, their serialized bytecode kept in jsframes/bytecode/testdata/naming,
-// and metered runs of static modules built from them; and, for the
-// serialization formats of other releases, function-runner's providers,
-// npm quickjs-wasi's QuickJS-NG builds (wasi.go) and jsprof's own runner
-// around Bellard QuickJS 2021-03-27 (qjsrunner.go).
-//
-// It is imported by tests only, and does not import package bytecode, whose
-// own tests use it.
 package bctest
 
 import (
@@ -26,11 +16,12 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/dispatch"
-	"github.com/jsprof/jsprof/dispatch/natives"
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/internal/javy"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/internal/measure/costs"
+	"github.com/jsprof/jsprof/internal/measure/meter"
+	"github.com/jsprof/jsprof/internal/name/natives"
+	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -59,7 +50,7 @@ func testdataPath(dir string, elem ...string) string {
 	if !ok {
 		panic("bctest: cannot locate source directory")
 	}
-	base := filepath.Join(filepath.Dir(file), "..", "..", "jsframes", "bytecode", "testdata", dir)
+	base := filepath.Join(filepath.Dir(file), "..", "..", "internal", "name", "bytecode", "testdata", dir)
 	return filepath.Join(append([]string{base}, elem...)...)
 }
 
@@ -184,7 +175,7 @@ func (e *Engine) Compile(tb testing.TB, src []byte) []byte {
 type Run struct {
 	Static  *wasmcore.Module // the static module, as it was before instrumenting
 	Report  *dispatch.Report // its analysis
-	Results *meter.Results
+	Results *costs.Results
 	Memory  api.Memory // the instance's memory after the run
 	Stdout  string
 }
@@ -265,21 +256,8 @@ func runWASI(tb testing.TB, static *wasmcore.Module, r *dispatch.Report, wasm []
 // shopify_functions_javy_v4 (QuickJS-NG v0.15-v0.16, version 0x1a).
 var Providers = []string{"javy_quickjs_provider_v1", "shopify_functions_javy_v4"}
 
-// ProvidersDir is the folder of function-runner's providers, beside the
-// project (../shared/engines/function-runner); the test is skipped,
-// saying why, when it is absent. No registry serves them, so they are
-// never copied into the project.
-func ProvidersDir(tb testing.TB) string {
-	tb.Helper()
-	dir := filepath.Join(fixtures.Dir(), "..", "..", "shared", "engines", "function-runner")
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("function-runner's providers are not beside the project (%s): %v", dir, err)
-	}
-	return dir
-}
-
 // LoadProvider loads one of function-runner's providers as an engine.
 func LoadProvider(tb testing.TB, name string) *Engine {
 	tb.Helper()
-	return newEngine(tb, name, readFile(tb, filepath.Join(ProvidersDir(tb), name+".wasm")))
+	return newEngine(tb, name, readFile(tb, filepath.Join(fixtures.ProvidersDir(tb), name+".wasm")))
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/internal/measure/meter"
+	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 

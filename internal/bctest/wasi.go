@@ -12,7 +12,7 @@ import (
 
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 

@@ -11,10 +11,10 @@ import (
 
 	"github.com/tetratelabs/wazero"
 
-	"github.com/jsprof/jsprof/internal/javy"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes/report"
-	"github.com/jsprof/jsprof/jsframes/sourcemap"
+	"github.com/jsprof/jsprof/internal/name/sourcemap"
+	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 

@@ -7,9 +7,9 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 

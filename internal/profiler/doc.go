@@ -20,7 +20,7 @@
 //	            meter's state, then the detached program put back); the
 //	            measurement window is function-runner's, from the main
 //	            module's instantiation (BeforeMain) to its export's return
-//	run         internal/runner, under the job's limits and timeout; a
+//	run         internal/run/runner, under the job's limits and timeout; a
 //	            signal's cancellation stops the guest at the meter's
 //	            checkpoints; a damaged compilation cache is cleared and the
 //	            run done again

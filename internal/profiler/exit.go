@@ -7,8 +7,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/internal/measure/meter"
+	"github.com/jsprof/jsprof/internal/run/runner"
 )
 
 // Exit codes for runs that did not end by themselves.

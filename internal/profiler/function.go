@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/printable"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )

@@ -15,9 +15,9 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/internal/run/shopify"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/report"
 )
 
 // InputFiles lists the inputs paths name, in order: a file is itself, a

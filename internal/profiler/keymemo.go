@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/internal/measure/meter"
 )
 
 // A static module's prepared entry is found by a digest of the module

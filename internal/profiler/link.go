@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/jsprof/jsprof/internal/javy"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/internal/shopify"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/internal/measure/meter"
+	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/internal/shopify"
+	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 
 	"github.com/jsprof/jsprof/dispatch"
-	"github.com/jsprof/jsprof/dispatch/natives"
-	"github.com/jsprof/jsprof/jsframes/bytecode"
-	"github.com/jsprof/jsprof/jsframes/meter"
+	"github.com/jsprof/jsprof/internal/measure/meter"
+	"github.com/jsprof/jsprof/internal/name/bytecode"
+	"github.com/jsprof/jsprof/internal/name/natives"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 

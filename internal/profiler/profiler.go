@@ -15,17 +15,18 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/dispatch"
-	"github.com/jsprof/jsprof/dispatch/natives"
-	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/measure/costs"
+	"github.com/jsprof/jsprof/internal/measure/meter"
+	"github.com/jsprof/jsprof/internal/merge/stacks"
+	"github.com/jsprof/jsprof/internal/name/bytecode"
+	"github.com/jsprof/jsprof/internal/name/naming"
+	"github.com/jsprof/jsprof/internal/name/natives"
+	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/printable"
-	"github.com/jsprof/jsprof/internal/runner"
-	"github.com/jsprof/jsprof/jsframes/bytecode"
+	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/meter"
-	"github.com/jsprof/jsprof/jsframes/naming"
-	"github.com/jsprof/jsprof/jsframes/report"
-	"github.com/jsprof/jsprof/jsframes/sourcemap"
-	"github.com/jsprof/jsprof/jsframes/stacks"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -153,7 +154,7 @@ type Session struct {
 	// results collected right after the entry call, and the sampled
 	// profile of the window (sample mode).
 	startup   uint64
-	windowed  *meter.Results
+	windowed  *costs.Results
 	windowErr error
 	window    func(jsprofile.Meta, stacks.Identity) (*profile.Profile, error)
 	namer     *naming.Namer      // nil: functions named by address
@@ -591,7 +592,7 @@ func (s *Session) Configure(o *runner.Options) {
 				// Counted exactly, never sampled: its own sample, so that
 				// the total is exact mode's.
 				s.moduleCode.add(s.windowed)
-				s.sampler.AddBucket(meter.BucketModuleCode, s.moduleCode.counted())
+				s.sampler.AddBucket(costs.BucketModuleCode, s.moduleCode.counted())
 			}
 		}
 		return callErr
@@ -743,7 +744,7 @@ type Run struct {
 type Outcome struct {
 	Profile *profile.Profile
 	Tables  *report.Tables // nil with Run.ProfileOnly
-	Results *meter.Results // nil when the session counted only
+	Results *costs.Results // nil when the session counted only
 	// Warnings say what the profile lacks (unreadable counters, a run too
 	// short for a sample).
 	Warnings []error
@@ -761,7 +762,7 @@ type Outcome struct {
 // skipped or abandoned: functions keep their addresses, and the profile
 // is written at once. Counters the guest wrote over (meter.ErrTampered)
 // leave a profile that still adds up, with a warning: what they cannot
-// place is charged to meter.BucketTampered.
+// place is charged to costs.BucketTampered.
 func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	s.Finished()
 	if s.counting != nil {
@@ -774,7 +775,7 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 		if results, err = s.meter.Collect(); errors.Is(err, meter.ErrNotStarted) {
 			// Stopped in a start function, before the engine's own code:
 			// an empty profile says how the run ended.
-			results, err = &meter.Results{}, errors.New("the guest was stopped before its engine started: nothing was measured")
+			results, err = &costs.Results{}, errors.New("the guest was stopped before its engine started: nothing was measured")
 		} else if results == nil {
 			return nil, fmt.Errorf("collecting the measurements: %w", err)
 		}
@@ -878,7 +879,7 @@ func suggestedEvery(total uint64) uint64 {
 // data (naming.Namer.Check) and writes the outcome into meta, for the
 // profile's comments and the reports' marked rows; it returns the warning
 // to give when some function fails, nil otherwise.
-func (s *Session) selfCheck(results *meter.Results, id stacks.Identity, meta *jsprofile.Meta) error {
+func (s *Session) selfCheck(results *costs.Results, id stacks.Identity, meta *jsprofile.Meta) error {
 	failed, checked := s.namer.Check(results.Functions)
 	meta.Checked = checked
 	if len(failed) == 0 {
@@ -906,7 +907,7 @@ func (s *Session) selfCheck(results *meter.Results, id stacks.Identity, meta *js
 // once, and the Learn under way goes on, abandoned, with a namer nothing
 // uses any more. Learn's cost grows with the program, not only with the
 // measurements, so an interrupt while it runs must not wait for it.
-func learn(ctx context.Context, namer *naming.Namer, fs []meter.FunctionCost) bool {
+func learn(ctx context.Context, namer *naming.Namer, fs []costs.FunctionCost) bool {
 	if ctx.Err() != nil {
 		return false
 	}
@@ -1090,10 +1091,10 @@ type moduleCode struct {
 
 // add charges what the module's own code ran, from its instantiation
 // (its counter starts at 0 there, as function-runner's window does) to
-// the call's return, to meter.BucketModuleCode, on top of the meter's
+// the call's return, to costs.BucketModuleCode, on top of the meter's
 // results. A nil moduleCode (a static module) does nothing, as do its
 // other methods.
-func (c *moduleCode) add(res *meter.Results) {
+func (c *moduleCode) add(res *costs.Results) {
 	if c == nil || c.counter == nil {
 		return
 	}
@@ -1102,7 +1103,7 @@ func (c *moduleCode) add(res *meter.Results) {
 		return
 	}
 	res.TotalInstructions += c.count
-	res.Buckets = append(res.Buckets, meter.BucketCost{Name: meter.BucketModuleCode, Instructions: c.count})
+	res.Buckets = append(res.Buckets, costs.BucketCost{Name: costs.BucketModuleCode, Instructions: c.count})
 }
 
 // counted is what add added.

@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/runner"
+	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/meter"
-	"github.com/jsprof/jsprof/jsframes/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 

@@ -11,12 +11,12 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/jsprof/jsprof/internal/javy"
+	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/printable"
-	"github.com/jsprof/jsprof/jsframes/htmlview"
+	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/view/htmlview"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/jsframes/report"
-	"github.com/jsprof/jsprof/jsframes/sourcemap"
 )
 
 // Program is a program's JS as jsprof has it, to find and check its map.

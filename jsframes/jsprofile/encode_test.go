@@ -64,7 +64,7 @@ func TestEncodeMatchesPprof(t *testing.T) {
 	built, err := b.Profile()
 	require.NoError(t, err)
 	profiles["built"] = built
-	real, err := filepath.Glob("../internal/reporttest/testdata/real/*.pb.gz")
+	real, err := filepath.Glob("../../internal/view/reporttest/testdata/real/*.pb.gz")
 	require.NoError(t, err)
 	require.NotEmpty(t, real)
 	for _, path := range real {

@@ -1,0 +1,189 @@
+package htmlview
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/andybalholm/brotli"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/internal/view/report"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/wasmcore"
+)
+
+// emptyModule is the smallest Wasm module: the header.
+var emptyModule = []byte("\x00asm\x01\x00\x00\x00")
+
+func brotliOf(t *testing.T, text string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := brotli.NewWriterLevel(&b, brotli.BestCompression)
+	_, err := w.Write([]byte(text))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return b.Bytes()
+}
+
+func TestModuleSource(t *testing.T) {
+	const js = "function fib(n) {\n  return n < 2 ? n : fib(n - 1) + fib(n - 2);\n}\nconsole.log(fib(20));\n"
+	with := func(sections ...[2][]byte) []byte {
+		m := emptyModule
+		for _, s := range sections {
+			m = wasmcore.AppendCustomSection(m, string(s[0]), s[1])
+		}
+		return m
+	}
+	tests := []struct {
+		name     string
+		module   []byte
+		wantName string
+		wantText string
+		err      string
+	}{
+		{"Brotli, as the Javy CLI writes it", with([2][]byte{[]byte(JavySourceSection), brotliOf(t, js)}), "index.js", js, ""},
+		{"plain", with([2][]byte{[]byte(JavySourceSection), []byte(js)}), "index.js", js, ""},
+		{"named by jsprof build", with([2][]byte{[]byte("jsprof.source"), []byte("fib.js")}, [2][]byte{[]byte(JavySourceSection), brotliOf(t, js)}), "fib.js", js, ""},
+		{"no source, a name", with([2][]byte{[]byte("jsprof.source"), []byte("fib.js")}), "fib.js", "", "carries no JS source"},
+		{"no source", emptyModule, "index.js", "", "carries no JS source"},
+		{"neither Brotli nor text", with([2][]byte{[]byte(JavySourceSection), {0xff, 0xfe, 0x00, 0x81}}), "", "", "javy_source section: neither Brotli nor text"},
+		{"not a module", []byte("function f() {}"), "", "", "magic number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, err := ModuleSource(tt.module, "index.js")
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				assert.Equal(t, tt.wantName, src.Name)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantName, src.Name)
+			assert.Equal(t, tt.wantText, string(src.Text))
+			assert.Equal(t, JavySourceSection, src.From)
+		})
+	}
+}
+
+// linesProfile: JS functions in files, a cost per line.
+func linesTables(t *testing.T, costs map[string]map[int]int64) *report.Tables {
+	t.Helper()
+	var stacks []stackSpec
+	addr := uint32(0x100)
+	for file, lines := range costs {
+		addr += 0x100 // a function per file
+		for line, instr := range lines {
+			stacks = append(stacks, st(instr, jsprofile.JSFrame("f", file, 1, line, addr, uint32(line)), opf("add", 5)))
+		}
+	}
+	return report.New(buildProfile(t, jsprofile.ModeExact, stacks))
+}
+
+func TestMatchSources(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   []string // the profile's, heaviest first
+		sources []string
+		want    map[string]string
+		left    []string
+	}{
+		{"by base name", []string{"index.js", "lib/util.js"}, []string{"src/util.js", "./index.js"}, map[string]string{"index.js": "./index.js", "lib/util.js": "src/util.js"}, nil},
+		{"Javy's function.mjs takes the one source left", []string{"function.mjs"}, []string{"cart.js"}, map[string]string{"function.mjs": "cart.js"}, nil},
+		{"two left: no guess", []string{"function.mjs", "other.js"}, []string{"cart.js"}, map[string]string{}, []string{"cart.js"}},
+		{"unknown names are left", []string{"index.js"}, []string{"index.js", "nope.js"}, map[string]string{"index.js": "index.js"}, []string{"nope.js"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			costs := map[string]map[int]int64{}
+			for i, f := range tt.files {
+				costs[f] = map[int]int64{1: int64(100 - i)}
+			}
+			var srcs []SourceFile
+			for _, s := range tt.sources {
+				srcs = append(srcs, SourceFile{Name: s, Text: []byte("x"), From: "--source " + s})
+			}
+			matched, left := MatchSources(linesTables(t, costs), srcs)
+			got := map[string]string{}
+			for f, s := range matched {
+				got[f] = s.Name
+			}
+			assert.Equal(t, tt.want, got)
+			var leftNames []string
+			for _, s := range left {
+				leftNames = append(leftNames, s.Name)
+			}
+			assert.Equal(t, tt.left, leftNames)
+		})
+	}
+}
+
+func TestSourceViews(t *testing.T) {
+	var text strings.Builder
+	for i := 1; i <= 100; i++ {
+		fmt.Fprintf(&text, "line %d\n", i)
+	}
+	d := linesTables(t, map[string]map[int]int64{
+		"app.js":   {10: 300, 12: 100, 60: 600, 120: 5},
+		"other.js": {3: 50},
+	})
+	views, missing := sourceViews(d, map[string]SourceFile{"app.js": {Name: "app.js", Text: []byte(text.String()), From: "--source app.js"}})
+	assert.Equal(t, []string{"other.js"}, missing, "a file without source is named, not shown")
+	require.Len(t, views, 1)
+	v := views[0]
+	assert.Equal(t, "app.js", v.File)
+	assert.Equal(t, 60, v.Hottest)
+	assert.Equal(t, uint64(1005), v.Instructions)
+	assert.Equal(t, 101, v.LineCount, "100 lines and line 120, past the end")
+	type block struct {
+		cold        bool
+		first, last int
+	}
+	var got []block
+	for _, b := range v.Blocks {
+		got = append(got, block{b.Cold, b.Lines[0].N, b.Lines[len(b.Lines)-1].N})
+	}
+	assert.Equal(t, []block{{false, 1, 15}, {true, 16, 56}, {false, 57, 63}, {true, 64, 97}, {false, 98, 120}}, got,
+		"lines near costly ones shown, the rest folded; a short gap (1-6) shown")
+	line := func(n int) sourceLine {
+		for _, b := range v.Blocks {
+			for _, l := range b.Lines {
+				if l.N == n {
+					return l
+				}
+			}
+		}
+		t.Fatalf("no line %d", n)
+		return sourceLine{}
+	}
+	assert.Equal(t, "line 60", line(60).Text)
+	assert.Equal(t, uint64(600), line(60).Instructions)
+	assert.Equal(t, "background: hsl(8, 95%, 66%)", string(line(60).Heat), "the costliest line, deepest")
+	assert.Equal(t, "background: hsl(21, 95%, 74%)", string(line(10).Heat))
+	assert.Empty(t, line(11).Heat)
+	assert.Equal(t, "(past the end of the source given)", line(120).Text)
+}
+
+func TestSourceViewsLongFile(t *testing.T) {
+	var text strings.Builder
+	for i := 1; i <= sourceFullLines+1000; i++ {
+		fmt.Fprintf(&text, "x%d\n", i)
+	}
+	text.WriteString(strings.Repeat("y", 3*sourceLineChars) + "\n")
+	long := sourceFullLines + 1001
+	d := linesTables(t, map[string]map[int]int64{"big.js": {100: 10, long: 1}})
+	views, _ := sourceViews(d, map[string]SourceFile{"big.js": {Name: "big.js", Text: []byte(text.String())}})
+	require.Len(t, views, 1)
+	var shown, omitted int
+	for _, b := range views[0].Blocks {
+		shown += len(b.Lines)
+		omitted += b.Omitted
+	}
+	assert.Equal(t, 2*(2*sourceContext+1)-sourceContext, shown, "a long file keeps only the lines near its costly ones")
+	assert.Equal(t, long-shown, omitted)
+	last := views[0].Blocks[len(views[0].Blocks)-1].Lines
+	assert.Equal(t, strings.Repeat("y", sourceLineChars)+" …", last[len(last)-1].Text, "long lines are cut")
+}
