@@ -140,6 +140,9 @@ func ExactFloat(f float64) string {
 // Uint writes n exactly, for CSV.
 func Uint(n uint64) string { return strconv.FormatUint(n, 10) }
 
+// Int writes n exactly, for CSV.
+func Int(n int64) string { return strconv.FormatInt(n, 10) }
+
 // WriteCSV writes rows to w as CSV, the form of every view's --csv.
 func WriteCSV(w io.Writer, rows [][]string) error {
 	return csv.NewWriter(w).WriteAll(rows)

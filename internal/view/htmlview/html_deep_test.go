@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/internal/view/reporttest"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
