@@ -8,6 +8,9 @@
 // jsprof's implementation, under internal/, one folder a stage, in the
 // order data flows through them:
 //
+//   - internal/run: running modules under wazero (runner), Shopify
+//     Functions as function-runner runs them (shopify), building Javy
+//     modules (javy);
 //   - internal/measure: the exact accounting injected into the module and
 //     its wazero host side (meter), and the results as data (costs);
 //   - internal/name: the engine's native functions (natives), QuickJS's

@@ -9,13 +9,16 @@
 // runs (MVP, sign extension, saturating truncation, bulk memory, reference
 // types, multi-value, SIMD including relaxed SIMD, tail calls) plus threads
 // atomics and legacy exception handling for robustness, rewriting (types,
-// functions, imports with renumbering, globals, exports, body splicing) and
-// symbolization from the name section and DWARF; and the one rewrite that
+// functions, imports with renumbering, globals, exports, body splicing),
+// symbolization from the name section and DWARF, a program detached from
+// its engine (Module.DetachSegment: a passive data segment taken out of
+// the code, for the host to write before the module runs), the bounds a
+// module must keep to be compiled (CheckBounds), and the one rewrite that
 // every profile rests on, the instruction counter (CountInstructions:
-// docs/instruction-counting.md), a transformation of any module's code that
-// needs the format's control flow and nothing else. It knows nothing about
-// JavaScript or QuickJS: those packages interpret modules through this one,
-// so that the format's details live in one place.
+// docs/instruction-counting.md), a transformation of any module's code
+// that needs the format's control flow and nothing else. It knows nothing
+// about JavaScript or QuickJS: those packages interpret modules through
+// this one, so that the format's details live in one place.
 //
 // It must not import other jsprof packages (its tests may use fixtures):
 // everything else depends on it, and a cycle or a dependency on engine

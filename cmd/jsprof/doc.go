@@ -21,13 +21,14 @@
 // internal/profiler (the run pipeline: reading, linking, a function's
 // I/O, limits, the timeout, finishing; several inputs run and merged;
 // a program's source map found and checked, and applied to a saved
-// profile), internal/run/runner (running modules,
-// the compilation cache), internal/cli (flag sets, usage errors, colour),
-// internal/outfile (writing a file atomically),
-// internal/run/javy (building them), internal/run/shopify (Shopify providers,
-// codecs and I/O protocols), dispatch (analyze), jsframes/jsprofile (the
-// profile format), internal/name/sourcemap (a bundle's source map: read,
-// checked and applied; the command says why one is not used),
-// internal/view/report (the tables and their text, CSV and JSON views), internal/view/diff (two profiles compared) and internal/view/htmlview
-// (the HTML pages).
+// profile: the command says why one is not used), internal/run/runner
+// (running modules, the compilation cache), internal/run/javy (building
+// them), internal/run/shopify (Shopify providers, codecs and I/O
+// protocols), internal/cli (flag sets, usage errors, colour, signals),
+// internal/outfile (writing a file atomically), internal/printable (text
+// from a module or profile made safe to print), dispatch (analyze),
+// wasmcore (decoding what analyze and build read), jsframes/jsprofile
+// (the profile format), internal/view/report (the tables and their text,
+// CSV and JSON views), internal/view/diff (two profiles compared) and
+// internal/view/htmlview (the HTML pages).
 package main

@@ -44,7 +44,7 @@
 // a warning for the caller to say, never as wrong positions;
 // CompileErrorAt names a build's compile error after the original file.
 //
-// Several inputs (inputs.go): PrepareJob prepares the module once and
+// Several inputs (pipeline.go, inputs.go): PrepareJob prepares the module once and
 // Prepared.RunSeveral runs it on each input in an instance of its own, in
 // parallel, with their table's facts, their merged profile and the exit
 // code of the first input that failed.

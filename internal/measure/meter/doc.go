@@ -21,15 +21,15 @@
 // sees a memory of its own size (memview.go: its memory.size and
 // memory.grow read and move a global), so that its own growth lands right
 // after its heap, as in an unprofiled run, and its allocator runs the same
-// instructions. The host reads the counters back into Results when the
-// guest ends.
+// instructions. The host reads the counters back into costs.Results when
+// the guest ends.
 // The guest can write there too (wazero has no memory the injected code
 // could update cheaply and the guest could not address), so nothing read
 // back is trusted (collect.go): each block is checked against what the host
 // made (address, base, limit, a check word), each count against the
 // instruction counter (a global the guest's code cannot name), and the
 // parts must add up to it. What fails is left out and reported as
-// ErrTampered, what it counted charged to BucketTampered so that the
+// ErrTampered, what it counted charged to costs.BucketTampered so that the
 // results still add up; allocation follows what the host made, never a
 // size read from the guest; the lookups and host loops over guest-kept
 // tables are bounded, so a guest that fills them cannot hang the run. A
@@ -43,8 +43,8 @@
 // about an address it knows, it checks that the buffer still holds the
 // function it saw there (length, function-bytecode object, bytes); if
 // not, the old function is retired (its keys leave the address table) and
-// the new one counted apart (FunctionCost.Generation). Each pc's slot also
-// records the opcode the interpreter dispatched there (PCCost.Dispatched,
+// the new one counted apart (costs.FunctionCost.Generation). Each pc's slot also
+// records the opcode the interpreter dispatched there (costs.PCCost.Dispatched,
 // one store per dispatch), which names the pc's opcode and lets package
 // naming check the measurement against the code.
 //
@@ -62,8 +62,8 @@
 // Exact mode can also take Wasm stacks (Options.WasmStacks): at each new
 // calling context and every so often, the host walks the Wasm stack from a
 // listened-to function and files it under the exact slot being charged
-// then (Results.WasmSplits), for the profile's Wasm frames; the counting is
-// unchanged (wasmstacks.go). The listened-to functions are empty, in a
+// then (costs.Results.WasmSplits), for the profile's Wasm frames; the
+// counting is unchanged (wasmstacks.go). The listened-to functions are empty, in a
 // small module of their own (ListenedModule, which Link instantiates):
 // wazero compiles listener trampolines for every function type of a module
 // that has one, and the engine's module then has none. Its listeners hold
@@ -80,10 +80,11 @@
 // walks the Wasm stack and names the activations' functions from their
 // function objects.
 //
-// meter names JS functions by their bytecode address only; package naming turns
-// addresses into names and lines. It does not run modules: the caller links
-// Host, calls the guest with Meter.Context's context, and calls Start and
-// Collect around its own run.
+// meter names JS functions by their bytecode address only; package naming
+// turns addresses into names and lines. It does not run modules: the
+// caller links the meter's host modules (Meter.Link, through
+// runner.Options.Link), calls the guest with Meter.Context's context, and
+// calls Start and Collect around its own run.
 //
 // The results' types are package costs's (internal/measure/costs), the
 // data alone, which naming and stacks read without importing wazero.

@@ -9,5 +9,10 @@
 // compile_src, invoke with a nullable name) and the oldest provider
 // (javy_quickjs_provider_v2: no initialize export, eval_bytecode).
 //
-// It edits modules only through wasmcore and runs them only through runner.
+// It owns the program's JS carried in a module: the javy_source section
+// (EmbedSource, ReadSource) and jsprof.source (NameSource, SourceOf), in
+// source.go.
+//
+// It edits modules only through wasmcore and runs them only through
+// runner's sessions (calling their exports with wazero's api).
 package javy
