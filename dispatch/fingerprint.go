@@ -39,14 +39,14 @@ func (c *catalog) findInfoRuns(img *memImage) []infoRun {
 	type span struct{ lo, hi uint64 }
 	var spans4 []span
 	for _, stride := range []int{4, 8} {
-		for _, ch := range img.chunks {
-			data := ch.data
+		for _, ch := range img.Chunks {
+			data := ch.Data
 			for phase := 0; phase < stride; phase++ {
 				start, n := -1, 0
 				flush := func(end int) {
 					if n >= minRunRecords && n <= maxRunRecords {
-						lo := ch.base + uint64(start)
-						hi := ch.base + uint64(end)
+						lo := ch.Base + uint64(start)
+						hi := ch.Base + uint64(end)
 						covered := false
 						if stride == 8 {
 							for _, s := range spans4 {

@@ -175,7 +175,7 @@ func TestMemImage(t *testing.T) {
 		{Mode: wasmcore.DataPassive, Init: []byte{1, 1, 1, 1, 1, 1}},               // not in memory
 		{Offset: wasmcore.ConstExpr{Code: []byte{0x23, 0, 0x0B}}, Init: []byte{1}}, // global.get: unknown
 	})
-	require.Len(t, img.chunks, 2)
+	require.Len(t, img.Chunks, 2)
 	v, ok := img.readUint(16, 4)
 	assert.True(t, ok)
 	assert.Equal(t, uint64(0x04090201), v)

@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"encoding/binary"
-	"sort"
 
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -14,12 +13,7 @@ import (
 // so that tables split by a snapshotter at runs of zero bytes read back
 // whole.
 type memImage struct {
-	chunks []memChunk // sorted by base, non-overlapping
-}
-
-type memChunk struct {
-	base uint64
-	data []byte
+	wasmcore.MemoryImage
 }
 
 const chunkGap = 64
@@ -32,35 +26,19 @@ const chunkPad = 8
 const maxImage = 256 << 20
 
 func newMemImage(segs []wasmcore.DataSegment) memImage {
-	var img memImage
-	for _, c := range wasmcore.NewMemoryImage(segs, chunkGap+chunkPad, chunkPad, maxImage).Chunks {
-		img.chunks = append(img.chunks, memChunk{base: c.Base, data: c.Data})
-	}
-	return img
-}
-
-// chunkAt returns the chunk holding addr.
-func (m *memImage) chunkAt(addr uint64) (memChunk, bool) {
-	i := sort.Search(len(m.chunks), func(i int) bool {
-		c := m.chunks[i]
-		return c.base+uint64(len(c.data)) > addr
-	})
-	if i < len(m.chunks) && m.chunks[i].base <= addr {
-		return m.chunks[i], true
-	}
-	return memChunk{}, false
+	return memImage{wasmcore.NewMemoryImage(segs, chunkGap+chunkPad, chunkPad, maxImage)}
 }
 
 // read returns n bytes at addr; known is false when some of them lie outside
 // every data segment (they read as zero, as in a fresh memory, but nothing
 // says the program did not change them before use).
 func (m *memImage) read(addr uint64, n int) (b []byte, known bool) {
-	c, ok := m.chunkAt(addr)
-	if !ok || addr-c.base+uint64(n) > uint64(len(c.data)) {
+	c, ok := m.ChunkAt(addr)
+	if !ok || addr-c.Base+uint64(n) > uint64(len(c.Data)) {
 		return make([]byte, n), false
 	}
-	off := addr - c.base
-	return c.data[off : off+uint64(n)], true
+	off := addr - c.Base
+	return c.Data[off : off+uint64(n)], true
 }
 
 // readUint reads a little-endian unsigned integer of width 1, 2, 4 or 8.
@@ -81,11 +59,11 @@ func (m *memImage) readUint(addr uint64, width int) (uint64, bool) {
 
 // cstring reads a NUL-terminated string of at most maxLen bytes at addr.
 func (m *memImage) cstring(addr uint64, maxLen int) (string, bool) {
-	c, ok := m.chunkAt(addr)
+	c, ok := m.ChunkAt(addr)
 	if !ok {
 		return "", false
 	}
-	data := c.data[addr-c.base:]
+	data := c.Data[addr-c.Base:]
 	for i := 0; i < len(data) && i <= maxLen; i++ {
 		if data[i] == 0 {
 			return string(data[:i]), true

@@ -73,15 +73,16 @@ func NewMemoryImage(segs []DataSegment, gap, pad, limit uint64) MemoryImage {
 	}
 	sort.SliceStable(ss, func(a, b int) bool { return ss[a].order < ss[b].order })
 	for _, s := range ss {
-		if c, ok := img.chunkOf(s.lo); ok {
+		if c, ok := img.ChunkAt(s.lo); ok {
 			copy(c.Data[s.lo-c.Base:], s.init)
 		}
 	}
 	return img
 }
 
-// chunkOf returns the chunk holding addr.
-func (img MemoryImage) chunkOf(addr uint64) (MemoryChunk, bool) {
+// ChunkAt returns the chunk holding addr, the one lookup every reader of
+// an image makes.
+func (img MemoryImage) ChunkAt(addr uint64) (MemoryChunk, bool) {
 	i := sort.Search(len(img.Chunks), func(i int) bool {
 		c := img.Chunks[i]
 		return c.Base+uint64(len(c.Data)) > addr

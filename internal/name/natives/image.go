@@ -1,8 +1,6 @@
 package natives
 
 import (
-	"sort"
-
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -15,12 +13,7 @@ import (
 // memory.init of a passive segment, or the code itself, may overwrite
 // some of it at run time; read-only data is not written.)
 type image struct {
-	chunks []chunk // sorted by base, non-overlapping
-}
-
-type chunk struct {
-	base uint32
-	data []byte
+	wasmcore.MemoryImage
 }
 
 // mergeGap bounds the zero bytes filled between two segments; it also
@@ -34,23 +27,7 @@ const mergeGap = 64
 const tailPad = entrySize
 
 func newImage(m *wasmcore.Module) image {
-	var img image
-	for _, c := range wasmcore.NewMemoryImage(m.Data, mergeGap, tailPad, 0).Chunks {
-		img.chunks = append(img.chunks, chunk{base: uint32(c.Base), data: c.Data})
-	}
-	return img
-}
-
-// chunkIndex returns the index of the chunk holding addr, or -1.
-func (img *image) chunkIndex(addr uint32) int {
-	i := sort.Search(len(img.chunks), func(i int) bool {
-		c := &img.chunks[i]
-		return uint64(c.base)+uint64(len(c.data)) > uint64(addr)
-	})
-	if i < len(img.chunks) && img.chunks[i].base <= addr {
-		return i
-	}
-	return -1
+	return image{wasmcore.NewMemoryImage(m.Data, mergeGap, tailPad, 0)}
 }
 
 // mapped reports whether [addr, addr+n) lies between the first segment's
@@ -58,11 +35,11 @@ func (img *image) chunkIndex(addr uint32) int {
 // there that no segment gives are zero, as in a fresh memory; pointers
 // outside it point at nothing the module's data describes.
 func (img *image) mapped(addr uint32, n int) bool {
-	if len(img.chunks) == 0 {
+	if len(img.Chunks) == 0 {
 		return false
 	}
-	last := &img.chunks[len(img.chunks)-1]
-	return addr >= img.chunks[0].base && uint64(addr)+uint64(n) <= uint64(last.base)+uint64(len(last.data))
+	last := &img.Chunks[len(img.Chunks)-1]
+	return uint64(addr) >= img.Chunks[0].Base && uint64(addr)+uint64(n) <= last.Base+uint64(len(last.Data))
 }
 
 // bytes returns the n bytes at addr (n ≤ len(buf)), or nil when they are
@@ -72,17 +49,17 @@ func (img *image) bytes(addr uint32, n int, buf []byte) []byte {
 	if !img.mapped(addr, n) {
 		return nil
 	}
-	if i := img.chunkIndex(addr); i >= 0 {
-		c := &img.chunks[i]
-		if off := uint64(addr - c.base); off+uint64(n) <= uint64(len(c.data)) {
-			return c.data[off : off+uint64(n)]
+	if c, ok := img.ChunkAt(uint64(addr)); ok {
+		if off := uint64(addr) - c.Base; off+uint64(n) <= uint64(len(c.Data)) {
+			return c.Data[off : off+uint64(n)]
 		}
 	}
 	out := buf[:n]
 	for k := range out {
 		out[k] = 0
-		if i := img.chunkIndex(addr + uint32(k)); i >= 0 {
-			out[k] = img.chunks[i].data[addr+uint32(k)-img.chunks[i].base]
+		a := uint64(addr) + uint64(k)
+		if c, ok := img.ChunkAt(a); ok {
+			out[k] = c.Data[a-c.Base]
 		}
 	}
 	return out
@@ -95,12 +72,11 @@ func (img *image) cstring(addr uint32, maxLen int) (string, bool) {
 	if !img.mapped(addr, 1) {
 		return "", false
 	}
-	i := img.chunkIndex(addr)
-	if i < 0 {
+	c, ok := img.ChunkAt(uint64(addr))
+	if !ok {
 		return "", true
 	}
-	c := &img.chunks[i]
-	d := c.data[addr-c.base:]
+	d := c.Data[uint64(addr)-c.Base:]
 	for j := 0; j <= maxLen; j++ {
 		if j == len(d) {
 			// The chunk ends: the bytes after it are zero.

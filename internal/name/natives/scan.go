@@ -18,10 +18,10 @@ type run struct {
 func (s *scanner) findRuns() []run {
 	var runs []run
 	var next uint64 // addresses below it are scanned or inside a run
-	for ci := range s.img.chunks {
-		c := &s.img.chunks[ci]
-		end := uint64(c.base) + uint64(len(c.data))
-		a := max(next, (uint64(c.base)+1-min(uint64(c.base)+1, entrySize)+7)&^7)
+	for ci := range s.img.Chunks {
+		c := &s.img.Chunks[ci]
+		end := c.Base + uint64(len(c.Data))
+		a := max(next, (c.Base+1-min(c.Base+1, entrySize)+7)&^7)
 		for ; a < end; a += 8 {
 			e, ok := s.decodeEntry(uint32(a))
 			if !ok {
