@@ -2,11 +2,13 @@ package dispatch
 
 import (
 	"debug/dwarf"
+	"slices"
 
 	"fmt"
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"sort"
 	"strings"
+
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -150,7 +152,7 @@ func (an *analyzer) identifyEngine(dwarfNames []string) Engine {
 		if e.Match == MatchNone {
 			var variants []*tableVariant
 			for _, v := range an.cat.variants {
-				if equalStrings(v.opNames, dwarfNames) {
+				if slices.Equal(v.opNames, dwarfNames) {
 					variants = append(variants, v)
 				}
 			}
@@ -160,7 +162,7 @@ func (an *analyzer) identifyEngine(dwarfNames []string) Engine {
 				e.Tables, e.Releases, e.Family = tableRefs(variants)
 				ev("its opcode names equal table %s", joinIDs(variants))
 			}
-		} else if !equalStrings(e.OpcodeNames, dwarfNames) {
+		} else if !slices.Equal(e.OpcodeNames, dwarfNames) {
 			ev("DWARF OPCodeEnum names differ from the opcode_info[] match; using DWARF's")
 			e.UncertainOpcodes = e.UncertainOpcodes[:0]
 			e.OpcodeCount = len(dwarfNames)
@@ -179,18 +181,6 @@ func (an *analyzer) identifyEngine(dwarfNames []string) Engine {
 }
 
 func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 func joinIDs(vs []*tableVariant) string {
 	var ids []string

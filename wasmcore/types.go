@@ -3,6 +3,7 @@ package wasmcore
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // ValType is a value type (numeric, vector or reference), as encoded in the
@@ -55,23 +56,11 @@ type FuncType struct{ Params, Results []ValType }
 
 // Equal reports whether two signatures are identical.
 func (ft FuncType) Equal(o FuncType) bool {
-	return equalValTypes(ft.Params, o.Params) && equalValTypes(ft.Results, o.Results)
+	return slices.Equal(ft.Params, o.Params) && slices.Equal(ft.Results, o.Results)
 }
 
 func (ft FuncType) String() string {
 	return fmt.Sprintf("%v -> %v", ft.Params, ft.Results)
-}
-
-func equalValTypes(a, b []ValType) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // ExternKind is the kind of an import or export.

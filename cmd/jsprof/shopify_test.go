@@ -45,27 +45,32 @@ func buildFunction(t *testing.T, provider, src string) string {
 // before and after the call, counted apart from the total.
 func TestShopifyProviders(t *testing.T) {
 	dir := fixtures.ProvidersDir(t)
+	shopifyFunction := filepath.Join("testdata", "shopify", "shopify_function.js")
+	// The project's one function for the JSON providers: it reads its
+	// input with Javy.IO, computes fib(15), writes its output and logs.
+	javyIO := fixtures.Path("shopify", "javy_io.js")
+	const wantJavyIOOutput = `{"hello":"world output","total":5,"ids":["gid://shopify/ProductVariant/1","gid://shopify/ProductVariant/2"],"fib":610}` + "\n"
 	tests := []struct {
-		provider, js, codec string
+		provider, js, codec, output string
 		// inMemory: the provider's initialize and finalize run outside
 		// the call; WASI providers run nothing there.
 		inMemory bool
 	}{
-		{"javy_quickjs_provider_v1", "javy_io.js", "json", false},
-		{"javy_quickjs_provider_v2", "javy_io.js", "json", false},
-		{"javy_quickjs_provider_v3", "javy_io.js", "json", false},
-		{"shopify_functions_javy_v1", "javy_io.js", "json", false},
-		{"shopify_functions_javy_v2", "shopify_function.js", "messagepack", false},
-		{"shopify_functions_javy_v3", "shopify_function.js", "messagepack", true},
-		{"shopify_functions_javy_v4", "shopify_function.js", "messagepack", true},
+		{"javy_quickjs_provider_v1", javyIO, "json", wantJavyIOOutput, false},
+		{"javy_quickjs_provider_v2", javyIO, "json", wantJavyIOOutput, false},
+		{"javy_quickjs_provider_v3", javyIO, "json", wantJavyIOOutput, false},
+		{"shopify_functions_javy_v1", javyIO, "json", wantJavyIOOutput, false},
+		{"shopify_functions_javy_v2", shopifyFunction, "messagepack", wantOutput, false},
+		{"shopify_functions_javy_v3", shopifyFunction, "messagepack", wantOutput, true},
+		{"shopify_functions_javy_v4", shopifyFunction, "messagepack", wantOutput, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.provider, func(t *testing.T) {
-			module := buildFunction(t, tt.provider, filepath.Join("testdata", "shopify", tt.js))
+			module := buildFunction(t, tt.provider, tt.js)
 			doc := filepath.Join(t.TempDir(), "report.json")
 			got := jsprof(t, "", "run", "-q", "--plugin", dir, "--input", "testdata/shopify/input.json", "--report-json", doc, module)
 			require.Equal(t, 0, got.code, got.stderr)
-			assert.Equal(t, wantOutput, got.stdout)
+			assert.Equal(t, tt.output, got.stdout)
 			assert.Contains(t, got.stderr, "lines: 2")
 			assert.Contains(t, got.stderr, "jsprof: _start ("+tt.provider+", "+tt.codec+"): Instructions: ")
 			assert.Contains(t, got.stderr, "(fuel) of 11M; Linear Memory Usage: ")

@@ -90,19 +90,22 @@ func ReadReleaseSpecFile(tb testing.TB, release string) SpecFile {
 
 func readSpecFile(tb testing.TB, path string) SpecFile {
 	tb.Helper()
+	var sf SpecFile
+	require.NoError(tb, json.Unmarshal(readFile(tb, path), &sf))
+	return sf
+}
+
+func readFile(tb testing.TB, path string) []byte {
+	tb.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(tb, err)
-	var sf SpecFile
-	require.NoError(tb, json.Unmarshal(b, &sf))
-	return sf
+	return b
 }
 
 // Bytecode returns a fixture program's bytecode kept in testdata.
 func Bytecode(tb testing.TB, engine, program string) []byte {
 	tb.Helper()
-	b, err := os.ReadFile(Path(engine + "-" + program + ".bc"))
-	require.NoError(tb, err)
-	return b
+	return readFile(tb, Path(engine+"-"+program+".bc"))
 }
 
 // Releases returns the releases whose golden bytecode testdata keeps,
@@ -122,9 +125,7 @@ func Releases(tb testing.TB) []string {
 // ReleaseBytecode returns a program's golden bytecode as a release wrote it.
 func ReleaseBytecode(tb testing.TB, release, program string) []byte {
 	tb.Helper()
-	b, err := os.ReadFile(ReleasesPath(release + "-" + program + ".bc"))
-	require.NoError(tb, err)
-	return b
+	return readFile(tb, ReleasesPath(release+"-"+program+".bc"))
 }
 
 // Engine is a real Javy plugin, decoded and analysed.
@@ -140,14 +141,26 @@ type Engine struct {
 // LoadEngine loads a pinned engine (fixtures/engines).
 func LoadEngine(tb testing.TB, name string) *Engine {
 	tb.Helper()
-	wasm := fixtures.EngineBytes(tb, name)
-	m, err := wasmcore.Decode(wasm)
-	require.NoError(tb, err)
+	return newEngine(tb, name, fixtures.EngineBytes(tb, name))
+}
+
+// newEngine decodes and analyses a Javy plugin or provider.
+func newEngine(tb testing.TB, name string, wasm []byte) *Engine {
+	tb.Helper()
+	m, r := analyze(tb, wasm)
 	p, err := javy.Inspect(m)
+	require.NoError(tb, err)
+	return &Engine{Name: name, Wasm: wasm, Module: m, Plugin: p, Report: r, Cache: fixtures.CompilationCache(tb)}
+}
+
+// analyze decodes a module and finds its dispatch.
+func analyze(tb testing.TB, wasm []byte) (*wasmcore.Module, *dispatch.Report) {
+	tb.Helper()
+	m, err := wasmcore.Decode(wasm)
 	require.NoError(tb, err)
 	r, err := dispatch.Analyze(context.Background(), m)
 	require.NoError(tb, err)
-	return &Engine{Name: name, Wasm: wasm, Module: m, Plugin: p, Report: r, Cache: fixtures.CompilationCache(tb)}
+	return m, r
 }
 
 // Compile returns the serialized bytecode the plugin makes of src.
@@ -184,16 +197,10 @@ func (e *Engine) RunMeteredNatives(tb testing.TB, src []byte) *Run {
 
 func (e *Engine) runMetered(tb testing.TB, src []byte, withNatives bool) *Run {
 	tb.Helper()
-	ctx := context.Background()
-	static, err := javy.BuildStatic(ctx, e.Wasm, e.Plugin, e.Compile(tb, src), e.Cache)
+	static, err := javy.BuildStatic(context.Background(), e.Wasm, e.Plugin, e.Compile(tb, src), e.Cache)
 	require.NoError(tb, err)
-	m, err := wasmcore.Decode(static)
-	require.NoError(tb, err)
-	r, err := dispatch.Analyze(ctx, m)
-	require.NoError(tb, err)
+	m, r := analyze(tb, static)
 	require.NotNil(tb, r.Dispatch, r.Reason)
-	rewritten, err := wasmcore.Decode(static)
-	require.NoError(tb, err)
 	var opts meter.Options
 	if withNatives {
 		c, err := natives.FindCFunctionCalls(m, r)
@@ -205,26 +212,43 @@ func (e *Engine) runMetered(tb testing.TB, src []byte, withNatives bool) *Run {
 			}
 		}
 	}
+	out, mt := instrument(tb, static, r, opts)
+	return runWASI(tb, m, r, out, mt, runner.Options{Name: "fixture.wasm", Cache: e.Cache})
+}
+
+// instrument rewrites wasm with the meter as jsprof run does, for the
+// dispatch r found in it, and returns the rewritten module and its meter.
+func instrument(tb testing.TB, wasm []byte, r *dispatch.Report, opts meter.Options) ([]byte, *meter.Meter) {
+	tb.Helper()
+	require.NotNil(tb, r.Dispatch, r.Reason)
+	rewritten, err := wasmcore.Decode(wasm)
+	require.NoError(tb, err)
 	plan, err := meter.Instrument(rewritten, r.Dispatch, opts)
 	require.NoError(tb, err)
 	out, err := rewritten.Encode()
 	require.NoError(tb, err)
-	mt := meter.New(plan)
+	return out, meter.New(plan)
+}
+
+// runWASI runs wasm, which instrument rewrote from static, as a WASI
+// command with its meter, deterministically, and returns the run; the
+// command must exit 0.
+func runWASI(tb testing.TB, static *wasmcore.Module, r *dispatch.Report, wasm []byte, mt *meter.Meter, opts runner.Options) *Run {
+	tb.Helper()
 	var stdout, stderr bytes.Buffer
 	var inst api.Module
-	res, err := runner.Run(ctx, out, runner.Options{
-		Name: "fixture.wasm", Stdout: &stdout, Stderr: &stderr, Cache: e.Cache, Deterministic: true,
-		Link: mt.Link, Context: mt.Context,
-		Instantiated: func(ctx context.Context, mod api.Module) error {
-			inst = mod
-			return mt.Start(ctx, mod)
-		},
-	})
+	opts.Stdout, opts.Stderr, opts.Deterministic = &stdout, &stderr, true
+	opts.Link, opts.Context = mt.Link, mt.Context
+	opts.Instantiated = func(ctx context.Context, mod api.Module) error {
+		inst = mod
+		return mt.Start(ctx, mod)
+	}
+	res, err := runner.Run(context.Background(), wasm, opts)
 	require.NoError(tb, err)
-	require.Zero(tb, res.ExitCode, "stderr: %s", stderr.String())
+	require.Zero(tb, res.ExitCode, "stderr: %s; trap: %v", stderr.String(), res.Trap)
 	results, err := mt.Collect()
 	require.NoError(tb, err)
-	return &Run{Static: m, Report: r, Results: results, Memory: inst.Memory(), Stdout: stdout.String()}
+	return &Run{Static: static, Report: r, Results: results, Memory: inst.Memory(), Stdout: stdout.String()}
 }
 
 // Providers are Shopify function-runner's providers read by the format
@@ -235,13 +259,5 @@ var Providers = []string{"javy_quickjs_provider_v1", "shopify_functions_javy_v4"
 // LoadProvider loads one of function-runner's providers as an engine.
 func LoadProvider(tb testing.TB, name string) *Engine {
 	tb.Helper()
-	wasm, err := os.ReadFile(filepath.Join(fixtures.ProvidersDir(tb), name+".wasm"))
-	require.NoError(tb, err)
-	m, err := wasmcore.Decode(wasm)
-	require.NoError(tb, err)
-	p, err := javy.Inspect(m)
-	require.NoError(tb, err)
-	r, err := dispatch.Analyze(context.Background(), m)
-	require.NoError(tb, err)
-	return &Engine{Name: name, Wasm: wasm, Module: m, Plugin: p, Report: r, Cache: fixtures.CompilationCache(tb)}
+	return newEngine(tb, name, readFile(tb, filepath.Join(fixtures.ProvidersDir(tb), name+".wasm")))
 }

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/fixtures"
@@ -50,12 +48,8 @@ func LoadQJSRunner(tb testing.TB) *QJSRunner {
 		tb.Skipf("qjsrunner cannot be built here: %s", bytes.TrimSpace(qjsBuildOut))
 	}
 	require.NoError(tb, qjsBuildErr, "%s", qjsBuildOut)
-	wasm, err := os.ReadFile(filepath.Join(fixtures.CacheDir(), "qjsrunner-2021-03-27.wasm"))
-	require.NoError(tb, err)
-	m, err := wasmcore.Decode(wasm)
-	require.NoError(tb, err)
-	r, err := dispatch.Analyze(context.Background(), m)
-	require.NoError(tb, err)
+	wasm := readFile(tb, filepath.Join(fixtures.CacheDir(), "qjsrunner-2021-03-27.wasm"))
+	m, r := analyze(tb, wasm)
 	return &QJSRunner{Name: "qjsrunner-2021-03-27", Wasm: wasm, Module: m, Report: r}
 }
 
@@ -75,29 +69,8 @@ func (q *QJSRunner) Compile(tb testing.TB, src []byte) []byte {
 // RunMetered runs bytecode (Compile's) with the runner under the meter.
 func (q *QJSRunner) RunMetered(tb testing.TB, bc []byte) *Run {
 	tb.Helper()
-	ctx := context.Background()
-	require.NotNil(tb, q.Report.Dispatch, q.Report.Reason)
-	rewritten, err := wasmcore.Decode(q.Wasm)
-	require.NoError(tb, err)
-	plan, err := meter.Instrument(rewritten, q.Report.Dispatch, meter.Options{})
-	require.NoError(tb, err)
-	out, err := rewritten.Encode()
-	require.NoError(tb, err)
-	mt := meter.New(plan)
-	var stdout, stderr bytes.Buffer
-	var inst api.Module
-	res, err := runner.Run(ctx, out, runner.Options{
-		Name: "qjsrunner.wasm", Args: []string{"run"}, Stdin: bytes.NewReader(bc),
-		Stdout: &stdout, Stderr: &stderr, Cache: fixtures.CompilationCache(tb), Deterministic: true,
-		Link: mt.Link, Context: mt.Context,
-		Instantiated: func(ctx context.Context, mod api.Module) error {
-			inst = mod
-			return mt.Start(ctx, mod)
-		},
+	out, mt := instrument(tb, q.Wasm, q.Report, meter.Options{})
+	return runWASI(tb, q.Module, q.Report, out, mt, runner.Options{
+		Name: "qjsrunner.wasm", Args: []string{"run"}, Stdin: bytes.NewReader(bc), Cache: fixtures.CompilationCache(tb),
 	})
-	require.NoError(tb, err)
-	require.Zero(tb, res.ExitCode, "stderr: %s; trap: %v", stderr.String(), res.Trap)
-	results, err := mt.Collect()
-	require.NoError(tb, err)
-	return &Run{Static: q.Module, Report: q.Report, Results: results, Memory: inst.Memory(), Stdout: stdout.String()}
 }

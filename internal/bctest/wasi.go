@@ -41,10 +41,7 @@ type WasiEngine struct {
 func LoadWasiEngine(tb testing.TB, name string) *WasiEngine {
 	tb.Helper()
 	wasm := fixtures.EngineBytes(tb, name)
-	m, err := wasmcore.Decode(wasm)
-	require.NoError(tb, err)
-	r, err := dispatch.Analyze(context.Background(), m)
-	require.NoError(tb, err)
+	m, r := analyze(tb, wasm)
 	return &WasiEngine{Name: name, Wasm: wasm, Module: m, Report: r, Cache: fixtures.CompilationCache(tb)}
 }
 
@@ -213,16 +210,8 @@ func (e *WasiEngine) compile(ctx context.Context, src []byte) ([]byte, error) {
 // first.
 func (e *WasiEngine) RunMetered(tb testing.TB, bc []byte) *Run {
 	tb.Helper()
-	ctx := context.Background()
-	require.NotNil(tb, e.Report.Dispatch, e.Report.Reason)
-	rewritten, err := wasmcore.Decode(e.Wasm)
-	require.NoError(tb, err)
-	plan, err := meter.Instrument(rewritten, e.Report.Dispatch, meter.Options{})
-	require.NoError(tb, err)
-	out, err := rewritten.Encode()
-	require.NoError(tb, err)
-	mt := meter.New(plan)
-	ctx = mt.Context(ctx)
+	out, mt := instrument(tb, e.Wasm, e.Report, meter.Options{})
+	ctx := mt.Context(context.Background())
 	w, err := e.instantiate(ctx, out, mt.Link, mt.Start)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { w.rt.Close(ctx) })

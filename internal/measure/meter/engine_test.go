@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/run/javy"
@@ -38,16 +37,7 @@ func engineModule(tb testing.TB, plugin, src string, opts meter.Options) ([]byte
 	require.NoError(tb, err)
 	static, err := javy.BuildStatic(ctx, wasm, p, bytecode, cache)
 	require.NoError(tb, err)
-	m, err := wasmcore.Decode(static)
-	require.NoError(tb, err)
-	report, err := dispatch.Analyze(ctx, m)
-	require.NoError(tb, err)
-	require.NotNil(tb, report.Dispatch, report.Reason)
-	plan, err := meter.Instrument(m, report.Dispatch, opts)
-	require.NoError(tb, err)
-	out, err := m.Encode()
-	require.NoError(tb, err)
-	return out, plan
+	return instrument(tb, static, opts)
 }
 
 // engineRun runs an instrumented module as jsprof run does, until it ends

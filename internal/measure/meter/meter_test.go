@@ -19,6 +19,22 @@ import (
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
+// instrument rewrites wasm with the meter for the dispatch found in it,
+// as jsprof run does, and returns the rewritten module and its plan.
+func instrument(tb testing.TB, wasm []byte, opts meter.Options) ([]byte, *meter.Plan) {
+	tb.Helper()
+	m, err := wasmcore.Decode(wasm)
+	require.NoError(tb, err)
+	report, err := dispatch.Analyze(context.Background(), m)
+	require.NoError(tb, err)
+	require.NotNil(tb, report.Dispatch, report.Reason)
+	plan, err := meter.Instrument(m, report.Dispatch, opts)
+	require.NoError(tb, err)
+	out, err := m.Encode()
+	require.NoError(tb, err)
+	return out, plan
+}
+
 // meteredRun instruments one fixture interpreter module, runs one program
 // and returns the results with each function's name, read from the
 // interpreter's function header (JSFunc.name at +12).
@@ -27,15 +43,7 @@ func meteredRun(t *testing.T, mod interp.Module, g interp.Golden, opts meter.Opt
 	ctx := context.Background()
 	wasm, err := os.ReadFile(interp.Path(mod.File))
 	require.NoError(t, err)
-	m, err := wasmcore.Decode(wasm)
-	require.NoError(t, err)
-	report, err := dispatch.Analyze(ctx, m)
-	require.NoError(t, err)
-	require.NotNil(t, report.Dispatch, report.Reason)
-	plan, err := meter.Instrument(m, report.Dispatch, opts)
-	require.NoError(t, err)
-	out, err := m.Encode()
-	require.NoError(t, err)
+	out, plan := instrument(t, wasm, opts)
 
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/internal/bctest"
 )
 
@@ -68,21 +67,14 @@ func formatsSpec(tb testing.TB, provider string) EngineSpec {
 	return readSpec(tb, formatsPath(provider+".json"))
 }
 
-// readSpec returns the engine description of a bctest.SpecFile, with the
-// opcodes of its catalog table.
+// readSpec returns the engine description of the bctest.SpecFile at path.
 func readSpec(tb testing.TB, path string) EngineSpec {
 	tb.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(tb, err)
 	var sf bctest.SpecFile
 	require.NoError(tb, json.Unmarshal(b, &sf))
-	info, ok := dispatch.OpcodeTable(sf.Table)
-	require.True(tb, ok, "table %s", sf.Table)
-	spec := EngineSpec{Family: sf.Family, TableID: sf.Table, Tables: sf.Tables, Releases: sf.Releases, RQuickJS: sf.RQuickJS, Atoms: sf.Atoms}
-	for _, d := range info.Opcodes {
-		spec.Opcodes = append(spec.Opcodes, OpcodeSpec{Name: d.Name, Size: d.Size, Fmt: info.FormatName(d), NPop: d.NPop, NPush: d.NPush})
-	}
-	return spec
+	return specOf(tb, sf)
 }
 
 // TestProviderFormats compiles the fixture programs with the real
@@ -99,10 +91,7 @@ func TestProviderFormats(t *testing.T) {
 			spec, err := EngineSpecForModule(e.Module, e.Report)
 			require.NoError(t, err)
 			want := providerWant[provider]
-			sf := bctest.SpecFile{Family: spec.Family, Table: spec.TableID, Tables: spec.Tables, Releases: spec.Releases, RQuickJS: spec.RQuickJS, Atoms: spec.Atoms}
-			js, err := json.MarshalIndent(sf, "", " ")
-			require.NoError(t, err)
-			files := map[string][]byte{provider + ".json": append(js, '\n')}
+			files := map[string][]byte{provider + ".json": specFileJSON(t, spec)}
 			for _, program := range formatPrograms {
 				bc := e.Compile(t, providerSource(t, provider, program))
 				files[provider+"-"+program+".bc"] = bc
@@ -112,16 +101,7 @@ func TestProviderFormats(t *testing.T) {
 				assert.Equal(t, want.version, prog.Version, program)
 				checkProviderNames(t, provider, program, prog)
 			}
-			for name, b := range files {
-				if *updateBytecode {
-					require.NoError(t, os.MkdirAll(formatsPath(), 0o755))
-					require.NoError(t, os.WriteFile(formatsPath(name), b, 0o644))
-					continue
-				}
-				got, err := os.ReadFile(formatsPath(name))
-				require.NoError(t, err)
-				require.Equal(t, b, got, "%s is stale: run go test ./internal/name/bytecode -run TestProviderFormats -update-bytecode", name)
-			}
+			checkTestdata(t, formatsPath, files, "TestProviderFormats")
 		})
 	}
 }

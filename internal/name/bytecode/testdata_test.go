@@ -18,16 +18,48 @@ import (
 var updateBytecode = flag.Bool("update-bytecode", false, "rewrite testdata/naming from the real engines")
 
 // namingSpec returns the engine description kept in testdata.
-func namingSpec(t testing.TB, engine string) EngineSpec {
-	t.Helper()
-	sf := bctest.ReadSpecFile(t, engine)
+func namingSpec(tb testing.TB, engine string) EngineSpec {
+	tb.Helper()
+	return specOf(tb, bctest.ReadSpecFile(tb, engine))
+}
+
+// specOf returns the engine description of a bctest.SpecFile, with the
+// opcodes of its catalog table.
+func specOf(tb testing.TB, sf bctest.SpecFile) EngineSpec {
+	tb.Helper()
 	info, ok := dispatch.OpcodeTable(sf.Table)
-	require.True(t, ok, "table %s", sf.Table)
+	require.True(tb, ok, "table %s", sf.Table)
 	spec := EngineSpec{Family: sf.Family, TableID: sf.Table, Tables: sf.Tables, Releases: sf.Releases, RQuickJS: sf.RQuickJS, Atoms: sf.Atoms}
 	for _, d := range info.Opcodes {
 		spec.Opcodes = append(spec.Opcodes, OpcodeSpec{Name: d.Name, Size: d.Size, Fmt: info.FormatName(d), NPop: d.NPop, NPush: d.NPush})
 	}
 	return spec
+}
+
+// specFileJSON is what testdata keeps of spec: its bctest.SpecFile, as JSON.
+func specFileJSON(tb testing.TB, spec EngineSpec) []byte {
+	tb.Helper()
+	sf := bctest.SpecFile{Family: spec.Family, Table: spec.TableID, Tables: spec.Tables, Releases: spec.Releases, RQuickJS: spec.RQuickJS, Atoms: spec.Atoms}
+	b, err := json.MarshalIndent(sf, "", " ")
+	require.NoError(tb, err)
+	return append(b, '\n')
+}
+
+// checkTestdata checks that the files under path hold what the real
+// engines wrote today, or with -update-bytecode rewrites them; test is
+// the test that rewrites them.
+func checkTestdata(t *testing.T, path func(elem ...string) string, files map[string][]byte, test string) {
+	t.Helper()
+	for name, b := range files {
+		if *updateBytecode {
+			require.NoError(t, os.MkdirAll(path(), 0o755))
+			require.NoError(t, os.WriteFile(path(name), b, 0o644))
+			continue
+		}
+		got, err := os.ReadFile(path(name))
+		require.NoError(t, err)
+		require.Equal(t, b, got, "%s is stale: run go test ./internal/name/bytecode -run %s -update-bytecode", name, test)
+	}
 }
 
 // TestBytecodeTestdata checks that testdata/naming holds what the real
@@ -39,23 +71,11 @@ func TestBytecodeTestdata(t *testing.T) {
 	for _, engine := range bctest.Plugins {
 		t.Run(engine, func(t *testing.T) {
 			e := loadEngine(t, engine)
-			sf := bctest.SpecFile{Family: e.spec.Family, Table: e.spec.TableID, Tables: e.spec.Tables, Releases: e.spec.Releases, RQuickJS: e.spec.RQuickJS, Atoms: e.spec.Atoms}
-			want, err := json.MarshalIndent(sf, "", " ")
-			require.NoError(t, err)
-			want = append(want, '\n')
-			files := map[string][]byte{engine + ".json": want}
+			files := map[string][]byte{engine + ".json": specFileJSON(t, e.spec)}
 			for _, p := range bctest.Programs {
 				files[engine+"-"+p+".bc"] = e.Compile(t, bctest.Source(t, p))
 			}
-			for name, b := range files {
-				if *updateBytecode {
-					require.NoError(t, os.WriteFile(bctest.Path(name), b, 0o644))
-					continue
-				}
-				got, err := os.ReadFile(bctest.Path(name))
-				require.NoError(t, err)
-				require.Equal(t, b, got, "%s is stale: run go test ./internal/name/bytecode -run TestBytecodeTestdata -update-bytecode", name)
-			}
+			checkTestdata(t, bctest.Path, files, "TestBytecodeTestdata")
 		})
 	}
 }

@@ -3,6 +3,7 @@ package shopify_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,54 +11,34 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
+	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/wasmcore"
 )
-
-// javyIOJS reads JSON from stdin and writes JSON to stdout with Javy.IO,
-// the only I/O the JSON providers offer (javy_quickjs_provider_v*,
-// shopify_functions_javy_v1); console.error goes to stderr, the logs.
-const javyIOJS = `function readAll() {
-  const chunks = [];
-  let total = 0;
-  for (;;) {
-    const buf = new Uint8Array(4096);
-    const n = Javy.IO.readSync(0, buf);
-    if (n <= 0) break;
-    chunks.push(buf.subarray(0, n));
-    total += n;
-  }
-  const all = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) { all.set(c, off); off += c.length; }
-  return JSON.parse(new TextDecoder().decode(all));
-}
-const input = readAll();
-console.error("this is an error message");
-const output = {
-  hello: input.hello + " output",
-  total: input.cart.lines.reduce((sum, l) => sum + l.quantity, 0),
-  half: input.cart.lines[0].quantity / 4,
-  ids: input.cart.lines.map((l) => l.merchandise.id),
-};
-Javy.IO.writeSync(1, new TextEncoder().encode(JSON.stringify(output)));
-`
 
 // TestWASIProvidersEndToEnd runs a function on each WASI provider as
 // function-runner does — input on stdin in the provider's codec, output on
 // stdout, logs on stderr — which checks the codec Lookup infers for it
 // and the JS API it offers.
 func TestWASIProvidersEndToEnd(t *testing.T) {
+	// The project's one function for the JSON providers: Javy.IO is the
+	// only I/O they offer (javy_quickjs_provider_v*,
+	// shopify_functions_javy_v1); console.error goes to stderr, the logs.
+	javyIO, err := os.ReadFile(fixtures.Path("shopify", "javy_io.js"))
+	require.NoError(t, err)
+	const javyIOOutput = `{"hello":"world output","total":5,"ids":["gid://shopify/ProductVariant/1","gid://shopify/ProductVariant/2"],"fib":610}`
 	tests := []struct {
-		namespace string
-		js        string
+		namespace   string
+		js          string
+		output, log string
 	}{
-		{"javy_quickjs_provider_v1", javyIOJS},
-		{"javy_quickjs_provider_v2", javyIOJS},
-		{"javy_quickjs_provider_v3", javyIOJS},
-		{"shopify_functions_javy_v1", javyIOJS},
-		{"shopify_functions_javy_v2", echoJS}, // ShopifyFunction over stdin/stdout, MessagePack
+		{"javy_quickjs_provider_v1", string(javyIO), javyIOOutput, "lines: 2"},
+		{"javy_quickjs_provider_v2", string(javyIO), javyIOOutput, "lines: 2"},
+		{"javy_quickjs_provider_v3", string(javyIO), javyIOOutput, "lines: 2"},
+		{"shopify_functions_javy_v1", string(javyIO), javyIOOutput, "lines: 2"},
+		// ShopifyFunction over stdin/stdout, MessagePack
+		{"shopify_functions_javy_v2", echoJS, echoOutput, "this is an error message"},
 	}
 	cache := wazero.NewCompilationCache()
 	t.Cleanup(func() { cache.Close(context.Background()) })
@@ -100,8 +81,8 @@ func TestWASIProvidersEndToEnd(t *testing.T) {
 
 			got, err := p.Codec.DecodeOutput(stdout.Bytes())
 			require.NoError(t, err, "stdout %q", stdout.Bytes())
-			assert.JSONEq(t, echoOutput, string(got))
-			assert.Contains(t, stderr.String(), "this is an error message")
+			assert.JSONEq(t, tt.output, string(got))
+			assert.Contains(t, stderr.String(), tt.log)
 		})
 	}
 }

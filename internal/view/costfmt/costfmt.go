@@ -1,7 +1,9 @@
 package costfmt
 
 import (
+	"encoding/csv"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -137,6 +139,24 @@ func ExactFloat(f float64) string {
 
 // Uint writes n exactly, for CSV.
 func Uint(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// Int writes n exactly, for CSV.
+func Int(n int64) string { return strconv.FormatInt(n, 10) }
+
+// WriteCSV writes rows to w as CSV, the form of every view's --csv.
+func WriteCSV(w io.Writer, rows [][]string) error {
+	return csv.NewWriter(w).WriteAll(rows)
+}
+
+// CSVRow lays out a row of a CSV with that header: kv's cell under each
+// column of the header, empty where kv has none.
+func CSVRow(header []string, kv map[string]string) []string {
+	out := make([]string, len(header))
+	for i, k := range header {
+		out[i] = kv[k]
+	}
+	return out
+}
 
 // FirstN cuts a list to its first n rows; 0 keeps all. It returns how
 // many it cut.

@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -155,37 +154,21 @@ var diffCSVHeader = []string{
 // then opcodes, functions and buckets, each by the size of their change.
 // Cells that do not apply are empty.
 func (df *Diff) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
 	rows := [][]string{diffCSVHeader}
-	row := func(kv map[string]string) []string {
-		out := make([]string, len(diffCSVHeader))
-		for i, k := range diffCSVHeader {
-			out[i] = kv[k]
-		}
-		return out
-	}
-	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+	row := func(kv map[string]string) []string { return costfmt.CSVRow(diffCSVHeader, kv) }
 	rows = append(rows, row(map[string]string{
 		"kind": "total", "name": "total",
 		"base_calls": costfmt.Uint(df.Base.Calls), "new_calls": costfmt.Uint(df.New.Calls),
 		"base_executions": costfmt.Uint(df.Base.Executions), "new_executions": costfmt.Uint(df.New.Executions),
 		"base_wasm_instructions": costfmt.Uint(df.Base.TotalWasmInstructions), "new_wasm_instructions": costfmt.Uint(df.New.TotalWasmInstructions),
-		"delta_wasm_instructions": i64(df.DeltaWasmInstructions),
+		"delta_wasm_instructions": costfmt.Int(df.DeltaWasmInstructions),
 	}))
 	for _, o := range df.Opcodes {
-		kv := map[string]string{"kind": "opcode", "name": o.Name, "only": o.Only, "delta_wasm_instructions": i64(o.DeltaWasmInstructions)}
-		for _, s := range []struct {
-			p string
-			o *OpcodeSide
-		}{{"base_", o.Base}, {"new_", o.New}} {
-			if s.o == nil {
-				continue
-			}
-			kv[s.p+"opcode"] = strconv.Itoa(s.o.Opcode)
-			kv[s.p+"executions"] = costfmt.Uint(s.o.Executions)
-			kv[s.p+"wasm_instructions"] = costfmt.Uint(s.o.WasmInstructions)
-			kv[s.p+"instructions_per_execution"] = costfmt.ExactFloat(s.o.PerExecution)
-		}
+		kv := map[string]string{"kind": "opcode", "name": o.Name, "only": o.Only, "delta_wasm_instructions": costfmt.Int(o.DeltaWasmInstructions)}
+		sideCells(kv, o.Base, o.New, func(s *OpcodeSide) map[string]string {
+			return map[string]string{"opcode": strconv.Itoa(s.Opcode), "executions": costfmt.Uint(s.Executions),
+				"wasm_instructions": costfmt.Uint(s.WasmInstructions), "instructions_per_execution": costfmt.ExactFloat(s.PerExecution)}
+		})
 		rows = append(rows, row(kv))
 	}
 	for _, f := range df.Functions {
@@ -194,29 +177,34 @@ func (df *Diff) WriteCSV(w io.Writer) error {
 			kind = "native"
 		}
 		kv := map[string]string{"kind": kind, "name": f.Name, "file": f.File, "line": strconv.Itoa(f.Line), "only": f.Only,
-			"delta_wasm_instructions": i64(f.DeltaWasmInstructions)}
-		for _, s := range []struct {
-			p string
-			f *FunctionSide
-		}{{"base_", f.Base}, {"new_", f.New}} {
-			if s.f == nil {
-				continue
-			}
-			kv[s.p+"calls"] = costfmt.Uint(s.f.Calls)
-			kv[s.p+"executions"] = costfmt.Uint(s.f.Executions)
-			kv[s.p+"wasm_instructions"] = costfmt.Uint(s.f.SelfWasmInstructions)
-		}
+			"delta_wasm_instructions": costfmt.Int(f.DeltaWasmInstructions)}
+		sideCells(kv, f.Base, f.New, func(s *FunctionSide) map[string]string {
+			return map[string]string{"calls": costfmt.Uint(s.Calls), "executions": costfmt.Uint(s.Executions), "wasm_instructions": costfmt.Uint(s.SelfWasmInstructions)}
+		})
 		rows = append(rows, row(kv))
 	}
 	for _, bk := range df.Buckets {
 		rows = append(rows, row(map[string]string{"kind": "bucket", "name": bk.Name,
 			"base_wasm_instructions": costfmt.Uint(bk.BaseWasmInstructions), "new_wasm_instructions": costfmt.Uint(bk.NewWasmInstructions),
-			"delta_wasm_instructions": i64(bk.DeltaWasmInstructions)}))
+			"delta_wasm_instructions": costfmt.Int(bk.DeltaWasmInstructions)}))
 	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
+	return costfmt.WriteCSV(w, rows)
+}
+
+// sideCells adds to a CSV row's cells those of each side the row has,
+// under the side's prefix: base_ for base, new_ for new.
+func sideCells[S any](kv map[string]string, base, new *S, cells func(*S) map[string]string) {
+	for _, s := range []struct {
+		prefix string
+		side   *S
+	}{{"base_", base}, {"new_", new}} {
+		if s.side == nil {
+			continue
+		}
+		for k, v := range cells(s.side) {
+			kv[s.prefix+k] = v
+		}
 	}
-	return cw.Error()
 }
 
 // WriteJSON writes the diff as one indented JSON document (docs/compare.md).
@@ -324,42 +312,24 @@ var wasmDiffCSVHeader = []string{
 // a total row, the Wasm functions by the size of their change, the view's
 // buckets. Cells that do not apply are empty.
 func (df *Diff) WriteWasmCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
 	rows := [][]string{wasmDiffCSVHeader}
-	row := func(kv map[string]string) []string {
-		out := make([]string, len(wasmDiffCSVHeader))
-		for i, k := range wasmDiffCSVHeader {
-			out[i] = kv[k]
-		}
-		return out
-	}
-	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+	row := func(kv map[string]string) []string { return costfmt.CSVRow(wasmDiffCSVHeader, kv) }
 	rows = append(rows, row(map[string]string{"kind": "total", "name": "total",
 		"base_total_wasm_instructions": costfmt.Uint(df.Base.TotalWasmInstructions), "new_total_wasm_instructions": costfmt.Uint(df.New.TotalWasmInstructions)}))
 	for _, list := range [][]WasmFunction{df.Wasm, df.WasmBuckets} {
 		for _, wd := range list {
-			kv := map[string]string{"kind": wd.Kind, "name": wd.Name, "only": wd.Only, "delta_self_wasm_instructions": i64(wd.DeltaSelfWasmInstructions)}
+			kv := map[string]string{"kind": wd.Kind, "name": wd.Name, "only": wd.Only, "delta_self_wasm_instructions": costfmt.Int(wd.DeltaSelfWasmInstructions)}
 			if wd.Ratio != nil {
 				kv["ratio"] = costfmt.ExactFloat(*wd.Ratio)
 			}
-			for _, s := range []struct {
-				p string
-				s *WasmSide
-			}{{"base_", wd.Base}, {"new_", wd.New}} {
-				if s.s == nil {
-					continue
-				}
-				kv[s.p+"index"] = strconv.Itoa(s.s.Index)
-				kv[s.p+"self_wasm_instructions"] = costfmt.Uint(s.s.SelfWasmInstructions)
-				kv[s.p+"total_wasm_instructions"] = costfmt.Uint(s.s.TotalWasmInstructions)
-			}
+			sideCells(kv, wd.Base, wd.New, func(s *WasmSide) map[string]string {
+				return map[string]string{"index": strconv.Itoa(s.Index), "self_wasm_instructions": costfmt.Uint(s.SelfWasmInstructions),
+					"total_wasm_instructions": costfmt.Uint(s.TotalWasmInstructions)}
+			})
 			rows = append(rows, row(kv))
 		}
 	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	return cw.Error()
+	return costfmt.WriteCSV(w, rows)
 }
 
 // wasmDiffJSON is the document of jsprof diff --by wasm --json.

@@ -341,12 +341,7 @@ func NewFlame(p *jsprofile.Profile, opts FlameOptions) *Flame {
 	s := b.stacks(p, report.NewStackReader(p), opts.Function)
 	f := &Flame{Mode: p.Meta.Mode, Stacks: s.len()}
 	f.Root, f.Nodes = merge(s, nil, opts)
-	f.Frames = b.frames
-	total := p.Meta.TotalInstructions
-	if total == 0 {
-		total = f.Root.Instructions
-	}
-	f.Natives = b.natives(s, total)
+	b.finish(f, s, p.Meta.TotalInstructions)
 	return f
 }
 
@@ -371,13 +366,19 @@ func NewFlameDiff(base, new *jsprofile.Profile, opts FlameOptions) *Flame {
 		f.BaseTotal += bs.val[i][jsprofile.ValueInstructions]
 	}
 	f.Root, f.Nodes = merge(ns, bs, opts)
+	b.finish(f, ns, new.Meta.TotalInstructions)
+	return f
+}
+
+// finish gives the merged graph f its frames and the natives of s, with
+// shares of total, the profile's instructions (the root's where the
+// profile gives none).
+func (b *flameBuilder) finish(f *Flame, s *stackSet, total uint64) {
 	f.Frames = b.frames
-	total := new.Meta.TotalInstructions
 	if total == 0 {
 		total = f.Root.Instructions
 	}
-	f.Natives = b.natives(ns, total)
-	return f
+	f.Natives = b.natives(s, total)
 }
 
 func sortNatives(m map[string]*NativeCost, total uint64) []NativeCost {

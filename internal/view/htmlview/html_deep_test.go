@@ -1,13 +1,10 @@
 package htmlview
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
-	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/internal/view/reporttest"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
@@ -31,11 +28,7 @@ func TestHTMLFlameDeepStacks(t *testing.T) {
 	}
 	deepWasm = append(deepWasm, jsf("main", 41))
 	p := buildProfile(t, jsprofile.ModeSample, []stackSpec{st(5000, recursion...), st(3000, append(recursion[:len(recursion)-3:len(recursion)-3], opf("add", 5))...), st(2000, deepWasm...)})
-	r, err := report.NewReport(report.New(p), report.ReportOptions{Source: "deep.pb.gz"})
-	require.NoError(t, err)
-	path, _ := writePage(t, func(w *bytes.Buffer) error {
-		return WriteReport(w, r, ReportOptions{Flame: NewFlame(p, FlameOptions{})})
-	})
+	path := flamePage(t, p, "deep.pb.gz")
 	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
 	s := readFlame(t, b)

@@ -35,6 +35,23 @@ func writePage(t testing.TB, write func(*bytes.Buffer) error) (string, int) {
 	return path, page.Len()
 }
 
+// flamePage writes p's HTML report with its flame graph, as jsprof report
+// --html does for a profile read from source, checks that the page is
+// self-contained and returns its path.
+func flamePage(t *testing.T, p *jsprofile.Profile, source string) string {
+	t.Helper()
+	r, err := report.NewReport(report.New(p), report.ReportOptions{Source: source})
+	require.NoError(t, err)
+	path, _ := writePage(t, func(w *bytes.Buffer) error {
+		if err := WriteReport(w, r, ReportOptions{Flame: NewFlame(p, FlameOptions{})}); err != nil {
+			return err
+		}
+		reporttest.SelfContained(t, w.String())
+		return nil
+	})
+	return path
+}
+
 // appStacks is a sampling-mode profile with every kind of frame: Wasm
 // frames from _start, JS functions, opcodes, a named native and the
 // (native functions) bucket, work outside JS and a truncated stack.
@@ -109,16 +126,7 @@ func clickNode(t *testing.T, b *reporttest.Browser, name string) {
 }
 
 func TestHTMLFlameGraph(t *testing.T) {
-	p := buildProfile(t, jsprofile.ModeSample, appStacks())
-	r, err := report.NewReport(report.New(p), report.ReportOptions{Source: "app.pb.gz"})
-	require.NoError(t, err)
-	path, _ := writePage(t, func(w *bytes.Buffer) error {
-		if err := WriteReport(w, r, ReportOptions{Flame: NewFlame(p, FlameOptions{})}); err != nil {
-			return err
-		}
-		reporttest.SelfContained(t, w.String())
-		return nil
-	})
+	path := flamePage(t, buildProfile(t, jsprofile.ModeSample, appStacks()), "app.pb.gz")
 	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
 
@@ -199,12 +207,7 @@ func readWasmToggle(b *reporttest.Browser) wasmToggle {
 // expands on a click, or with the "every Wasm frame" box, keeping the
 // zoomed frame in view, and the fragment says so.
 func TestHTMLFlameWasmRun(t *testing.T) {
-	p := buildProfile(t, jsprofile.ModeSample, appStacks())
-	r, err := report.NewReport(report.New(p), report.ReportOptions{Source: "app.pb.gz"})
-	require.NoError(t, err)
-	path, _ := writePage(t, func(w *bytes.Buffer) error {
-		return WriteReport(w, r, ReportOptions{Flame: NewFlame(p, FlameOptions{})})
-	})
+	path := flamePage(t, buildProfile(t, jsprofile.ModeSample, appStacks()), "app.pb.gz")
 	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
 	const run = "Wasm: _start › invoke › JS_CallInternal (3 frames)"
@@ -231,23 +234,13 @@ func TestHTMLFlameWasmRun(t *testing.T) {
 	assert.Contains(t, readFlame(t, b).Names, "_start", "the fragment opens the run")
 
 	// A profile without Wasm frames above its JS has no run, and no box.
-	p = buildProfile(t, jsprofile.ModeExact, smallStacks())
-	r, err = report.NewReport(report.New(p), report.ReportOptions{Source: "app.pb.gz"})
-	require.NoError(t, err)
-	path, _ = writePage(t, func(w *bytes.Buffer) error {
-		return WriteReport(w, r, ReportOptions{Flame: NewFlame(p, FlameOptions{})})
-	})
+	path = flamePage(t, buildProfile(t, jsprofile.ModeExact, smallStacks()), "app.pb.gz")
 	b.Open(path, "", flameReady)
 	assert.Equal(t, wasmToggle{Shown: false, Checked: false}, readWasmToggle(b))
 }
 
 func TestHTMLFlameExactMode(t *testing.T) {
-	p := buildProfile(t, jsprofile.ModeExact, smallStacks())
-	r, err := report.NewReport(report.New(p), report.ReportOptions{Source: "app.pb.gz"})
-	require.NoError(t, err)
-	path, _ := writePage(t, func(w *bytes.Buffer) error {
-		return WriteReport(w, r, ReportOptions{Flame: NewFlame(p, FlameOptions{})})
-	})
+	path := flamePage(t, buildProfile(t, jsprofile.ModeExact, smallStacks()), "app.pb.gz")
 	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
 	s := readFlame(t, b)

@@ -55,18 +55,7 @@ func TestReportRealGolden(t *testing.T) {
 			t.Run(name+"/"+by, func(t *testing.T) {
 				r, err := NewReport(d, ReportOptions{By: by, Top: 10, Source: name + ".pb.gz"})
 				require.NoError(t, err)
-				for _, f := range []struct {
-					ext   string
-					write func(*bytes.Buffer) error
-				}{
-					{"txt", func(b *bytes.Buffer) error { return r.WriteText(b) }},
-					{"csv", func(b *bytes.Buffer) error { return r.WriteCSV(b) }},
-					{"json", func(b *bytes.Buffer) error { return r.WriteJSON(b) }},
-				} {
-					var out bytes.Buffer
-					require.NoError(t, f.write(&out))
-					reporttest.Golden(t, "real-"+name+"-by-"+by+"."+f.ext, out.Bytes())
-				}
+				goldenFormats(t, r, "real-"+name+"-by-"+by)
 			})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,6 +29,20 @@ func readFixture(t *testing.T, name string) *Tables {
 func readReal(t *testing.T, name string) *Tables {
 	t.Helper()
 	return readTables(t, reporttest.RealPath(name))
+}
+
+// goldenFormats checks the report in text, CSV and JSON against the
+// goldens name.txt, name.csv and name.json.
+func goldenFormats(t *testing.T, r *Report, name string) {
+	t.Helper()
+	for _, f := range []struct {
+		ext   string
+		write func(io.Writer) error
+	}{{"txt", r.WriteText}, {"csv", r.WriteCSV}, {"json", r.WriteJSON}} {
+		var out bytes.Buffer
+		require.NoError(t, f.write(&out))
+		reporttest.Golden(t, name+"."+f.ext, out.Bytes())
+	}
 }
 
 func readTables(t *testing.T, path string) *Tables {
@@ -309,18 +324,7 @@ func TestReportGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := NewReport(readFixture(t, tt.profile), tt.opts)
 			require.NoError(t, err)
-			for _, format := range []struct {
-				ext   string
-				write func(*bytes.Buffer) error
-			}{
-				{"txt", func(b *bytes.Buffer) error { return r.WriteText(b) }},
-				{"csv", func(b *bytes.Buffer) error { return r.WriteCSV(b) }},
-				{"json", func(b *bytes.Buffer) error { return r.WriteJSON(b) }},
-			} {
-				var out bytes.Buffer
-				require.NoError(t, format.write(&out))
-				reporttest.Golden(t, "report-"+tt.name+"."+format.ext, out.Bytes())
-			}
+			goldenFormats(t, r, "report-"+tt.name)
 		})
 	}
 }

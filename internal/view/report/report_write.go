@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -297,7 +296,6 @@ func (r *Report) writeHeading(b *strings.Builder) {
 // buckets' rows (kind interpreter, none). --top cuts rows; shares are
 // fractions of the whole profile's total.
 func (r *Report) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
 	d := r.data
 	opCols := func(o OpcodeStats) []string {
 		return []string{o.Name, strconv.Itoa(o.Opcode), strconv.FormatBool(o.UncertainName), costfmt.Uint(o.Executions), costfmt.Uint(o.WasmInstructions), costfmt.ExactFloat(o.PerExecution), costfmt.ExactFloat(o.Share)}
@@ -355,10 +353,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			fnRows(f)
 		}
 	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	return cw.Error()
+	return costfmt.WriteCSV(w, rows)
 }
 
 // reportJSON is the document of jsprof report --json (docs/reports.md).

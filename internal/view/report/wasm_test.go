@@ -131,18 +131,7 @@ func TestReportWasmGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := NewReport(d, ReportOptions{By: ByWasm, Top: tt.top, Source: "app.pb.gz"})
 			require.NoError(t, err)
-			for _, f := range []struct {
-				ext   string
-				write func(*bytes.Buffer) error
-			}{
-				{"txt", func(b *bytes.Buffer) error { return r.WriteText(b) }},
-				{"csv", func(b *bytes.Buffer) error { return r.WriteCSV(b) }},
-				{"json", func(b *bytes.Buffer) error { return r.WriteJSON(b) }},
-			} {
-				var out bytes.Buffer
-				require.NoError(t, f.write(&out))
-				reporttest.Golden(t, "wasm-"+tt.name+"."+f.ext, out.Bytes())
-			}
+			goldenFormats(t, r, "wasm-"+tt.name)
 		})
 	}
 }
