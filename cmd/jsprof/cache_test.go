@@ -86,6 +86,7 @@ func TestDamagedCacheEntry(t *testing.T) {
 // print its program's output, write a profile that names its function
 // and warn of nothing.
 func TestConcurrentProcessesShareTheCache(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs rounds of six jsprof processes")
 	}

@@ -331,6 +331,7 @@ func TestNativesSampleMode(t *testing.T) {
 // TestNativesExactEqualsSlowMode: the natives' hooks count as exactly as
 // the rest: the per-instruction mode gives the same natives and contexts.
 func TestNativesExactEqualsSlowMode(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the slow mode")
 	}

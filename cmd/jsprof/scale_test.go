@@ -43,6 +43,7 @@ func scaleProgram(t *testing.T, n int) string {
 // dispatches or calls executed. (The Go heap's and the process's peaks
 // and the time are logged.)
 func TestScaleExactMode(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs 1.8e9 Wasm instructions")
 	}
@@ -246,6 +247,7 @@ func inMB(n uint64) float64 { return float64(n) / (1 << 20) }
 // less than twice the size ratio (quadratic growth would be its square);
 // the time is logged.
 func TestScaleLargeModule(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("analyses modules of several MB")
 	}

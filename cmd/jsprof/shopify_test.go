@@ -44,6 +44,7 @@ func buildFunction(t *testing.T, provider, src string) string {
 // report has Shopify's limits, and, for in-memory providers, the work
 // before and after the call, counted apart from the total.
 func TestShopifyProviders(t *testing.T) {
+	t.Parallel()
 	dir := fixtures.ProvidersDir(t)
 	shopifyFunction := filepath.Join("testdata", "shopify", "shopify_function.js")
 	// The project's one function for the JSON providers: it reads its

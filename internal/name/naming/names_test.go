@@ -51,6 +51,7 @@ var namingAmbiguous = map[string][]string{
 // the meter; every function measured is matched to its source function,
 // with the calls the source makes, and its lines lie in the source.
 func TestNamesFixtures(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the real engines")
 	}
