@@ -737,7 +737,6 @@ func Write(w io.Writer, p *profile.Profile) error {
 // (printable.String), so that every stack stays one line and reads as it
 // is.
 func WriteCollapsed(w io.Writer, p *profile.Profile, index int) error {
-	clean := strings.NewReplacer(";", ":", "\n", " ", "\r", " ", "\t", " ")
 	counts := map[string]int64{}
 	for _, s := range p.Sample {
 		if index >= len(s.Value) || s.Value[index] == 0 {
@@ -755,7 +754,7 @@ func WriteCollapsed(w io.Writer, p *profile.Profile, index int) error {
 				if ln.Function.Filename != "" && ln.Line > 0 {
 					name = fmt.Sprintf("%s (%s:%d)", name, ln.Function.Filename, ln.Line)
 				}
-				names = append(names, printable.String(clean.Replace(name)))
+				names = append(names, printable.String(strings.ReplaceAll(name, ";", ":")))
 			}
 		}
 		counts[strings.Join(names, ";")] += s.Value[index]

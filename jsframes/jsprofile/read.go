@@ -155,16 +155,6 @@ func (p *Profile) Stack(s *profile.Sample, buf []StackFrame) []StackFrame {
 	return buf
 }
 
-// JSAddress reads the bytecode address a JS frame's system_name carries
-// (js:NAME@0xADDR, JSName), 0 when it has none.
-func JSAddress(systemName string) uint64 {
-	n, ok := ParseJSName(systemName)
-	if !ok {
-		return 0
-	}
-	return n.Address
-}
-
 func checkSampleTypes(p *profile.Profile) error {
 	want := SampleTypes()
 	have := make([]string, len(p.SampleType))

@@ -106,22 +106,6 @@ func (c *cursor) seek(col int) (int, bool) {
 	return c.b, c.u == col
 }
 
-// byteOffset converts a 0-based UTF-16 column of a line's text to a byte
-// offset; false past the line's end.
-func byteOffset(text []byte, col int) (int, bool) {
-	u := 0
-	for i, r := range string(text) {
-		if u == col {
-			return i, true
-		}
-		if u > col {
-			return 0, false
-		}
-		u += runeLen16(r)
-	}
-	return len(text), u == col
-}
-
 func utf16Len(b []byte) int {
 	n := 0
 	for _, r := range string(b) {
@@ -284,7 +268,7 @@ func (sl *sourceLines) ident(line, col int) string {
 	if len(text) > maxIdentLine {
 		return "" // a minified original: not worth a quadratic walk
 	}
-	off, ok := byteOffset(text, col)
+	off, ok := (&cursor{text: text}).seek(col)
 	if !ok {
 		return ""
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/jsprof/jsprof/internal/printable"
 )
 
 // MaxBytes bounds a source map read from a file or a data: URL.
@@ -151,10 +153,5 @@ func oneLine(s string) string {
 	if len(s) > 200 {
 		s = s[:200] + "…"
 	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, s)
+	return printable.String(s)
 }

@@ -1,6 +1,7 @@
 package sourcemap
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -261,18 +262,12 @@ func resolve(name, dir string) string {
 // position before the line's first segment, on a line without segments,
 // or in a segment that maps to no source has none.
 func (m *Map) Lookup(line, column int) (Position, bool) {
-	l := int32(line - 1)
-	i, _ := slices.BinarySearchFunc(m.segs, [2]int64{int64(l), int64(column)}, func(g segment, t [2]int64) int {
-		if int64(g.genLine) != t[0] {
-			return cmpInt64(int64(g.genLine), t[0])
-		}
-		return cmpInt64(int64(g.genCol), t[1])
-	})
+	i, found := m.search(line, column)
 	// i is the first segment after (line, column), or at it.
-	if i < len(m.segs) && m.segs[i].genLine == l && int(m.segs[i].genCol) == column {
+	if found {
 		return m.position(m.segs[i])
 	}
-	if i == 0 || m.segs[i-1].genLine != l {
+	if i == 0 || m.segs[i-1].genLine != int32(line-1) {
 		return Position{}, false
 	}
 	return m.position(m.segs[i-1])
@@ -281,26 +276,23 @@ func (m *Map) Lookup(line, column int) (Position, bool) {
 // At returns the original position of the segment that starts exactly at
 // a generated position (line 1-based, column 0-based UTF-16), if one does.
 func (m *Map) At(line, column int) (Position, bool) {
-	i, found := slices.BinarySearchFunc(m.segs, [2]int64{int64(line - 1), int64(column)}, func(g segment, t [2]int64) int {
-		if int64(g.genLine) != t[0] {
-			return cmpInt64(int64(g.genLine), t[0])
-		}
-		return cmpInt64(int64(g.genCol), t[1])
-	})
+	i, found := m.search(line, column)
 	if !found {
 		return Position{}, false
 	}
 	return m.position(m.segs[i])
 }
 
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+// search finds the segment at a generated position (line 1-based, column
+// 0-based UTF-16) in the sorted segments: its index and true, or the
+// index of the first segment after it and false.
+func (m *Map) search(line, column int) (int, bool) {
+	return slices.BinarySearchFunc(m.segs, [2]int64{int64(line - 1), int64(column)}, func(g segment, t [2]int64) int {
+		if c := cmp.Compare(int64(g.genLine), t[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(int64(g.genCol), t[1])
+	})
 }
 
 func (m *Map) position(g segment) (Position, bool) {
@@ -322,7 +314,7 @@ func (m *Map) Segments() int { return len(m.segs) }
 // original line.
 func (m *Map) lineOnly(line int) (Position, bool) {
 	i, _ := slices.BinarySearchFunc(m.segs, int64(line-1), func(g segment, t int64) int {
-		return cmpInt64(int64(g.genLine), t)
+		return cmp.Compare(int64(g.genLine), t)
 	})
 	var first *segment
 	for ; i < len(m.segs) && int(m.segs[i].genLine) == line-1; i++ {
