@@ -60,12 +60,16 @@ func virtualizeMemory(m *wasmcore.Module, g *globals, funcs int) error {
 	})
 	for i := range funcs {
 		f := &m.Functions[i]
-		ins, err := wasmcore.DecodeInstructions(f.Body)
-		if err != nil {
-			return fmt.Errorf("meter: function %d: %w", m.NumImportedFuncs()+uint32(i), err)
-		}
 		var edits []wasmcore.BodyEdit
-		for _, in := range ins {
+		ir := wasmcore.NewInstrReader(f.Body)
+		for {
+			in, ok, err := ir.Next()
+			if err != nil {
+				return fmt.Errorf("meter: function %d: %w", m.NumImportedFuncs()+uint32(i), err)
+			}
+			if !ok {
+				break
+			}
 			if in.Index != 0 {
 				continue // another memory: not the meter's
 			}
@@ -79,6 +83,7 @@ func virtualizeMemory(m *wasmcore.Module, g *globals, funcs int) error {
 		if len(edits) == 0 {
 			continue
 		}
+		var err error
 		if f.Body, err = wasmcore.EditBody(f.Body, edits); err != nil {
 			return fmt.Errorf("meter: function %d: %w", m.NumImportedFuncs()+uint32(i), err)
 		}
