@@ -213,11 +213,12 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 			if isBase {
 				into = &fd.Base
 			}
-			if *into != nil { // the same name, file and line twice: add up
+			if *into != nil { // the same name, file and line twice: add up,
+				// but for the total, in which one may contain the other
 				(*into).Calls += s.Calls
 				(*into).Executions += s.Executions
 				(*into).SelfWasmInstructions += s.SelfWasmInstructions
-				(*into).TotalWasmInstructions += s.TotalWasmInstructions
+				(*into).TotalWasmInstructions = d.SharedKeyTotals[k]
 				continue
 			}
 			*into = s

@@ -10,6 +10,7 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/internal/view/reporttest"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -225,4 +226,38 @@ func TestDiffAlignsNatives(t *testing.T) {
 	var text bytes.Buffer
 	require.NoError(t, df.WriteText(&text, 0))
 	assert.Contains(t, text.String(), "JSON.parse (native)")
+}
+
+// TestDiffSharedKeyTotals: two anonymous functions on one line, the inner
+// called from the outer (xs.map(x => ys.map(y => …)) in a bundle), share a
+// Key. Their self costs add up; their total is what ran while either was
+// on the stack, not the sum, which would count the inner one's twice.
+func TestDiffSharedKeyTotals(t *testing.T) {
+	t.Parallel()
+	outer := jsprofile.JSFrame("anonymous@0x10", "app.js", 1, 1, 0x10, 0)
+	inner := jsprofile.JSFrame("anonymous@0x20", "app.js", 1, 1, 0x20, 0)
+	op := jsprofile.OpcodeFrame("add", 157)
+	side := func(innerInstr int64) *report.Tables {
+		return tablesOf(t, reporttest.WasmProfile(t, jsprofile.Meta{Mode: jsprofile.ModeExact}, []reporttest.WasmStack{
+			{Frames: []jsprofile.Frame{outer, op}, Instr: 20},
+			{Frames: []jsprofile.Frame{outer, inner, op}, Instr: innerInstr},
+		}, 0))
+	}
+	base, next := side(100), side(150)
+	require.Len(t, base.Functions, 2, "two functions in each profile")
+	require.Equal(t, map[string]uint64{base.Functions[0].Key(): 120}, base.SharedKeyTotals)
+
+	df := New(base, next, "base.pb.gz", "new.pb.gz")
+	require.Len(t, df.Functions, 1, "one function by Key")
+	f := df.Functions[0]
+	assert.Equal(t, uint64(120), f.Base.SelfWasmInstructions)
+	assert.Equal(t, uint64(120), f.Base.TotalWasmInstructions, "not 120 + 100")
+	assert.Equal(t, uint64(170), f.New.TotalWasmInstructions, "not 170 + 150")
+
+	// The negative control: functions that share no Key have no shared
+	// total, and keep their own.
+	apart := tablesOf(t, reporttest.WasmProfile(t, jsprofile.Meta{Mode: jsprofile.ModeExact}, []reporttest.WasmStack{
+		{Frames: []jsprofile.Frame{outer, jsprofile.JSFrame("g", "app.js", 2, 2, 0x30, 0), op}, Instr: 100},
+	}, 0))
+	assert.Nil(t, apart.SharedKeyTotals)
 }

@@ -94,6 +94,14 @@ type Tables struct {
 	// a callback on its caller's line twice).
 	SourceLineTotals map[SourceLine]uint64 `json:"-"`
 
+	// SharedKeyTotals are, for a Key that several of Functions share
+	// (anonymous functions on one line, keyed without their addresses),
+	// the instructions that ran while any of them was on the stack, a
+	// sample counted once: summing their totals would count an inner one's
+	// instructions again in the outer one's. A diff compares functions by
+	// Key.
+	SharedKeyTotals map[string]uint64 `json:"-"`
+
 	// CheckedFunctions is how many JS functions the run's self-check
 	// verified against the engine's own data (exact mode; 0: none),
 	// CheckFailures those it found contradicted (also marked in
@@ -297,11 +305,17 @@ func New(p *jsprofile.Profile) *Tables {
 		// of opcodes, and a program may have 50,000 functions
 		opcodes map[int32]*OpcodeStats
 		stamp   int // the last sample that counted its total
+		key     int // its Key's index in keyStamp and keyTotal
 		// generated maps a source-mapped function's lines to the
 		// bundle's (jsprofile.JSName.Lines)
 		generated map[int64]int64
 	}
 	functions := map[string]*fnAcc{} // by system_name
+	// Functions sharing a Key: the last sample (+1) that counted a key's
+	// total, and the total.
+	keys := map[string]int{}
+	var keyStamp []int
+	var keyTotal []uint64
 	accOf := make([]*fnAcc, len(r.Funcs))
 	function := func(i int32) *fnAcc {
 		if a := accOf[i]; a != nil {
@@ -319,6 +333,13 @@ func New(p *jsprofile.Profile) *Tables {
 			if f.Kind == jsprofile.KindNative {
 				a.stats = FunctionStats{Name: f.Function.Name, Kind: FunctionNative}
 			}
+			k, ok := keys[a.stats.Key()]
+			if !ok {
+				k = len(keyStamp)
+				keys[a.stats.Key()] = k
+				keyStamp, keyTotal = append(keyStamp, 0), append(keyTotal, 0)
+			}
+			a.key = k
 			functions[f.Function.SystemName] = a
 		}
 		accOf[i] = a
@@ -483,6 +504,10 @@ func New(p *jsprofile.Profile) *Tables {
 			if a := function(fn); a.stamp != si {
 				a.stamp = si
 				a.stats.TotalWasmInstructions += instr
+				if keyStamp[a.key] != si+1 {
+					keyStamp[a.key] = si + 1
+					keyTotal[a.key] += instr
+				}
 			}
 			if kind != jsprofile.KindJS || instr == 0 {
 				continue
@@ -529,6 +554,20 @@ func New(p *jsprofile.Profile) *Tables {
 	for _, a := range functions {
 		if why, ok := failed[a.stats.Address]; ok && a.stats.Kind == FunctionJS {
 			a.stats.CheckFailed = why
+		}
+	}
+	if len(keys) < len(functions) {
+		sharing := make([]int, len(keyTotal))
+		for _, a := range functions {
+			sharing[a.key]++
+		}
+		for k, i := range keys {
+			if sharing[i] > 1 {
+				if d.SharedKeyTotals == nil {
+					d.SharedKeyTotals = map[string]uint64{}
+				}
+				d.SharedKeyTotals[k] = keyTotal[i]
+			}
 		}
 	}
 	d.Functions = make([]FunctionStats, 0, len(functions))
