@@ -60,14 +60,29 @@ func plainWazero(args []string) int {
 	}
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache))
 	defer r.Close(ctx)
-	wasi_snapshot_preview1.MustInstantiate(ctx, r)
 	wasm, err := os.ReadFile(args[1])
 	if err != nil {
 		return fail(err)
 	}
+	cfg := wazero.NewModuleConfig().WithStdin(os.Stdin).WithStdout(os.Stdout).WithStderr(os.Stderr).WithArgs(filepath.Base(args[1]))
+	if _, err := plainInstance(ctx, r, wasm, cfg); err != nil {
+		var exit *sys.ExitError
+		if errors.As(err, &exit) {
+			return int(exit.ExitCode())
+		}
+		return fail(err)
+	}
+	return 0
+}
+
+// plainInstance instantiates and runs module wasm in r as a plain wazero
+// embedding does: WASI, and its other imported functions as stubs that
+// return zeros.
+func plainInstance(ctx context.Context, r wazero.Runtime, wasm []byte, cfg wazero.ModuleConfig) (api.Module, error) {
+	wasi_snapshot_preview1.MustInstantiate(ctx, r)
 	m, err := wasmcore.Decode(wasm)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	stubs := map[string]wazero.HostModuleBuilder{}
 	for _, imp := range m.Imports {
@@ -87,18 +102,10 @@ func plainWazero(args []string) int {
 	}
 	for name, b := range stubs {
 		if _, err := b.Instantiate(ctx); err != nil {
-			return fail(fmt.Errorf("stubs of %s: %w", name, err))
+			return nil, fmt.Errorf("stubs of %s: %w", name, err)
 		}
 	}
-	cfg := wazero.NewModuleConfig().WithStdin(os.Stdin).WithStdout(os.Stdout).WithStderr(os.Stderr).WithArgs(filepath.Base(args[1]))
-	if _, err := r.InstantiateWithConfig(ctx, wasm, cfg); err != nil {
-		var exit *sys.ExitError
-		if errors.As(err, &exit) {
-			return int(exit.ExitCode())
-		}
-		return fail(err)
-	}
-	return 0
+	return r.InstantiateWithConfig(ctx, wasm, cfg)
 }
 
 func apiTypes(ts []wasmcore.ValType) []api.ValueType {

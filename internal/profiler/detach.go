@@ -65,27 +65,27 @@ func engineSections(cs []wasmcore.CustomSection) []wasmcore.CustomSection {
 // grows the memory by whole pages for the bytes, writes them there and
 // tells the module where they are. It returns how many bytes the memory
 // grew by, 0 for another instance.
-func restoreDetached(_ context.Context, mod api.Module, d *wasmcore.DetachedSegment) (uint64, error) {
+func restoreDetached(_ context.Context, mod api.Module, d *wasmcore.DetachedSegment) (addr uint32, grew uint64, err error) {
 	base, ok := mod.ExportedGlobal(wasmcore.DetachedBaseExport).(api.MutableGlobal)
 	if !ok {
-		return 0, nil
+		return 0, 0, nil
 	}
 	length, ok := mod.ExportedGlobal(wasmcore.DetachedLenExport).(api.MutableGlobal)
 	mem := mod.Memory()
 	if !ok || mem == nil {
-		return 0, fmt.Errorf("restoring the program's data segment %d: the prepared module lacks its globals or memory", d.Index)
+		return 0, 0, fmt.Errorf("restoring the program's data segment %d: the prepared module lacks its globals or memory", d.Index)
 	}
 	const pageSize = 65536
 	pages := uint32((uint64(len(d.Bytes)) + pageSize - 1) / pageSize)
 	prev, ok := mem.Grow(pages)
 	if !ok {
-		return 0, fmt.Errorf("restoring the program's data segment %d: cannot grow the memory by %d pages", d.Index, pages)
+		return 0, 0, fmt.Errorf("restoring the program's data segment %d: cannot grow the memory by %d pages", d.Index, pages)
 	}
-	addr := prev * pageSize
+	addr = prev * pageSize
 	if !mem.Write(addr, d.Bytes) {
-		return 0, fmt.Errorf("restoring the program's data segment %d: cannot write %d bytes at %#x", d.Index, len(d.Bytes), addr)
+		return 0, 0, fmt.Errorf("restoring the program's data segment %d: cannot write %d bytes at %#x", d.Index, len(d.Bytes), addr)
 	}
 	base.Set(uint64(addr))
 	length.Set(uint64(len(d.Bytes)))
-	return uint64(pages) * pageSize, nil
+	return addr, uint64(pages) * pageSize, nil
 }

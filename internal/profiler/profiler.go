@@ -673,11 +673,14 @@ func (s *Session) Start(ctx context.Context, mod api.Module) error {
 		return err
 	}
 	if s.detached != nil {
-		grew, err := restoreDetached(ctx, mod, s.detached)
+		addr, grew, err := restoreDetached(ctx, mod, s.detached)
 		if err != nil {
 			return err
 		}
 		s.detachedBytes += grew
+		if s.meter != nil && grew > 0 {
+			s.meter.HostPages(addr, addr+uint32(grew))
+		}
 	}
 	return nil
 }

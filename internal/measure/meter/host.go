@@ -71,6 +71,9 @@ type Meter struct {
 	// over the accounting state (ErrTampered); Collect reports it.
 	tampered error
 	reserved [][2]uint32 // [start, end) of every region reserve made
+	// hostPages are [start, end) of the pages the host grew the memory by
+	// for itself after Start (HostPages)
+	hostPages [][2]uint32
 
 	progress *atomic.Uint64 // the counter at the last checkpoint, for Instructions
 
@@ -261,6 +264,9 @@ func (mt *Meter) Start(ctx context.Context, mod api.Module) error {
 	if g, ok := mod.ExportedGlobal(exportGuestPages).(api.MutableGlobal); ok && mod.Memory() != nil {
 		g.Set(uint64(mod.Memory().Size() / pageSize))
 	}
+	if g, ok := mod.ExportedGlobal(exportGuestHole).(api.MutableGlobal); ok {
+		g.Set(0)
+	}
 	stack, err := mt.reserve(pageSize)
 	if err != nil {
 		return err
@@ -372,15 +378,35 @@ func (mt *Meter) UntouchedBytes() uint64 {
 
 // GuestBytes is the size of the instrumented module's memory as the guest
 // sees it (memview.go): without the meter's pages and the gap before them;
-// 0 when the module was never started.
+// 0 when the module was never started. A guest that outgrew the gap sees
+// the real memory, the meter's pages and the gap it left unused inside
+// it: they are taken out.
 func (mt *Meter) GuestBytes() uint64 {
 	if mt.mod == nil {
 		return 0
 	}
-	if g := mt.mod.ExportedGlobal(exportGuestPages); g != nil {
-		return g.Get() * pageSize
+	g := mt.mod.ExportedGlobal(exportGuestPages)
+	if g == nil {
+		return 0
 	}
-	return 0
+	size := g.Get() * pageSize
+	if h := mt.mod.ExportedGlobal(exportGuestHole); h != nil {
+		size -= min(size, h.Get()*pageSize)
+	}
+	for _, r := range append(mt.reserved[:len(mt.reserved):len(mt.reserved)], mt.hostPages...) {
+		if uint64(r[1]) <= g.Get()*pageSize {
+			size -= min(size, uint64(r[1]-r[0]))
+		}
+	}
+	return size
+}
+
+// HostPages notes pages [start, end) the host grew the instrumented
+// module's memory by for itself after Start (a detached program put back,
+// past the guest's view as the meter's pages are): like the meter's, they
+// are not the guest's once a guest that outgrew its gap sees them.
+func (mt *Meter) HostPages(start, end uint32) {
+	mt.hostPages = append(mt.hostPages, [2]uint32{start, end})
 }
 
 // ReservedBytes is how much of the guest's memory the meter took for its

@@ -22,6 +22,10 @@ import (
 const (
 	exportGuestPages = "jsprof.guest_pages"
 	exportGuestLimit = "jsprof.guest_limit"
+	// exportGuestHole counts the pages of the gap a guest left unused when
+	// it outgrew it: from then on they sit inside its memory's size, with
+	// the meter's pages, and are not its own.
+	exportGuestHole = "jsprof.guest_hole"
 )
 
 // guestGapPages is how far the guest may grow before it outgrows the gap:
@@ -32,10 +36,11 @@ const guestGapPages = 4096
 // virtualizeMemory rewrites memory.size and memory.grow of memory 0 in the
 // module's first funcs defined functions (its own, not the meter's) to use
 // the guest's page count, and returns the index of the function that grows
-// it. It adds the two globals the host sets at Start.
+// it. It adds the globals the host sets at Start.
 func virtualizeMemory(m *wasmcore.Module, g *globals, funcs int) error {
 	pages := g.add(exportGuestPages, wasmcore.ValI32)
 	limit := g.add(exportGuestLimit, wasmcore.ValI32)
+	hole := g.add(exportGuestHole, wasmcore.ValI32)
 	// grow(n) -> old: within the gap, move the guest's count; past it, grow
 	// the real memory and let the guest see all of it from then on.
 	const n, old = 0, 1
@@ -45,6 +50,7 @@ func virtualizeMemory(m *wasmcore.Module, g *globals, funcs int) error {
 		lget(n), wasmcore.Instr{Op: wasmcore.OpMemoryGrow}, ltee(old),
 		i32c(-1), op(wasmcore.OpI32Eq),
 		ifThen(), i32c(-1), op(wasmcore.OpReturn), end(),
+		gget(hole), gget(limit), gget(pages), op(wasmcore.OpI32Sub), op(wasmcore.OpI32Add), gset(hole),
 		lget(old), lget(n), op(wasmcore.OpI32Add), gset(pages),
 		gget(pages), gset(limit),
 		lget(old), op(wasmcore.OpReturn),
