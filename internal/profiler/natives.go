@@ -2,6 +2,7 @@ package profiler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jsprof/jsprof/dispatch"
@@ -118,13 +119,13 @@ func wasmNativeNames(list []knownNative) map[uint32]string {
 	}
 	byFunc := map[uint32][]string{}
 	for _, n := range list {
-		if !contains(byFunc[n.Func], n.Name) {
+		if !slices.Contains(byFunc[n.Func], n.Name) {
 			byFunc[n.Func] = append(byFunc[n.Func], n.Name)
 		}
 	}
 	out := make(map[uint32]string, len(byFunc))
 	for f, names := range byFunc {
-		out[f] = joinCandidates(names) + " (native)"
+		out[f] = natives.JoinCandidates(names) + " (native)"
 	}
 	return out
 }
@@ -144,45 +145,15 @@ func nativeName(cat *natives.Catalogue, i uint32, magic int16) string {
 	var names []string
 	sameMember := true
 	for _, n := range ns {
-		if !contains(names, n.Name) {
+		if !slices.Contains(names, n.Name) {
 			names = append(names, n.Name)
 		}
 		sameMember = sameMember && n.Property == ns[0].Property && n.Kind == ns[0].Kind
 	}
 	if len(names) > 1 && sameMember {
-		return memberName(ns[0])
+		return natives.MemberName(ns[0])
 	}
-	return joinCandidates(names)
-}
-
-// memberName names a native's member with its owner unknown, as package
-// natives names an uncertain owner ("?.toFixed").
-func memberName(n natives.Native) string {
-	name := "?." + n.Property
-	switch n.Kind {
-	case natives.Getter:
-		return "get " + name
-	case natives.Setter:
-		return "set " + name
-	}
-	return name
-}
-
-// joinCandidates joins names as natives.Catalogue.TableName does.
-func joinCandidates(names []string) string {
-	if len(names) > 3 {
-		return strings.Join(names[:3], " | ") + fmt.Sprintf(" … (%d candidates)", len(names))
-	}
-	return strings.Join(names, " | ")
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return natives.JoinCandidates(names)
 }
 
 // nativeIdentity makes id name natives from the engine's catalogue.

@@ -203,14 +203,24 @@ func (c *Catalogue) TableName(i uint32) string {
 			names = append(names, n)
 		}
 	}
-	switch {
-	case len(names) == 0:
+	if len(names) == 0 {
 		return fmt.Sprintf("native@table[%d]", i)
-	case len(names) > 3:
+	}
+	return JoinCandidates(names)
+}
+
+// JoinCandidates names a function several natives share: their names
+// joined by " | ", at most three, then "… (N candidates)".
+func JoinCandidates(names []string) string {
+	if len(names) > 3 {
 		return strings.Join(names[:3], " | ") + fmt.Sprintf(" … (%d candidates)", len(names))
 	}
 	return strings.Join(names, " | ")
 }
+
+// MemberName names n's member with its owner unknown, as an uncertain
+// owner is named ("?.toFixed", "get ?.size").
+func MemberName(n Native) string { return displayName("?", n.Property, n.Kind) }
 
 // displayName joins owner and property as the rest of jsprof names
 // members ("Stack.[Symbol.iterator]", "get Shape.name").
