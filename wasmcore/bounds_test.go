@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jsprof/jsprof/fixtures"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,11 +74,7 @@ func TestCheckBounds(t *testing.T) {
 			assert.EqualError(t, err, tt.wantErr)
 		})
 	}
-	engines, _ := filepath.Glob(filepath.Join("..", "fixtures", "engines", ".cache", "*.wasm"))
-	if dir := os.Getenv("JSPROF_ENGINE_CACHE"); dir != "" {
-		more, _ := filepath.Glob(filepath.Join(dir, "*.wasm"))
-		engines = append(engines, more...)
-	}
+	engines, _ := filepath.Glob(filepath.Join(fixtures.CacheDir(), "*.wasm"))
 	for _, e := range engines {
 		b, err := os.ReadFile(e)
 		require.NoError(t, err)
@@ -88,7 +85,7 @@ func TestCheckBounds(t *testing.T) {
 }
 
 func BenchmarkCheckBounds(b *testing.B) {
-	engines, _ := filepath.Glob(filepath.Join(os.Getenv("JSPROF_ENGINE_CACHE"), "javy-plugin-1.7.0.wasm"))
+	engines, _ := filepath.Glob(filepath.Join(fixtures.CacheDir(), "javy-plugin-1.7.0.wasm"))
 	if len(engines) == 0 {
 		b.Skip("no engine")
 	}

@@ -118,9 +118,6 @@ func zeroFuelHooks(t *testing.T, m *wasmcore.Module) map[uint32]wasmcore.Hooks {
 	bump := bumpGlobal(m, fuelFreeExport)
 	enter := bumpGlobal(m, fuelEntriesExport)
 	hooks := map[uint32]wasmcore.Hooks{}
-	for i := range m.Functions {
-		hooks[m.NumImportedFuncs()+uint32(i)] = wasmcore.Hooks{Entry: enter, CountUnread: true}
-	}
 	for i, f := range m.Functions {
 		ins, err := wasmcore.DecodeInstructions(f.Body)
 		require.NoError(t, err)
@@ -131,9 +128,7 @@ func zeroFuelHooks(t *testing.T, m *wasmcore.Module) map[uint32]wasmcore.Hooks {
 				before[in.Offset] = bump
 			}
 		}
-		if len(before) > 0 {
-			hooks[m.NumImportedFuncs()+uint32(i)] = wasmcore.Hooks{Entry: enter, Before: before, CountUnread: true}
-		}
+		hooks[m.NumImportedFuncs()+uint32(i)] = wasmcore.Hooks{Entry: enter, Before: before, CountUnread: true}
 	}
 	return hooks
 }

@@ -29,8 +29,7 @@ func functionIO(main *wasmcore.Module, linked *Linking, explicit bool) *shopify.
 	case linked.Provider != nil && (linked.Provider.Family != shopify.JavyQuickJS || explicit):
 		return linked.Provider
 	case linked.Provider != nil:
-		r := linked.Provider
-		linked.Plugin = &runner.Plugin{Name: r.Path, Wasm: r.Wasm, Namespace: r.Namespace}
+		linked.Plugin = linked.Provider.Plugin()
 		return nil
 	case main != nil && shopify.SelfProvided(main):
 		r := shopify.SelfProvidedRun()

@@ -328,34 +328,29 @@ func (mt *Meter) reserve(n uint32) (uint32, error) {
 		return 0, errors.New("meter: the instrumented module has no memory")
 	}
 	pages := (n + pageSize - 1) / pageSize
+	first, now := len(mt.reserved) == 0, mem.Size()/pageSize
 	gap := uint32(0)
-	setGap := func(uint32) {}
-	if len(mt.reserved) == 0 {
+	if first {
 		// The first reservation leaves the guest room to grow in first
 		// (memview.go), as much as the memory's maximum allows.
-		now := mem.Size() / pageSize
-		setGap = func(g uint32) {
-			gap = g
-			if lim, ok := mt.mod.ExportedGlobal(exportGuestLimit).(api.MutableGlobal); ok {
-				lim.Set(uint64(now + gap))
-			}
-		}
 		gap = guestGapPages
 		if max, ok := mem.Definition().Max(); ok {
 			gap = min(gap, max-min(max, now+pages))
 		}
-		setGap(gap)
 	}
 	prev, ok := mem.Grow(gap + pages)
 	if !ok && gap > 0 {
 		// The runtime's own limit (a memory with no maximum of its own,
 		// whose minimum is near 4 GiB) leaves no room for the gap: the
 		// guest then grows past the meter's pages, as before the gap.
-		setGap(0)
+		gap = 0
 		prev, ok = mem.Grow(pages)
 	}
 	if !ok {
 		return 0, fmt.Errorf("meter: cannot grow the guest's memory by %d pages for the counters (its maximum is reached)", pages)
+	}
+	if lim, isSet := mt.mod.ExportedGlobal(exportGuestLimit).(api.MutableGlobal); first && isSet {
+		lim.Set(uint64(now + gap))
 	}
 	prev += gap
 	mt.reserved = append(mt.reserved, [2]uint32{prev * pageSize, (prev + pages) * pageSize})

@@ -281,16 +281,16 @@ type Resolved struct {
 // function-runner cannot run such a module (it links no provider, and the
 // engine traps without its input); jsprof runs it through those exports.
 func SelfProvided(m *wasmcore.Module) bool {
-	has := func(name string, params, results int) bool {
+	has := func(name string, want wasmcore.FuncType) bool {
 		idx, ok := m.ExportedFunc(name)
 		if !ok {
 			return false
 		}
 		ft, err := m.FuncTypeOf(idx)
-		return err == nil && len(ft.Params) == params && len(ft.Results) == results &&
-			(params == 0 || ft.Params[0] == wasmcore.ValI32) && ft.Results[0] == wasmcore.ValI32
+		return err == nil && ft.Equal(want)
 	}
-	return has(initializeExport, 1, 1) && has(finalizeExport, 0, 1)
+	i32 := []wasmcore.ValType{wasmcore.ValI32}
+	return has(initializeExport, wasmcore.FuncType{Params: i32, Results: i32}) && has(finalizeExport, wasmcore.FuncType{Results: i32})
 }
 
 // SelfProvidedRun is how a SelfProvided module runs: in memory, in

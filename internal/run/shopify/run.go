@@ -94,9 +94,14 @@ func Configure(o *runner.Options, r Resolved, codec Codec, input []byte) *Run {
 // initialized again.
 func LinkProvider(o *runner.Options, r Resolved) {
 	if r.Wasm != nil {
-		o.Plugin = &runner.Plugin{Name: r.Path, Wasm: r.Wasm, Namespace: r.Namespace}
+		o.Plugin = r.Plugin()
 		o.SkipPluginInit = true
 	}
+}
+
+// Plugin is the provider r resolved as a module to link.
+func (r Resolved) Plugin() *runner.Plugin {
+	return &runner.Plugin{Name: r.Path, Wasm: r.Wasm, Namespace: r.Namespace}
 }
 
 // Output is what the function wrote, in its codec, and its logs (in-memory
