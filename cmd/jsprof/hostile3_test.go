@@ -633,3 +633,26 @@ func TestHTMLKeepsItsInputs(t *testing.T) {
 	got := jsprof(t, "", "report", "--html", filepath.Join(dir, "page.html"), prof)
 	require.Equal(t, 0, got.code, "a control: another --html is written: %s", got.stderr)
 }
+
+// TestSourceMapOpensOnlyFiles: the map a program's sourceMappingURL names
+// is read only if it is a regular file; a FIFO of that name blocked jsprof
+// run for ever. The run goes on with bundle positions, and says why.
+func TestSourceMapOpensOnlyFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "index.js")
+	require.NoError(t, os.WriteFile(src, []byte("console.log(1);\n//# sourceMappingURL=index.js.map\n"), 0o644))
+	module := buildJS(t, src)
+	// A module names its program's file beside itself.
+	require.NoError(t, syscall.Mkfifo(filepath.Join(filepath.Dir(module), "index.js.map"), 0o644))
+	done := make(chan invocation, 1)
+	go func() { done <- jsprof(t, "", "run", "-o", filepath.Join(dir, "p.pb.gz"), module) }()
+	var got invocation
+	select {
+	case got = <-done:
+	case <-time.After(2 * time.Minute): // a guard, not a measurement
+		t.Fatal("jsprof run blocked on the FIFO")
+	}
+	require.Equal(t, 0, got.code, got.stderr)
+	assert.Contains(t, got.stderr, "index.js.map: not a regular file; showing bundle positions")
+}

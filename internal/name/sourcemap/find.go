@@ -5,12 +5,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/fileio"
 	"github.com/jsprof/jsprof/internal/printable"
 )
 
@@ -131,22 +130,9 @@ func decodeDataURL(u string) ([]byte, error) {
 	return []byte(s), nil
 }
 
-// readFile reads a map file, at most MaxBytes.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(data) > MaxBytes {
-		return nil, fmt.Errorf("%s: more than %d MiB", path, MaxBytes>>20)
-	}
-	return data, nil
-}
+// readFile reads a map file, a regular file of at most MaxBytes (a FIFO
+// or a device named by a sourceMappingURL would block the run).
+func readFile(path string) ([]byte, error) { return fileio.ReadRegular(path, MaxBytes) }
 
 // oneLine keeps untrusted text to one printable line for a message.
 func oneLine(s string) string {
