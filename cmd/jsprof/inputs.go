@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/profiler"
 )
 
@@ -13,12 +14,10 @@ import (
 // the runs on stderr; -o the profile merged over them, --out-dir each
 // one's. jsprof exits with the first input's exit code that is not 0.
 func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs **profiler.Outputs) int {
-	inputs, err := profiler.InputFiles(f.inputs)
-	if err != nil {
-		return fail(io, exitFailure, err)
-	}
+	inputs := job.Inputs
 	var names []string // --out-dir's, by input
 	if f.outDir != "" {
+		var err error
 		if names, err = profiler.OutDir(inputs, f.outDir); err != nil {
 			return fail(io, exitUsage, fmt.Errorf("--out-dir: %w", err))
 		}
@@ -41,18 +40,18 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 	code := s.ExitCode
 	for _, in := range s.Facts {
 		if in.Throw != nil {
-			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s%s\n", in.Input, in.Throw.Message, in.Throw.Place())
+			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s%s\n", printable.String(in.Input), in.Throw.Message, in.Throw.Place())
 		}
 	}
 	profiler.WriteInputsTable(io.err, s.Facts, mark)
 	for _, in := range s.Facts {
 		if over := profiler.InputOverLimit(in); f.failLimit && in.Error == "" && over != "" {
-			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", in.Input, mark(over))
+			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", printable.String(in.Input), mark(over))
 			code = cmp.Or(code, exitFailure)
 		}
 	}
 	if s.Merged != nil && !f.quiet {
-		fmt.Fprintf(io.err, "jsprof: profile of %d inputs written to %s (jsprof report %s; go tool pprof -tagfocus=input=NAME %s)\n", len(inputs), f.output, f.output, f.output)
+		fmt.Fprintf(io.err, "jsprof: profile of %d inputs written to %s (jsprof report %s; go tool pprof -tagfocus=input=NAME %s)\n", len(s.MergedInputs), f.output, f.output, f.output)
 	}
 	return code
 }

@@ -112,6 +112,7 @@ func TestSeveralInputsErrors(t *testing.T) {
 	empty := t.TempDir()
 	inputs := t.TempDir()
 	in := spinInput(t, inputs, 3)
+	other := spinInput(t, t.TempDir(), 4)
 	require.NoError(t, os.MkdirAll(filepath.Join(inputs, "b"), 0o755))
 	tests := []struct {
 		name string
@@ -124,6 +125,9 @@ func TestSeveralInputsErrors(t *testing.T) {
 		{"--mode off", []string{"--mode", "off", "--input", inputs}, exitUsage, "they need a profiling --mode"},
 		{"--pprof-addr", []string{"--mode", "sample", "--pprof-addr", ":0", "--input", inputs}, exitUsage, "--pprof-addr serves one run"},
 		{"two inputs, one profile name", []string{"--input", in, "--input", in, "--out-dir", t.TempDir()}, exitUsage, "would both be"},
+		// One input is checked so (hostile_test.go); several were not, and
+		// the profile replaced the input.
+		{"-o one of the inputs", []string{"--input", in, "--input", other, "-o", other}, exitUsage, "-o " + other + ": that is an --input file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,4 +136,5 @@ func TestSeveralInputsErrors(t *testing.T) {
 			assert.Contains(t, got.stderr, tt.want)
 		})
 	}
+	assert.Equal(t, `{"n":4}`, readFileText(t, other), "the input is as it was")
 }

@@ -229,6 +229,13 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if code, done := parseRun(&f, args, io); done {
 		return code
 	}
+	var inputs []string // several inputs' files
+	if f.several {
+		var err error
+		if inputs, err = profiler.InputFiles(f.inputs); err != nil {
+			return fail(io, exitFailure, err)
+		}
+	}
 	var outs *profiler.Outputs
 	defer func() { outs.Discard() }()
 	stopServe := func() {}
@@ -238,10 +245,10 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Plugins:    f.plugins,
 		Guest: runner.Options{Name: filepath.Base(f.module), Args: f.guestArgs, Env: f.env, Dirs: f.mounts,
 			Stdin: io.in, Stdout: io.out, Stderr: io.err, Entry: f.export, Deterministic: f.fixedClock},
-		Input:   f.input,
-		Several: f.several,
-		Codec:   f.codec,
-		Off:     f.mode == modeOff,
+		Input:  f.input,
+		Inputs: inputs,
+		Codec:  f.codec,
+		Off:    f.mode == modeOff,
 		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
 		NeedProfile: f.report || f.reportJSON != "",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -116,6 +117,9 @@ type Several struct {
 	Runs   []InputRun        // by input
 	Facts  []report.InputRun // the runs' table (InputFacts)
 	Merged *Outcome          // their profiles merged (Merged); nil: none
+	// MergedInputs are the inputs whose runs made a profile, the ones
+	// Merged holds.
+	MergedInputs []string
 	// ExitCode is the first input's exit code that is not 0.
 	ExitCode int
 }
@@ -130,14 +134,14 @@ func (p *Prepared) RunSeveral(ctx context.Context, inputs []string) (Several, er
 		s.ExitCode = cmp.Or(s.ExitCode, in.ExitCode)
 	}
 	var err error
-	s.Merged, err = Merged(s.Runs)
+	s.Merged, s.MergedInputs, err = Merged(s.Runs)
 	return s, err
 }
 
 // Merged is the runs' profiles merged into one, each sample labelled
-// with its input (jsprofile.Merge), with its tables: nil when no run
-// made a profile.
-func Merged(runs []InputRun) (*Outcome, error) {
+// with its input (jsprofile.Merge), with its tables, and the inputs whose
+// runs made one: nil when none did.
+func Merged(runs []InputRun) (*Outcome, []string, error) {
 	var ps []*profile.Profile
 	var inputs []string
 	for _, r := range runs {
@@ -147,17 +151,17 @@ func Merged(runs []InputRun) (*Outcome, error) {
 		}
 	}
 	if len(ps) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	merged, err := jsprofile.Merge(ps, inputs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tables, err := report.FromProfile(merged)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &Outcome{Profile: merged, Tables: tables}, nil
+	return &Outcome{Profile: merged, Tables: tables}, inputs, nil
 }
 
 // InputFacts are the runs' facts, in the runs' order, for the table and
@@ -195,8 +199,10 @@ func WriteInputsTable(w io.Writer, facts []report.InputRun, mark func(string) st
 	rows := slices.Clone(facts)
 	slices.SortStableFunc(rows, func(a, b report.InputRun) int { return cmp.Compare(b.TotalWasmInstructions, a.TotalWasmInstructions) })
 	width := len("input")
-	for _, r := range rows {
-		width = max(width, len(r.Input))
+	for i := range rows {
+		// File names found in a folder: made safe for the terminal.
+		rows[i].Input, rows[i].Error = printable.String(rows[i].Input), printable.String(rows[i].Error)
+		width = max(width, len(rows[i].Input))
 	}
 	fmt.Fprintf(w, "%-*s  %12s  %7s  %8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", "of 11M", "memory", "input", "output", "exit", "over the limit")
 	for _, r := range rows {

@@ -37,6 +37,9 @@ type Outputs struct {
 // destroy what the run read.
 func OpenOutputs(set *outfile.Set, paths OutputPaths, job Job, linked Linking) (*Outputs, error) {
 	inputs := []outfile.Named{{What: "the module being run", Path: job.ModulePath}, {What: "the --source file", Path: job.Profile.Source}, {What: "the --input file", Path: job.Input}}
+	for _, p := range job.Inputs {
+		inputs = append(inputs, outfile.Named{What: "an --input file", Path: p})
+	}
 	for _, p := range job.Plugins {
 		inputs = append(inputs, outfile.Named{What: "a --plugin", Path: p})
 	}

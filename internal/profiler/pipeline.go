@@ -42,9 +42,11 @@ type Job struct {
 	Input string
 	// Codec, when set, replaces the codec of a function's provider.
 	Codec *shopify.Codec
-	// Several says the job runs on inputs of its own (RunInputs): a module
-	// given inputs runs with function-runner's I/O, as with Input.
-	Several bool
+	// Inputs are the files of a job that runs on several inputs
+	// (RunSeveral, InputFiles): a module given inputs runs with
+	// function-runner's I/O, as with Input, and no output may be one of
+	// them.
+	Inputs []string
 	// Off runs the module without profiling it; Profile says how
 	// otherwise (Profile.CacheDir: Cache.Dir when empty).
 	Off     bool
@@ -197,7 +199,7 @@ func PrepareJob(ctx context.Context, job Job) (*Prepared, error) {
 		opts.Plugin = linked.Plugin
 	}
 	p := &Prepared{job: job}
-	if p.provider = functionIO(mainMod, &linked, job.Input != "" || job.Codec != nil || job.Several); p.provider != nil {
+	if p.provider = functionIO(mainMod, &linked, job.Input != "" || job.Codec != nil || len(job.Inputs) > 0); p.provider != nil {
 		if p.provider.Self && opts.Stderr != nil {
 			fmt.Fprintf(opts.Stderr, "jsprof: %s is a static build of an in-memory provider, which function-runner cannot run (build it --dynamic, as Shopify CLI does); running it through its own initialize and finalize\n", opts.Name)
 		}
