@@ -373,5 +373,5 @@ func TestSampleTotalsEqualExact(t *testing.T) {
 	assert.Contains(t, stderr, "sample mode (engine: ", "--report in sample mode")
 	assert.NotContains(t, stderr, "too few to rank")
 	assert.Regexp(t, `jsprof: warning: only \d+ samples \(one about every 1000000 Wasm instructions, --sample-every\): too few to rank functions`, fewErr)
-	assert.Contains(t, fewErr, "--sample-every 10000 takes about 1,000")
+	assert.Regexp(t, `--sample-every 10000 takes about 1\d{3},`, fewErr)
 }

@@ -850,22 +850,23 @@ const minRankSamples = 100
 
 // fewSamples is the warning for a sampled run with no samples, or too few
 // to rank functions (minRankSamples): how many it took, and the
-// --sample-every that takes about a thousand.
+// --sample-every that takes 1,000 to 2,000, and how many it takes.
 func fewSamples(taken int, total, every uint64) error {
 	if taken >= minRankSamples {
 		return nil
 	}
 	rate := suggestedEvery(total)
 	if taken == 0 {
-		return fmt.Errorf("no samples: the guest ran only %d Wasm instructions, and a sample comes about every %d (--sample-every); --sample-every %d takes about 1,000, --mode exact measures short runs exactly",
-			total, every, rate)
+		return fmt.Errorf("no samples: the guest ran only %d Wasm instructions, and a sample comes about every %d (--sample-every); --sample-every %d takes about %d, --mode exact measures short runs exactly",
+			total, every, rate, total/rate)
 	}
-	return fmt.Errorf("only %d samples (one about every %d Wasm instructions, --sample-every): too few to rank functions, one sample can make a function look like %.1f%% of the run; --sample-every %d takes about 1,000, --mode exact counts every instruction",
-		taken, every, 100/float64(taken), rate)
+	return fmt.Errorf("only %d samples (one about every %d Wasm instructions, --sample-every): too few to rank functions, one sample can make a function look like %.1f%% of the run; --sample-every %d takes about %d, --mode exact counts every instruction",
+		taken, every, 100/float64(taken), rate, total/rate)
 }
 
-// suggestedEvery is a round sampling period giving about 1,000 samples of
-// a run of total instructions: one significant digit, at least 1.
+// suggestedEvery is a round sampling period giving 1,000 to 2,000 samples
+// of a run of total instructions (fewer when it has fewer than 1,000
+// instructions): one significant digit, at least 1.
 func suggestedEvery(total uint64) uint64 {
 	n := total / 1000
 	if n < 1 {
