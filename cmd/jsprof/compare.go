@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -43,7 +44,8 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	outDir := fs.String("out-dir", "", "keep the modules, profiles and guest outputs in `DIR` (base.wasm, base.pb.gz, base.stdout, new.…)")
 	stdinPath := fs.String("stdin", "", "give both guests this `file` as stdin (default: empty)")
 	inputPath := fs.String("input", "", "a Shopify Function's JSON input `file`: each plugin given is then a provider, and the JS is built against it as a dynamic function")
-	timeout := fs.Duration("timeout", 0, "stop each guest after it has run this `duration` (compiling not counted); a guest stopped makes the compare fail (exit 1), its diff still printed")
+	var timeout time.Duration
+	cli.DurationVar(fs, &timeout, "timeout", 0, "stop each guest after it has run this `duration` (compiling not counted); a guest stopped makes the compare fail (exit 1), its diff still printed")
 	sourceMap := fs.String("source-map", "", sourceMapUsage)
 	readCost := costFlag(fs)
 	cacheDir := cacheFlag(fs)
@@ -80,7 +82,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 		return fail(io, exitUsage, errors.New("compare: --input and --stdin: choose one"))
 	}
 	sides, err := profiler.Compare(ctx, profiler.Comparison{SourcePath: positional[0], Plugins: [2]string{plugins[0], plugins[1]},
-		Function: *inputPath != "", Input: cmp.Or(*inputPath, *stdinPath), Args: guestArgs, Cost: cost, Timeout: *timeout, Cache: cacheDir(),
+		Function: *inputPath != "", Input: cmp.Or(*inputPath, *stdinPath), Args: guestArgs, Cost: cost, Timeout: timeout, Cache: cacheDir(),
 		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run, SourceMap: *sourceMap, OutDir: *outDir, Files: &files})
 	if err != nil {
 		return failInterrupted(ctx, io, exitFailure, err)
@@ -100,7 +102,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 		// A guest stopped part-way did not do all its work: its output
 		// and its profile are no measure of the engine's, whether or not
 		// the other side was stopped too.
-		return fail(io, exitFailure, fmt.Errorf("compare: %s after --timeout %v: the profiles cover part of a run", stopped, *timeout))
+		return fail(io, exitFailure, fmt.Errorf("compare: %s after --timeout %v: the profiles cover part of a run", stopped, timeout))
 	}
 	if mismatch := profiler.Mismatch(sides); mismatch != "" {
 		return fail(io, exitFailure, errors.New("compare: the engines behaved differently: "+mismatch))

@@ -57,7 +57,7 @@ type stdio struct {
 // exitFailure for input it can't use (both before any guest runs).
 const (
 	exitFailure = 1
-	exitUsage   = 2
+	exitUsage   = cli.ExitUsage
 )
 
 type command struct {
