@@ -39,9 +39,8 @@ type Release struct {
 // does not have.
 type Memory struct {
 	// Tables are the opcode tables whose engines were checked with this
-	// layout, and Format the debug encoding they write.
+	// layout (the debug encoding they write is their release's layout's).
 	Tables []string
-	Format Format
 	// Engine names the engine it was checked on.
 	Engine string
 
@@ -54,8 +53,10 @@ type Memory struct {
 func MemoryOf(table string, format Format) (Memory, bool) {
 	table, _, _ = strings.Cut(table, "/")
 	for _, r := range releases {
-		if m := r.Memory; m != nil && m.Format == format && slices.Contains(m.Tables, table) {
-			return *m, true
+		if m := r.Memory; m != nil && slices.Contains(m.Tables, table) {
+			if l, ok := LayoutByName(r.Layout); ok && l.Debug.format() == format {
+				return *m, true
+			}
 		}
 	}
 	return Memory{}, false
@@ -107,7 +108,7 @@ const (
 // unreleased next (quickjs-wasi 3.6.2) shares v0.16's opcode table but
 // moved every field 8 bytes down: there calibration decides.
 func ngMemory(engine string, tables ...string) *Memory {
-	return &Memory{Tables: tables, Format: FormatNG, Engine: engine,
+	return &Memory{Tables: tables, Engine: engine,
 		Buf: 20, Length: 24, Name: 28, File: 64, Line: 68, Column: 72, PC2LineLen: 80, PC2Line: 84, PC2ColLen: -1, PC2Col: -1}
 }
 
@@ -130,7 +131,7 @@ var releases = []Release{
 		// Commits between 2023-12-09 and 2024-01-13 changed the function
 		// flags and the module record without a new version byte.
 		Tables: map[string][]byte{b20201108: {1, 2}, b20231207: {1, 2}, b20231213: {1, 2}, b20240102: {1, 2}, b20240106: {1, 2}},
-		Memory: &Memory{Tables: []string{b20231207, b20201108}, Format: FormatLines, Engine: "javy_quickjs_provider_v1, qjsrunner-2021-03-27",
+		Memory: &Memory{Tables: []string{b20231207, b20201108}, Engine: "javy_quickjs_provider_v1, qjsrunner-2021-03-27",
 			// debug.{filename, line_num, source_len, pc2line_len,
 			// pc2line_buf}, no column. The engine frees the module
 			// function after running it and reuses its memory, so samples
@@ -146,7 +147,7 @@ var releases = []Release{
 	{Layout: "B3", Versions: []byte{3, 0x43}, Tables: map[string][]byte{b20240109: {3, 0x43}, b20240210: {3, 0x43}},
 		Tested: golden("`testdata/releases/bellard-2024-03-23-3b45d155-*` (commit 3b45d155, 0x43; its opcodes are catalog table `bellard-2024-02-10-1e182125`'s)") + "; fuzz; selection"},
 	{Layout: "B3rq", Versions: []byte{0x43}, Tables: map[string][]byte{b20240109: {0x43}, b20240210: {0x43}},
-		Memory: &Memory{Tables: []string{b20240109}, Format: FormatColumns, Engine: "javy-plugin-1.1.0",
+		Memory: &Memory{Tables: []string{b20240109}, Engine: "javy-plugin-1.1.0",
 			Buf: 20, Length: 24, Name: 28, File: 64, Line: 68, Column: 72, PC2LineLen: 80, PC2ColLen: 84, PC2Line: 88, PC2Col: 92},
 		Tested: "`javy-plugin-1.1.0` (bytecode, names, lines, memory, profile)"},
 	{Layout: "B4a", Versions: []byte{4}, Tables: map[string][]byte{b20250318: {4}}, Tested: "fuzz only"},
