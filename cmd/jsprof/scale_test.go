@@ -24,6 +24,7 @@ import (
 	"github.com/jsprof/jsprof/internal/name/bytecode"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/testrules"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -41,11 +42,16 @@ func scaleProgram(t *testing.T, n int) string {
 // guest linear memory, nor keep more functions or stacks: the meter's
 // state grows with the functions and pcs seen, not with the instructions,
 // dispatches or calls executed. (The Go heap's and the process's peaks
-// and the time are logged.)
+// while jsprof runs are logged: the test runs in a process of its own,
+// so that they are jsprof's; they follow the garbage collector's timing,
+// and are not asserted.)
 func TestScaleExactMode(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs 1.8e9 Wasm instructions")
+	}
+	if testrules.RunIsolated(t) {
+		return
 	}
 	type measure struct {
 		total      uint64
@@ -55,7 +61,6 @@ func TestScaleExactMode(t *testing.T) {
 		rssPeak    uint64 // VmHWM after a reset, 0 when it cannot be reset
 		guestBytes uint32
 		functions  int
-		elapsed    time.Duration
 	}
 	sizes := []struct {
 		name string
@@ -75,21 +80,11 @@ func TestScaleExactMode(t *testing.T) {
 		m := &got[i]
 		out := filepath.Join(t.TempDir(), size.name+".pb.gz")
 		collapsed := filepath.Join(t.TempDir(), size.name+".collapsed")
-		// Twice, keeping the lower peaks: the garbage collector's timing
-		// makes them vary by several MB.
-		for run := range 2 {
-			stop := watchMemory(t)
-			start := time.Now()
-			ran := jsprof(t, "", "run", "-o", out, "--collapsed", collapsed, module)
-			elapsed := time.Since(start)
-			heap, rss := stop()
-			require.Equal(t, 0, ran.code, ran.stderr)
-			require.True(t, strings.HasPrefix(ran.stdout, "x = "), ran.stdout)
-			if run == 0 {
-				m.elapsed, m.heapPeak, m.rssPeak = elapsed, heap, rss
-			}
-			m.elapsed, m.heapPeak, m.rssPeak = min(m.elapsed, elapsed), min(m.heapPeak, heap), min(m.rssPeak, rss)
-		}
+		stop := watchMemory(t)
+		ran := jsprof(t, "", "run", "-o", out, "--collapsed", collapsed, module)
+		m.heapPeak, m.rssPeak = stop()
+		require.Equal(t, 0, ran.code, ran.stderr)
+		require.True(t, strings.HasPrefix(ran.stdout, "x = "), ran.stdout)
 
 		p := readProfile(t, out)
 		m.total = totalComment(t, p.Comments)
@@ -114,9 +109,8 @@ func TestScaleExactMode(t *testing.T) {
 		assert.Equal(t, m.total, res.TotalInstructions, "the same count in and out of the command")
 		m.functions = len(res.Functions)
 		size := sizes[i]
-		t.Logf("%s: N=%d, %d Wasm instructions in %v (%.0f M/s), %d samples, peak Go heap %.1f MB, peak RSS %.1f MB, guest memory %.2f MB, %d JS functions",
-			size.name, size.n, m.total, m.elapsed.Round(time.Millisecond), float64(m.total)/m.elapsed.Seconds()/1e6, m.samples,
-			inMB(m.heapPeak), inMB(m.rssPeak), inMB(uint64(m.guestBytes)), m.functions)
+		t.Logf("%s: N=%d, %d Wasm instructions, %d samples, peak Go heap %.1f MB, peak RSS %.1f MB, guest memory %.2f MB, %d JS functions",
+			size.name, size.n, m.total, m.samples, inMB(m.heapPeak), inMB(m.rssPeak), inMB(uint64(m.guestBytes)), m.functions)
 	}
 	small, large := got[0], got[1]
 	assert.GreaterOrEqual(t, large.total, uint64(1e9))
@@ -238,20 +232,27 @@ func inMB(n uint64) float64 { return float64(n) / (1 << 20) }
 
 // TestScaleLargeModule: what jsprof run does to a module before running
 // it — decode, find the dispatch, rewrite, encode, read the program's
-// bytecode for names — takes time and memory roughly linear in the
-// module's size. Two ways to make a static Javy module large: more code
-// (every function but the dispatch loop appended again, unreferenced, as a
+// bytecode for names — allocates memory roughly linear in the module's
+// size. Two ways to make a static Javy module large: more code (every
+// function but the dispatch loop appended again, unreferenced, as a
 // bigger engine would have: 3.1× the bytes) and more data (four times the
-// JS functions, whose bytecode the module carries: 1.9× the bytes).
-// Allocation (bytes, counted by the runtime: no timing in it) must grow by
-// less than twice the size ratio (quadratic growth would be its square);
-// the time is logged.
+// JS functions, whose bytecode the module carries: 1.8× the bytes).
+// Allocation (bytes, counted by the runtime) must grow by less than twice
+// the size ratio (quadratic growth would be its square). The test runs in
+// a process of its own, where what the heap allocated is what Prepare
+// did.
 func TestScaleLargeModule(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("analyses modules of several MB")
 	}
+	if testrules.RunIsolated(t) {
+		return
+	}
 	base := buildSource(t, "javy-plugin-1.7.0", readFileText(t, fixtures.Path("js", "fib.js")))
+	// Once first, so that what the process makes once (tables, caches of
+	// its own) is in neither measurement.
+	prepareAlloc(t, base)
 	t.Run("code", func(t *testing.T) {
 		one, four := withCopies(t, base, 0), withCopies(t, base, 3)
 		compareScaling(t, one, four)
@@ -292,55 +293,53 @@ func withCopies(t *testing.T, wasm []byte, copies int) []byte {
 	return out
 }
 
-// generatedProgram is a JS program of n small functions, each called once.
+// generatedProgram is a JS program of n small functions, each called once,
+// from one call site. (Called by name from a line each, they would take
+// QuickJS time quadratic in n to compile: it resolves each global name by
+// a linear search.)
 func generatedProgram(n int) string {
 	var b strings.Builder
+	b.WriteString("const fs = [\n")
 	for i := range n {
-		fmt.Fprintf(&b, "function f%d(a, b) {\n  const s = \"function %d\" + a;\n  let t = 0;\n  for (let i = 0; i < b; i++) t += s.charCodeAt(i %% s.length) * %d;\n  return t;\n}\n", i, i, i)
+		fmt.Fprintf(&b, "function f%d(a, b) {\n  const s = \"function %d\" + a;\n  let t = 0;\n  for (let i = 0; i < b; i++) t += s.charCodeAt(i %% s.length) * %d;\n  return t;\n},\n", i, i, i)
 	}
-	b.WriteString("let sum = 0;\n")
-	for i := range n {
-		fmt.Fprintf(&b, "sum += f%d(%d, 2);\n", i, i)
-	}
-	b.WriteString("console.log(sum);\n")
+	b.WriteString("];\nlet sum = 0;\nfor (let i = 0; i < fs.length; i++) sum += fs[i](i, 2);\nconsole.log(sum);\n")
 	return b.String()
 }
 
-// timePrepare times what jsprof run does before the guest starts (the best
-// of three) and returns what it allocated and the JS functions it read.
-func timePrepare(t *testing.T, wasm []byte) (time.Duration, uint64, int) {
+// prepareAlloc is what jsprof run's preparation of wasm (profiler.Prepare)
+// allocates on the heap: all the process allocates meanwhile, in a
+// process of its own (testrules.RunIsolated).
+func prepareAlloc(t *testing.T, wasm []byte) uint64 {
 	t.Helper()
-	ctx := context.Background()
-	best, alloc := time.Duration(1<<62), uint64(0)
-	for range 3 {
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		start := time.Now()
-		_, err := profiler.Prepare(ctx, "scale.wasm", wasm, nil, profiler.Options{Mode: profiler.Exact})
-		require.NoError(t, err)
-		elapsed := time.Since(start)
-		runtime.ReadMemStats(&after)
-		best = min(best, elapsed)
-		alloc = after.TotalAlloc - before.TotalAlloc
-	}
-	// How many functions Prepare read (it parses the program for naming).
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := profiler.Prepare(context.Background(), "scale.wasm", wasm, nil, profiler.Options{Mode: profiler.Exact})
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// jsFunctions is the number of JS functions in a static module's program,
+// as Prepare reads them for naming.
+func jsFunctions(t *testing.T, wasm []byte) int {
+	t.Helper()
 	m, err := wasmcore.Decode(wasm)
 	require.NoError(t, err)
-	r, err := dispatch.Analyze(ctx, m)
+	r, err := dispatch.Analyze(context.Background(), m)
 	require.NoError(t, err)
 	prog, err := bytecode.ProgramFromModule(m, r)
 	require.NoError(t, err)
-	return best, alloc, len(prog.Functions)
+	return len(prog.Functions)
 }
 
 func compareScaling(t *testing.T, one, four []byte) {
 	t.Helper()
-	t1, a1, f1 := timePrepare(t, one)
-	t4, a4, f4 := timePrepare(t, four)
+	a1, a4 := prepareAlloc(t, one), prepareAlloc(t, four)
 	size := float64(len(four)) / float64(len(one))
-	t.Logf("1x: %.2f MB, %d JS functions, %v, %.0f MB allocated", inMB(uint64(len(one))), f1, t1.Round(time.Millisecond), inMB(a1))
-	t.Logf("4x: %.2f MB, %d JS functions, %v, %.0f MB allocated", inMB(uint64(len(four))), f4, t4.Round(time.Millisecond), inMB(a4))
-	t.Logf("size ×%.2f: time ×%.2f, allocation ×%.2f", size, float64(t4)/float64(t1), float64(a4)/float64(a1))
+	t.Logf("1x: %.2f MB, %d JS functions, %.0f MB allocated", inMB(uint64(len(one))), jsFunctions(t, one), inMB(a1))
+	t.Logf("4x: %.2f MB, %d JS functions, %.0f MB allocated", inMB(uint64(len(four))), jsFunctions(t, four), inMB(a4))
+	t.Logf("size ×%.2f: allocation ×%.2f", size, float64(a4)/float64(a1))
 	assert.Less(t, float64(a4)/float64(a1), 2*size, "allocation grows about linearly with the module's size")
 }

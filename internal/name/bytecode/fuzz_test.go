@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/jsprof/jsprof/internal/bctest"
+	"github.com/jsprof/jsprof/internal/testrules"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +31,12 @@ func FuzzParseBytecode(f *testing.F) {
 
 // TestParseBytecodeAllocation: hostile counts (huge atom tables, strings,
 // functions nested without end) are refused without allocating for them.
+// It runs in a process of its own, where what the heap allocated is what
+// Parse did.
 func TestParseBytecodeAllocation(t *testing.T) {
+	if testrules.RunIsolated(t) {
+		return
+	}
 	spec := namingSpec(t, "javy-plugin-1.7.0")
 	nested := []byte{0x15, 0x00} // no atoms, then functions whose constant pools hold functions
 	fn := []byte{0x0c, 0x00, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 1, 0, 0}

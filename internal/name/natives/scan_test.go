@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/internal/testrules"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -359,8 +360,12 @@ func TestCatalog(t *testing.T) {
 
 // TestScanAllocation bounds what Scan allocates on the worst inputs that
 // look like engine data: memory full of valid arrays, and entries every
-// one of which several catalogued arrays could be.
+// one of which several catalogued arrays could be. It runs in a process
+// of its own, where what the heap allocated is what Scan did.
 func TestScanAllocation(t *testing.T) {
+	if testrules.RunIsolated(t) {
+		return
+	}
 	for _, tc := range []struct {
 		name  string
 		build func(b *builder)
