@@ -19,5 +19,14 @@ demo: setup bin
 	./bin/jsprof run --report --top 10 -o $(OUT)/fib.pb.gz $(OUT)/fib.wasm
 	@echo "profile: $(OUT)/fib.pb.gz (go tool pprof -top $(OUT)/fib.pb.gz; ./bin/jsprof report --by line $(OUT)/fib.pb.gz)"
 
+# Test binaries of library packages carry no dependency versions in their
+# build info (Go records them for main packages only), so wazero would key
+# their compilation cache "dev" and cmd/jsprof's by its version, and every
+# engine would be compiled twice. Naming wazero's version at link time
+# gives every test binary one key: each engine is compiled once a machine.
+WAZERO := github.com/tetratelabs/wazero
+WAZERO_VERSION = $(shell $(GO) list -m -f '{{.Version}}' $(WAZERO))
+TESTFLAGS ?=
+
 test: setup
-	$(GO) test -timeout 45m ./...
+	$(GO) test -ldflags=-X=$(WAZERO)/internal/version.version=$(WAZERO_VERSION) -timeout 20m $(TESTFLAGS) ./...

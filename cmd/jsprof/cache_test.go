@@ -143,3 +143,27 @@ func TestConcurrentProcessesShareTheCache(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheSizeFromEnv: $JSPROF_CACHE_SIZE is --cache-size's default, as
+// $JSPROF_CACHE_DIR is --cache-dir's; a value that is not a whole number
+// of MB is said in one warning, and the run keeps the default bound.
+func TestCacheSizeFromEnv(t *testing.T) {
+	t.Setenv("JSPROF_CACHE_SIZE", "77")
+	help := jsprof(t, "", "run", "--help")
+	require.Equal(t, 0, help.code, help.stderr)
+	assert.Contains(t, help.stdout, "(env JSPROF_CACHE_SIZE) (default 77)")
+
+	for _, bad := range []string{"lots", "0", "-5", "1.5"} {
+		t.Run(bad, func(t *testing.T) {
+			t.Setenv("JSPROF_CACHE_SIZE", bad)
+			got := jsprof(t, "", "run", "--mode", "off", "--cache-dir", t.TempDir(), "testdata/exit3.wasm")
+			assert.Equal(t, 3, got.code, got.stderr)
+			assert.Equal(t, fmt.Sprintf("jsprof: warning: JSPROF_CACHE_SIZE=%q is not a whole number of MB; the cache is kept within 512 MB\n", bad), got.stderr)
+		})
+	}
+	// The negative control: a good value says nothing.
+	t.Setenv("JSPROF_CACHE_SIZE", "64")
+	got := jsprof(t, "", "run", "--mode", "off", "--cache-dir", t.TempDir(), "testdata/exit3.wasm")
+	assert.Equal(t, 3, got.code)
+	assert.Empty(t, got.stderr)
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -137,9 +138,30 @@ func cacheFlag(fs *flag.FlagSet) func() runner.CacheDir {
 		}
 	}
 	dir := fs.String("cache-dir", def, "directory for compiled modules (empty: no cache; env JSPROF_CACHE_DIR)")
-	size := fs.Int64("cache-size", runner.DefaultCacheMB, "keep the cache within `MB` megabytes, dropping what was used least recently")
+	defSize, envErr := cacheSizeEnv()
+	size := fs.Int64("cache-size", defSize, "keep the cache within `MB` megabytes, dropping what was used least recently (env JSPROF_CACHE_SIZE)")
 	// A directory that cannot be used is said once, on the flag set's
 	// output (stderr), and the run goes uncached.
 	warn := func(err error) { fmt.Fprintf(fs.Output(), "jsprof: warning: %s\n", profiler.FirstLine(err.Error())) }
-	return func() runner.CacheDir { return runner.CacheDir{Dir: *dir, Limit: *size << 20, Warn: warn} }
+	return func() runner.CacheDir {
+		if envErr != nil {
+			warn(envErr)
+		}
+		return runner.CacheDir{Dir: *dir, Limit: *size << 20, Warn: warn}
+	}
+}
+
+// cacheSizeEnv is --cache-size's default: $JSPROF_CACHE_SIZE, in MB, where
+// it is a positive whole number, else runner.DefaultCacheMB, with the
+// error to warn of when it is set to anything else.
+func cacheSizeEnv() (int64, error) {
+	v := os.Getenv("JSPROF_CACHE_SIZE")
+	if v == "" {
+		return runner.DefaultCacheMB, nil
+	}
+	mb, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || mb <= 0 || mb > 1<<40 {
+		return runner.DefaultCacheMB, fmt.Errorf("JSPROF_CACHE_SIZE=%q is not a whole number of MB; the cache is kept within %d MB", v, runner.DefaultCacheMB)
+	}
+	return mb, nil
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -36,6 +38,23 @@ func TestMain(m *testing.M) {
 		main()
 	case "wazero":
 		os.Exit(plainWazero(os.Args[1:]))
+	}
+	// Every command a test runs, in process or as a child, compiles into
+	// the cache the other packages' tests share, not the user's own
+	// (~/.cache/jsprof), unless the test names one; and keeps it within
+	// what the whole suite compiles (fixtures.CacheMB), so that no run
+	// evicts what a later test needs.
+	for _, env := range [][2]string{
+		{"JSPROF_CACHE_DIR", filepath.Join(fixtures.CacheDir(), "wazero")},
+		{"JSPROF_CACHE_SIZE", strconv.Itoa(fixtures.CacheMB)},
+	} {
+		if os.Getenv(env[0]) != "" {
+			continue
+		}
+		if err := os.Setenv(env[0], env[1]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	os.Exit(m.Run())
 }
