@@ -3,12 +3,15 @@ package bctest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -136,6 +139,13 @@ type Engine struct {
 	Plugin javy.Plugin
 	Report *dispatch.Report
 	Cache  wazero.CompilationCache
+
+	// prepared holds, by preparedKey, the modules RunMetered
+	// instrumented: the static modules built with the engine, their
+	// program detached, are one module for every program (runMetered).
+	// mu guards it.
+	mu       sync.Mutex
+	prepared map[preparedKey]*prepared
 }
 
 // LoadEngine loads a pinned engine (fixtures/engines).
@@ -173,8 +183,12 @@ func (e *Engine) Compile(tb testing.TB, src []byte) []byte {
 
 // Run is one run of a static Javy module under the meter.
 type Run struct {
-	Static  *wasmcore.Module // the static module, as it was before instrumenting
-	Report  *dispatch.Report // its analysis
+	Static *wasmcore.Module // the static module, as it was before instrumenting
+	// Report is the analysis of the module the meter instrumented, which
+	// jsprof run reads the static module's program with: Static, or
+	// Static with its program detached (the same engine, functions and
+	// program segment).
+	Report  *dispatch.Report
 	Results *costs.Results
 	Memory  api.Memory // the instance's memory after the run
 	Stdout  string
@@ -195,16 +209,95 @@ func (e *Engine) RunMeteredNatives(tb testing.TB, src []byte) *Run {
 	return e.runMetered(tb, src, true)
 }
 
+// runMetered builds src into a static module and runs it under the meter
+// as jsprof run does (internal/profiler/detach.go): with its program
+// detached, so that what is analysed, instrumented and compiled is the
+// same module for every program built with the engine, prepared once
+// (e.prepared) and compiled once (e.Cache), and the program's bytes put
+// back into the instance before it runs. Instruction counts and the
+// guest's view of its memory are those of the static module run as it is
+// (wasmcore.DetachSegment, meter.HostPages).
 func (e *Engine) runMetered(tb testing.TB, src []byte, withNatives bool) *Run {
 	tb.Helper()
 	static, err := javy.BuildStatic(context.Background(), e.Wasm, e.Plugin, e.Compile(tb, src), e.Cache)
 	require.NoError(tb, err)
-	m, r := analyze(tb, static)
-	require.NotNil(tb, r.Dispatch, r.Reason)
+	m, err := wasmcore.Decode(static)
+	require.NoError(tb, err)
+	seg := dispatch.ProgramSegment(m)
+	require.GreaterOrEqual(tb, seg, 0, "the static module's program segment")
+	dm := m.Clone() // m stays as it was, for naming
+	detached, err := dm.DetachSegment(uint32(seg))
+	require.NoError(tb, err)
+	wasm, err := dm.Encode()
+	require.NoError(tb, err)
+	p, err := e.prepare(wasm, withNatives)
+	require.NoError(tb, err)
+	mt := meter.New(p.plan)
+	start := func(ctx context.Context, mod api.Module) error {
+		if err := mt.Start(ctx, mod); err != nil {
+			return err
+		}
+		addr, grew, err := runner.RestoreDetached(mod, detached)
+		if err == nil && grew > 0 {
+			mt.HostPages(addr, addr+uint32(grew))
+		}
+		return err
+	}
+	return runWASI(tb, m, p.report, p.wasm, mt, start, runner.Options{Name: "fixture.wasm", Cache: e.Cache})
+}
+
+// preparedKey names a prepared module: the digest of the module before
+// instrumenting, and whether its natives are metered.
+type preparedKey struct {
+	digest  [sha256.Size]byte
+	natives bool
+}
+
+// prepared is a module rewritten with the meter, the meter's plan and
+// the analysis of the module it was rewritten from.
+type prepared struct {
+	wasm   []byte
+	plan   *meter.Plan
+	report *dispatch.Report
+}
+
+// prepare returns wasm prepared for metering (prepareModule), prepared
+// once for the engine.
+func (e *Engine) prepare(wasm []byte, withNatives bool) (*prepared, error) {
+	key := preparedKey{sha256.Sum256(wasm), withNatives}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if p, ok := e.prepared[key]; ok {
+		return p, nil
+	}
+	p, err := prepareModule(wasm, withNatives)
+	if err != nil {
+		return nil, err
+	}
+	if e.prepared == nil {
+		e.prepared = map[preparedKey]*prepared{}
+	}
+	e.prepared[key] = p
+	return p, nil
+}
+
+// prepareModule analyses wasm and instruments it with the meter (its
+// natives located, with withNatives), as RunMetered always has.
+func prepareModule(wasm []byte, withNatives bool) (*prepared, error) {
+	m, err := wasmcore.Decode(wasm)
+	if err != nil {
+		return nil, err
+	}
+	r, err := dispatch.Analyze(context.Background(), m)
+	if err != nil {
+		return nil, err
+	}
 	var opts meter.Options
 	if withNatives {
 		c, err := natives.FindCFunctionCalls(m, r)
-		require.NoError(tb, err)
+		if err != nil {
+			return nil, err
+		}
 		opts.Natives = &meter.NativeCalls{Func: c.Func, TableIndex: c.TableIndex, FuncOffset: c.FuncOffset, MagicOffset: c.MagicOffset, HasMagic: c.MagicOffset != 0}
 		if c.TableIndex != 0 {
 			for _, s := range c.ClassCalls {
@@ -212,28 +305,34 @@ func (e *Engine) runMetered(tb testing.TB, src []byte, withNatives bool) *Run {
 			}
 		}
 	}
-	out, mt := instrument(tb, static, r, opts)
-	return runWASI(tb, m, r, out, mt, runner.Options{Name: "fixture.wasm", Cache: e.Cache})
+	return instrument(wasm, r, opts)
 }
 
 // instrument rewrites wasm with the meter as jsprof run does, for the
-// dispatch r found in it, and returns the rewritten module and its meter.
-func instrument(tb testing.TB, wasm []byte, r *dispatch.Report, opts meter.Options) ([]byte, *meter.Meter) {
-	tb.Helper()
-	require.NotNil(tb, r.Dispatch, r.Reason)
+// dispatch r found in it.
+func instrument(wasm []byte, r *dispatch.Report, opts meter.Options) (*prepared, error) {
+	if r.Dispatch == nil {
+		return nil, fmt.Errorf("no dispatch: %s", r.Reason)
+	}
 	rewritten, err := wasmcore.Decode(wasm)
-	require.NoError(tb, err)
+	if err != nil {
+		return nil, err
+	}
 	plan, err := meter.Instrument(rewritten, r.Dispatch, opts)
-	require.NoError(tb, err)
+	if err != nil {
+		return nil, err
+	}
 	out, err := rewritten.Encode()
-	require.NoError(tb, err)
-	return out, meter.New(plan)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{wasm: out, plan: plan, report: r}, nil
 }
 
-// runWASI runs wasm, which instrument rewrote from static, as a WASI
-// command with its meter, deterministically, and returns the run; the
-// command must exit 0.
-func runWASI(tb testing.TB, static *wasmcore.Module, r *dispatch.Report, wasm []byte, mt *meter.Meter, opts runner.Options) *Run {
+// runWASI runs wasm, the module static instrumented with its meter, as a
+// WASI command, deterministically, and returns the run; start readies
+// each instance (mt.Start, or more) and the command must exit 0.
+func runWASI(tb testing.TB, static *wasmcore.Module, r *dispatch.Report, wasm []byte, mt *meter.Meter, start func(context.Context, api.Module) error, opts runner.Options) *Run {
 	tb.Helper()
 	var stdout, stderr bytes.Buffer
 	var inst api.Module
@@ -241,7 +340,7 @@ func runWASI(tb testing.TB, static *wasmcore.Module, r *dispatch.Report, wasm []
 	opts.Link, opts.Context = mt.Link, mt.Context
 	opts.Instantiated = func(ctx context.Context, mod api.Module) error {
 		inst = mod
-		return mt.Start(ctx, mod)
+		return start(ctx, mod)
 	}
 	res, err := runner.Run(context.Background(), wasm, opts)
 	require.NoError(tb, err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
 
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/fixtures"
@@ -26,6 +27,10 @@ type QJSRunner struct {
 	Wasm   []byte
 	Module *wasmcore.Module
 	Report *dispatch.Report
+	Cache  wazero.CompilationCache
+
+	// instrumented is the runner rewritten with the meter, made once.
+	instrumented func() (*prepared, error)
 }
 
 var (
@@ -50,7 +55,8 @@ func LoadQJSRunner(tb testing.TB) *QJSRunner {
 	require.NoError(tb, qjsBuildErr, "%s", qjsBuildOut)
 	wasm := readFile(tb, filepath.Join(fixtures.CacheDir(), "qjsrunner-2021-03-27.wasm"))
 	m, r := analyze(tb, wasm)
-	return &QJSRunner{Name: "qjsrunner-2021-03-27", Wasm: wasm, Module: m, Report: r}
+	return &QJSRunner{Name: "qjsrunner-2021-03-27", Wasm: wasm, Module: m, Report: r, Cache: fixtures.CompilationCache(tb),
+		instrumented: sync.OnceValues(func() (*prepared, error) { return instrument(wasm, r, meter.Options{}) })}
 }
 
 // Compile returns the serialized bytecode of src, compiled as Javy does.
@@ -59,7 +65,7 @@ func (q *QJSRunner) Compile(tb testing.TB, src []byte) []byte {
 	var stdout, stderr bytes.Buffer
 	res, err := runner.Run(context.Background(), q.Wasm, runner.Options{
 		Name: "qjsrunner.wasm", Args: []string{"compile"}, Stdin: bytes.NewReader(src),
-		Stdout: &stdout, Stderr: &stderr, Cache: fixtures.CompilationCache(tb), Deterministic: true,
+		Stdout: &stdout, Stderr: &stderr, Cache: q.Cache, Deterministic: true,
 	})
 	require.NoError(tb, err)
 	require.Zero(tb, res.ExitCode, "stderr: %s", stderr.String())
@@ -69,8 +75,10 @@ func (q *QJSRunner) Compile(tb testing.TB, src []byte) []byte {
 // RunMetered runs bytecode (Compile's) with the runner under the meter.
 func (q *QJSRunner) RunMetered(tb testing.TB, bc []byte) *Run {
 	tb.Helper()
-	out, mt := instrument(tb, q.Wasm, q.Report, meter.Options{})
-	return runWASI(tb, q.Module, q.Report, out, mt, runner.Options{
-		Name: "qjsrunner.wasm", Args: []string{"run"}, Stdin: bytes.NewReader(bc), Cache: fixtures.CompilationCache(tb),
+	p, err := q.instrumented()
+	require.NoError(tb, err)
+	mt := meter.New(p.plan)
+	return runWASI(tb, q.Module, q.Report, p.wasm, mt, mt.Start, runner.Options{
+		Name: "qjsrunner.wasm", Args: []string{"run"}, Stdin: bytes.NewReader(bc), Cache: q.Cache,
 	})
 }

@@ -3,16 +3,17 @@ package bctest
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/measure/meter"
+	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -35,6 +36,9 @@ type WasiEngine struct {
 	Module *wasmcore.Module
 	Report *dispatch.Report
 	Cache  wazero.CompilationCache
+
+	// instrumented is the engine rewritten with the meter, made once.
+	instrumented func() (*prepared, error)
 }
 
 // LoadWasiEngine loads a pinned quickjs-wasi build.
@@ -42,7 +46,8 @@ func LoadWasiEngine(tb testing.TB, name string) *WasiEngine {
 	tb.Helper()
 	wasm := fixtures.EngineBytes(tb, name)
 	m, r := analyze(tb, wasm)
-	return &WasiEngine{Name: name, Wasm: wasm, Module: m, Report: r, Cache: fixtures.CompilationCache(tb)}
+	return &WasiEngine{Name: name, Wasm: wasm, Module: m, Report: r, Cache: fixtures.CompilationCache(tb),
+		instrumented: sync.OnceValues(func() (*prepared, error) { return instrument(wasm, r, meter.Options{}) })}
 }
 
 // QuickJS's API constants, equal in every QuickJS-NG release.
@@ -66,7 +71,7 @@ func (e *WasiEngine) Compile(tb testing.TB, src []byte) []byte {
 // wasiInstance is an instance of a quickjs-wasi build with its API.
 type wasiInstance struct {
 	ctx context.Context
-	rt  wazero.Runtime
+	s   *runner.Session
 	mod api.Module
 }
 
@@ -75,10 +80,20 @@ type wasiInstance struct {
 // promise rejections, module loading, host calls: none is needed to
 // compile or to run the fixture programs), then, after instantiated (the
 // meter's Start) had the module before any of its code ran, _initialize.
-func (e *WasiEngine) instantiate(ctx context.Context, wasm []byte, link func(context.Context, wazero.Runtime) ([]string, error), instantiated func(context.Context, api.Module) error) (*wasiInstance, error) {
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(e.Cache))
-	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-	env := rt.NewHostModuleBuilder("env")
+// Its memory is reserved as jsprof run reserves a guest's
+// (runner.Session.Instantiate), so that the meter's growing it copies
+// nothing.
+func (e *WasiEngine) instantiate(ctx context.Context, wasm []byte, link func(context.Context, wazero.Runtime) ([]string, error), instantiated func(context.Context, api.Module) error) (w *wasiInstance, err error) {
+	s, err := runner.NewSession(ctx, wazero.NewRuntimeConfig(), e.Cache)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			s.Close(ctx)
+		}
+	}()
+	env := s.Runtime().NewHostModuleBuilder("env")
 	for _, im := range e.Module.Imports {
 		if im.Module != "env" || im.Kind != wasmcore.ExternFunc {
 			continue
@@ -89,29 +104,31 @@ func (e *WasiEngine) instantiate(ctx context.Context, wasm []byte, link func(con
 		}), valueTypes(t.Params), valueTypes(t.Results)).Export(im.Name)
 	}
 	if _, err := env.Instantiate(ctx); err != nil {
-		rt.Close(ctx)
 		return nil, err
 	}
+	s.Provide("env")
 	if link != nil {
-		if _, err := link(ctx, rt); err != nil {
-			rt.Close(ctx)
+		names, err := link(ctx, s.Runtime())
+		if err != nil {
 			return nil, err
 		}
+		s.Provide(names...)
 	}
-	mod, err := rt.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithStartFunctions())
+	compiled, err := s.Compile(ctx, e.Name, wasm)
 	if err != nil {
-		rt.Close(ctx)
 		return nil, err
 	}
-	w := &wasiInstance{ctx: ctx, rt: rt, mod: mod}
+	mod, err := s.Instantiate(ctx, compiled, wazero.NewModuleConfig(), e.Name)
+	if err != nil {
+		return nil, err
+	}
+	w = &wasiInstance{ctx: ctx, s: s, mod: mod}
 	if instantiated != nil {
 		if err := instantiated(ctx, mod); err != nil {
-			rt.Close(ctx)
 			return nil, err
 		}
 	}
 	if _, err := w.call("_initialize"); err != nil {
-		rt.Close(ctx)
 		return nil, err
 	}
 	return w, nil
@@ -176,7 +193,7 @@ func (e *WasiEngine) compile(ctx context.Context, src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer w.rt.Close(ctx)
+	defer w.s.Close(ctx)
 	_, jsctx, err := w.newContext()
 	if err != nil {
 		return nil, err
@@ -210,11 +227,13 @@ func (e *WasiEngine) compile(ctx context.Context, src []byte) ([]byte, error) {
 // first.
 func (e *WasiEngine) RunMetered(tb testing.TB, bc []byte) *Run {
 	tb.Helper()
-	out, mt := instrument(tb, e.Wasm, e.Report, meter.Options{})
-	ctx := mt.Context(context.Background())
-	w, err := e.instantiate(ctx, out, mt.Link, mt.Start)
+	p, err := e.instrumented()
 	require.NoError(tb, err)
-	tb.Cleanup(func() { w.rt.Close(ctx) })
+	mt := meter.New(p.plan)
+	ctx := mt.Context(context.Background())
+	w, err := e.instantiate(ctx, p.wasm, mt.Link, mt.Start)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { w.s.Close(ctx) })
 	jsrt, jsctx, err := w.newContext()
 	require.NoError(tb, err)
 	_, err = w.eval(jsctx, []byte("globalThis.console = { log() {} };"), "prelude.js", 0)

@@ -22,12 +22,13 @@ import (
 // instrumented module from the cache and profiles exactly as the first; a
 // damaged entry is removed and made again, and the run still profiles.
 func TestPreparedCache(t *testing.T) {
-	wasm := staticFib(t, "javy-plugin-1.7.0")
+	cache := fixtures.CompilationCache(t)
+	wasm := staticFib(t, cache, "javy-plugin-1.7.0")
 	dir := t.TempDir()
 	run := func() *report.Tables {
 		var stdout bytes.Buffer
 		out, res, err := profiler.Profile(context.Background(), wasm,
-			runner.Options{Name: "fib.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true},
+			runner.Options{Name: "fib.wasm", Stdout: &stdout, Cache: cache, Deterministic: true},
 			profiler.Options{Source: "fib.js", CacheDir: dir})
 		require.NoError(t, err)
 		require.Nil(t, res.Trap)

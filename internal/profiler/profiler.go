@@ -673,7 +673,7 @@ func (s *Session) Start(ctx context.Context, mod api.Module) error {
 		return err
 	}
 	if s.detached != nil {
-		addr, grew, err := restoreDetached(ctx, mod, s.detached)
+		addr, grew, err := runner.RestoreDetached(mod, s.detached)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/measure/meter"
@@ -18,18 +19,22 @@ import (
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
-// staticFib builds fixtures/js/fib.js into a static module with a plugin.
-func staticFib(t *testing.T, plugin string) []byte { return staticProgram(t, plugin, "fib") }
+// staticFib builds fixtures/js/fib.js into a static module with a plugin
+// (staticProgram).
+func staticFib(t *testing.T, cache wazero.CompilationCache, plugin string) []byte {
+	return staticProgram(t, cache, plugin, "fib")
+}
 
 // TestProfile: the whole pipeline, in both modes, on both Javy plugins.
 func TestProfile(t *testing.T) {
+	cache := fixtures.CompilationCache(t)
 	for _, plugin := range []string{"javy-plugin-1.7.0", "javy-plugin-1.1.0"} {
-		wasm := staticFib(t, plugin)
+		wasm := staticFib(t, cache, plugin)
 		for _, mode := range []profiler.Mode{profiler.Exact, profiler.Sample} {
 			t.Run(plugin+"/"+string(mode), func(t *testing.T) {
 				var stdout bytes.Buffer
 				out, res, err := profiler.Profile(context.Background(), wasm,
-					runner.Options{Name: "fib.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true},
+					runner.Options{Name: "fib.wasm", Stdout: &stdout, Cache: cache, Deterministic: true},
 					profiler.Options{Mode: mode, SampleEvery: 20_000, Source: "fib.js"})
 				require.NoError(t, err)
 				require.Nil(t, res.Trap)
@@ -78,11 +83,12 @@ func TestPrepareRejectsMode(t *testing.T) {
 func TestCountWithoutInterpreter(t *testing.T) {
 	wasm, err := os.ReadFile(fixtures.Path("plain", "plain-O2.wasm"))
 	require.NoError(t, err)
+	cache := fixtures.CompilationCache(t)
 	count := func(t *testing.T, opts profiler.Options) (*profiler.Outcome, string) {
 		var stdout bytes.Buffer
 		opts.CountWithoutInterpreter = true
 		out, res, err := profiler.Profile(context.Background(), wasm,
-			runner.Options{Name: "plain.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true}, opts)
+			runner.Options{Name: "plain.wasm", Stdout: &stdout, Cache: cache, Deterministic: true}, opts)
 		require.NoError(t, err)
 		require.Nil(t, res.Trap)
 		assert.Empty(t, out.Warnings)
@@ -111,11 +117,12 @@ func TestCountWithoutInterpreter(t *testing.T) {
 // memory while it runs, whose allocator would take another path if the
 // meter's pages were in its way (meter/memview.go).
 func TestCountOnlyAgreesWithTheMeter(t *testing.T) {
+	cache := fixtures.CompilationCache(t)
 	for _, program := range []string{"fib", "jsonheavy"} {
 		t.Run(program, func(t *testing.T) {
-			wasm := staticProgram(t, "javy-plugin-1.7.0", program)
+			wasm := staticProgram(t, cache, "javy-plugin-1.7.0", program)
 			ropts := func(stdout *bytes.Buffer) runner.Options {
-				return runner.Options{Name: program + ".wasm", Stdout: stdout, Cache: fixtures.CompilationCache(t), Deterministic: true}
+				return runner.Options{Name: program + ".wasm", Stdout: stdout, Cache: cache, Deterministic: true}
 			}
 			var profiledOut bytes.Buffer
 			profiled, _, err := profiler.Profile(context.Background(), wasm, ropts(&profiledOut), profiler.Options{Cost: wasmcore.CostFuel})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -19,8 +20,9 @@ import (
 )
 
 // staticProgram builds fixtures/js/NAME.js into a static module with a
-// plugin.
-func staticProgram(t *testing.T, plugin, name string) []byte {
+// plugin, compiled through cache (fixtures.CompilationCache: a test that
+// keeps one for its runs compiles each module once).
+func staticProgram(t *testing.T, cache wazero.CompilationCache, plugin, name string) []byte {
 	t.Helper()
 	ctx := context.Background()
 	wasm := fixtures.EngineBytes(t, plugin)
@@ -30,9 +32,9 @@ func staticProgram(t *testing.T, plugin, name string) []byte {
 	require.NoError(t, err)
 	src, err := os.ReadFile(fixtures.Path("js", name+".js"))
 	require.NoError(t, err)
-	bc, err := javy.Compile(ctx, p, wasm, src, fixtures.CompilationCache(t))
+	bc, err := javy.Compile(ctx, p, wasm, src, cache)
 	require.NoError(t, err)
-	static, err := javy.BuildStatic(ctx, wasm, p, bc, fixtures.CompilationCache(t))
+	static, err := javy.BuildStatic(ctx, wasm, p, bc, cache)
 	require.NoError(t, err)
 	return static
 }
@@ -96,13 +98,14 @@ func layersOf(p *jsprofile.Profile) layers {
 // JS, opcode, line, native and bucket figure is what exact mode without
 // Wasm frames measures, and the samples still add up to the total.
 func TestExactWasmFrames(t *testing.T) {
+	cache := fixtures.CompilationCache(t)
 	for _, plugin := range []string{"javy-plugin-1.7.0", "javy-plugin-1.1.0"} {
 		t.Run(plugin, func(t *testing.T) {
-			wasm := staticProgram(t, plugin, "comparator")
+			wasm := staticProgram(t, cache, plugin, "comparator")
 			run := func(noWasm bool) *profiler.Outcome {
 				var stdout bytes.Buffer
 				out, res, err := profiler.Profile(context.Background(), wasm,
-					runner.Options{Name: "comparator.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true},
+					runner.Options{Name: "comparator.wasm", Stdout: &stdout, Cache: cache, Deterministic: true},
 					profiler.Options{Source: "comparator.js", NoWasmFrames: noWasm})
 				require.NoError(t, err)
 				require.Nil(t, res.Trap)

@@ -18,7 +18,8 @@
 // context's cause as the trap.
 //
 // It also keeps the compilation cache (cache.go: CacheDir, kept within
-// its size, cleared when an entry is found damaged).
+// its size, cleared when an entry is found damaged), and puts a program
+// detached from its module back into the instance (detached.go).
 //
 // Compiling is bounded too (Session.Compile): a module past
 // wasmcore.CheckBounds, which wazero's compiler would take minutes over,

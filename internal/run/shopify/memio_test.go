@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 
+	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -80,7 +81,9 @@ func runInMemory(t *testing.T, ctx context.Context, cache wazero.CompilationCach
 }
 
 func TestInMemoryEndToEnd(t *testing.T) {
-	cache := wazero.NewCompilationCache()
+	// The providers compile once on this machine (fixtures' shared cache),
+	// not once per run of the tests.
+	cache := fixtures.CompilationCache(t)
 	t.Cleanup(func() { cache.Close(context.Background()) })
 	tests := []struct {
 		name, js, input string

@@ -40,7 +40,9 @@ func TestWASIProvidersEndToEnd(t *testing.T) {
 		// ShopifyFunction over stdin/stdout, MessagePack
 		{"shopify_functions_javy_v2", echoJS, echoOutput, "this is an error message"},
 	}
-	cache := wazero.NewCompilationCache()
+	// The providers compile once on this machine (fixtures' shared cache),
+	// not once per run of the tests.
+	cache := fixtures.CompilationCache(t)
 	t.Cleanup(func() { cache.Close(context.Background()) })
 	for _, tt := range tests {
 		t.Run(tt.namespace, func(t *testing.T) {

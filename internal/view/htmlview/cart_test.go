@@ -12,6 +12,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tetratelabs/wazero"
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -27,13 +28,17 @@ import (
 
 // cartModule builds fixtures/js/cart.js with the pinned QuickJS-NG Javy
 // plugin (cartModuleWith).
-func cartModule(t *testing.T) (module, src []byte) { return cartModuleWith(t, "javy-plugin-1.7.0") }
+func cartModule(t *testing.T, cache wazero.CompilationCache) (module, src []byte) {
+	return cartModuleWith(t, cache, "javy-plugin-1.7.0")
+}
 
 // cartModuleWith builds fixtures/js/cart.js with a Javy plugin of
 // fixtures/engines into a static module that, as the Javy CLI's do,
 // carries its JS Brotli-compressed in a javy_source section (and, as
-// jsprof build's do, the name of its file).
-func cartModuleWith(t *testing.T, engine string) (module, src []byte) {
+// jsprof build's do, the name of its file). It compiles through cache
+// (fixtures.CompilationCache: a test that keeps one for its builds and
+// runs compiles each module once).
+func cartModuleWith(t *testing.T, cache wazero.CompilationCache, engine string) (module, src []byte) {
 	t.Helper()
 	ctx := context.Background()
 	wasm := fixtures.EngineBytes(t, engine)
@@ -43,9 +48,9 @@ func cartModuleWith(t *testing.T, engine string) (module, src []byte) {
 	require.NoError(t, err)
 	src, err = os.ReadFile(fixtures.Path("js", "cart.js"))
 	require.NoError(t, err)
-	bc, err := javy.Compile(ctx, plugin, wasm, src, fixtures.CompilationCache(t))
+	bc, err := javy.Compile(ctx, plugin, wasm, src, cache)
 	require.NoError(t, err)
-	static, err := javy.BuildStatic(ctx, wasm, plugin, bc, fixtures.CompilationCache(t))
+	static, err := javy.BuildStatic(ctx, wasm, plugin, bc, cache)
 	require.NoError(t, err)
 	var compressed bytes.Buffer
 	w := brotli.NewWriterLevel(&compressed, brotli.BestCompression)
@@ -68,10 +73,12 @@ type hotSpots struct {
 // person profiles, shows on its first screen (1280×800) its hottest line,
 // with its source, and its heaviest native, in both modes.
 func TestHTMLCart(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	if testing.Short() {
 		t.Skip("builds and profiles cart.js")
 	}
-	module, src := cartModule(t)
+	cache := fixtures.CompilationCache(t)
+	module, src := cartModule(t, cache)
 	source, err := htmlview.ModuleSource(module, "cart.wasm")
 	require.NoError(t, err, "the javy_source section reads back")
 	assert.Equal(t, "cart.js", source.Name, "named by jsprof.source")
@@ -81,7 +88,7 @@ func TestHTMLCart(t *testing.T) {
 
 	for _, mode := range []profiler.Mode{profiler.Exact, profiler.Sample} {
 		t.Run(string(mode), func(t *testing.T) {
-			jp := profileCart(t, module, mode)
+			jp := profileCart(t, cache, module, mode)
 			tables := report.New(jp)
 			flame := htmlview.NewFlame(jp, htmlview.FlameOptions{})
 			r, err := report.NewReport(tables, report.ReportOptions{Source: "cart-" + string(mode) + ".pb.gz"})
@@ -178,13 +185,13 @@ func shots(t *testing.T, b *reporttest.Browser, mode profiler.Mode, path string)
 	reporttest.SavePNG(t, reporttest.DocsImage("report-flame.png"), b.Screenshot(false))
 }
 
-// profileCart profiles a cart module in a mode, deterministically, and
-// checks its output.
-func profileCart(t *testing.T, module []byte, mode profiler.Mode) *jsprofile.Profile {
+// profileCart profiles a cart module in a mode, deterministically,
+// compiling through cache, and checks its output.
+func profileCart(t *testing.T, cache wazero.CompilationCache, module []byte, mode profiler.Mode) *jsprofile.Profile {
 	t.Helper()
 	var stdout bytes.Buffer
 	out, res, err := profiler.Profile(context.Background(), module,
-		runner.Options{Name: "cart.wasm", Stdout: &stdout, Cache: fixtures.CompilationCache(t), Deterministic: true},
+		runner.Options{Name: "cart.wasm", Stdout: &stdout, Cache: cache, Deterministic: true},
 		profiler.Options{Mode: mode, SampleEvery: 50_000})
 	require.NoError(t, err)
 	require.Nil(t, res.Trap)
@@ -202,13 +209,15 @@ func profileCart(t *testing.T, module []byte, mode profiler.Mode) *jsprofile.Pro
 // flame graphs line up, since the Wasm frames the two engines do not
 // share are folded, and the page shows both runs' graphs side by side.
 func TestHTMLCartDiff(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	if testing.Short() {
 		t.Skip("builds and profiles cart.js on two engines")
 	}
 	const oldPlugin, newPlugin = "javy-plugin-1.1.0", "javy-plugin-1.7.0"
-	oldModule, _ := cartModuleWith(t, oldPlugin)
-	newModule, _ := cartModuleWith(t, newPlugin)
-	base, nw := profileCart(t, oldModule, profiler.Exact), profileCart(t, newModule, profiler.Exact)
+	cache := fixtures.CompilationCache(t)
+	oldModule, _ := cartModuleWith(t, cache, oldPlugin)
+	newModule, _ := cartModuleWith(t, cache, newPlugin)
+	base, nw := profileCart(t, cache, oldModule, profiler.Exact), profileCart(t, cache, newModule, profiler.Exact)
 	require.Positive(t, base.Meta.WasmStacks, "exact profiles with Wasm frames")
 	require.Positive(t, nw.Meta.WasmStacks)
 

@@ -16,6 +16,7 @@ import (
 // nodes out and sum the matches, and Chromium stopped it with "Maximum
 // call stack size exceeded", the graph never drawn.
 func TestHTMLFlameDeepStacks(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	const levels, wasmRun = 2800, 5000
 	interp := wasmf(3, "JS_CallInternal")
 	recursion := []jsprofile.Frame{wasmf(1, "_start"), wasmf(2, "invoke"), interp, jsf("<eval>", 12)}

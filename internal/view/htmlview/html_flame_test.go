@@ -2,7 +2,9 @@ package htmlview
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"math"
 	"math/rand"
 	"os"
@@ -126,6 +128,7 @@ func clickNode(t *testing.T, b *reporttest.Browser, name string) {
 }
 
 func TestHTMLFlameGraph(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	path := flamePage(t, buildProfile(t, jsprofile.ModeSample, appStacks()), "app.pb.gz")
 	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
@@ -207,6 +210,7 @@ func readWasmToggle(b *reporttest.Browser) wasmToggle {
 // expands on a click, or with the "every Wasm frame" box, keeping the
 // zoomed frame in view, and the fragment says so.
 func TestHTMLFlameWasmRun(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	path := flamePage(t, buildProfile(t, jsprofile.ModeSample, appStacks()), "app.pb.gz")
 	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
@@ -240,6 +244,7 @@ func TestHTMLFlameWasmRun(t *testing.T) {
 }
 
 func TestHTMLFlameExactMode(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	path := flamePage(t, buildProfile(t, jsprofile.ModeExact, smallStacks()), "app.pb.gz")
 	b := reporttest.NewBrowser(t, 1280, 800)
 	b.Open(path, "", flameReady)
@@ -273,6 +278,7 @@ func TestHTMLReportNoProfile(t *testing.T) {
 }
 
 func TestHTMLDiffFlame(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	read := func(name string) *jsprofile.Profile {
 		p, err := jsprofile.ReadFile(reporttest.RealPath(name))
 		require.NoError(t, err)
@@ -408,16 +414,21 @@ func bigProfile(t testing.TB, n int) *profile.Profile {
 	for i := range ops {
 		ops[i] = jsprofile.OpcodeFrame(fmt.Sprintf("op%d", i), i)
 	}
+	// The Wasm frames, made once: n stacks use them millions of times.
+	start, invoke, interp := wasmf(1, "_start"), wasmf(2, "invoke"), wasmf(3, "JS_CallInternal")
+	helpers := make([]jsprofile.Frame, 800)
+	for h := range helpers {
+		helpers[h] = wasmf(uint32(100+h), fmt.Sprintf("helper%d", h))
+	}
 	for i := 0; i < n; i++ {
-		stack = append(stack[:0], wasmf(1, "_start"), wasmf(2, "invoke"))
+		stack = append(stack[:0], start, invoke)
 		for k := 2 + rng.Intn(10); k > 0; k-- {
 			f := fns[rng.Intn(len(fns))]
 			f.Line += int64(rng.Intn(10))
-			stack = append(stack, wasmf(3, "JS_CallInternal"), f, ops[rng.Intn(len(ops))])
+			stack = append(stack, interp, f, ops[rng.Intn(len(ops))])
 		}
 		for k := rng.Intn(4); k > 0; k-- {
-			h := rng.Intn(800)
-			stack = append(stack, wasmf(uint32(100+h), fmt.Sprintf("helper%d", h)))
+			stack = append(stack, helpers[rng.Intn(len(helpers))])
 		}
 		v := int64(1000 * (1 + rng.Intn(5)))
 		total += uint64(v)
@@ -438,6 +449,7 @@ func bigProfile(t testing.TB, n int) *profile.Profile {
 // bounded) and opens; the times are logged. JSPROF_BIG_STACKS sets
 // the number of stacks (default 300,000; 1,000,000 make a 49 MB profile).
 func TestHTMLBigProfile(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	if testing.Short() {
 		t.Skip("builds a large profile")
 	}
@@ -448,10 +460,14 @@ func TestHTMLBigProfile(t *testing.T) {
 		require.NoError(t, err)
 	}
 	p := bigProfile(t, n)
-	var raw bytes.Buffer
-	require.NoError(t, p.WriteUncompressed(&raw))
 	var gz bytes.Buffer
 	require.NoError(t, p.Write(&gz))
+	// The profile's size uncompressed, for the log: gzip's own count of
+	// what it wrote, cheaper than encoding the profile again.
+	raw, err := gzip.NewReader(bytes.NewReader(gz.Bytes()))
+	require.NoError(t, err)
+	rawSize, err := io.Copy(io.Discard, raw)
+	require.NoError(t, err)
 
 	start := time.Now()
 	parsed, err := profile.Parse(bytes.NewReader(gz.Bytes()))
@@ -488,7 +504,7 @@ func TestHTMLBigProfile(t *testing.T) {
 	assert.Equal(t, "invoke", readFlame(t, b).Root)
 	t.Logf("%d stacks: profile %.1f MB (%.1f MB gzipped); read %v, tables %v, flame graph %v (%d nodes), page written %v: %.0f kB (flame data %.0f kB); "+
 		"Chromium: loaded and drawn in %v (script %s ms, %d nodes drawn)",
-		n, float64(raw.Len())/1e6, float64(gz.Len())/1e6, read.Round(time.Millisecond), tables.Round(time.Millisecond), merge.Round(time.Millisecond), flame.Nodes,
+		n, float64(rawSize)/1e6, float64(gz.Len())/1e6, read.Round(time.Millisecond), tables.Round(time.Millisecond), merge.Round(time.Millisecond), flame.Nodes,
 		write.Round(time.Millisecond), float64(size)/1e3, float64(len(flame.flameJSON()))/1e3, load.Round(time.Millisecond), ms, drawn)
 	if !strings.Contains(ms, ".") {
 		t.Errorf("render time %q", ms)

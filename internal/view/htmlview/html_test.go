@@ -24,35 +24,29 @@ import (
 )
 
 // render loads page in headless Chromium, with no network, and returns
-// the DOM it built and a screenshot.
+// the DOM it built and a screenshot, both from one load of the page.
 func render(t *testing.T, page []byte) (dom string, shot image.Image) {
 	t.Helper()
 	bin := reporttest.Chromium(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "page.html")
 	require.NoError(t, os.WriteFile(path, page, 0o644))
-	run := func(extra ...string) []byte {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-			"--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-			"--user-data-dir=" + filepath.Join(dir, "profile"), "--window-size=1400,1800"}, extra...)
-		args = append(args, "file://"+path)
-		var stdout, stderr bytes.Buffer
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		require.NoError(t, cmd.Run(), "chromium: %s", stderr.String())
-		return stdout.Bytes()
-	}
-	dom = string(run("--dump-dom"))
 	shotPath := filepath.Join(dir, "shot.png")
-	run("--screenshot=" + shotPath)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1400,1800",
+		"--dump-dom", "--screenshot="+shotPath, "file://"+path)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "chromium: %s", stderr.String())
 	f, err := os.Open(shotPath)
-	require.NoError(t, err)
+	require.NoError(t, err, "chromium: %s", stderr.String())
 	defer f.Close()
 	shot, err = png.Decode(f)
 	require.NoError(t, err)
-	return dom, shot
+	return stdout.String(), shot
 }
 
 // pixels counts the pixels of one colour (within a small tolerance).
@@ -111,6 +105,7 @@ func fixtureDiff(t *testing.T) *diff.Diff {
 }
 
 func TestHTMLReport(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	d := readFixture(t, "fib-base.pb.gz")
 	r, err := report.NewReport(d, report.ReportOptions{Source: "fib-base.pb.gz"})
 	require.NoError(t, err)
@@ -145,6 +140,7 @@ func TestHTMLReport(t *testing.T) {
 }
 
 func TestHTMLReportOneFunction(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	r, err := report.NewReport(readFixture(t, "fib-base.pb.gz"), report.ReportOptions{Function: "fibLoop", Top: 3})
 	require.NoError(t, err)
 	var page bytes.Buffer
@@ -158,6 +154,7 @@ func TestHTMLReportOneFunction(t *testing.T) {
 }
 
 func TestHTMLDiff(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	df := fixtureDiff(t)
 	var page bytes.Buffer
 	require.NoError(t, WriteDiff(&page, df, DiffOptions{}))
@@ -186,6 +183,7 @@ func TestHTMLDiff(t *testing.T) {
 }
 
 func TestHTMLDiffTop(t *testing.T) {
+	t.Parallel() // mostly waiting for Chromium
 	var page bytes.Buffer
 	require.NoError(t, WriteDiff(&page, fixtureDiff(t), DiffOptions{Top: 2}))
 	dom, _ := render(t, page.Bytes())
