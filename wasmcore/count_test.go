@@ -20,12 +20,32 @@ import (
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
-// countedRun instruments wasm with opts, runs one program of the fixture
-// interpreter and returns the counter and the values of extra exported i64
-// globals.
-func countedRun(t *testing.T, wasm []byte, mod interp.Module, g interp.Golden, opts wasmcore.CountOptions, prepare func(m *wasmcore.Module) wasmcore.CountOptions) (uint64, map[string]uint64) {
+// countingRuntime returns a runtime configured as cfg, with WASI, closed
+// when t ends, in which the instrumented modules of a test are compiled
+// once each and instantiated afresh for every program they run.
+func countingRuntime(t *testing.T, cfg wazero.RuntimeConfig) wazero.Runtime {
 	t.Helper()
 	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	t.Cleanup(func() { rt.Close(ctx) })
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	return rt
+}
+
+// countedModule is a module instrumented one way and compiled: what it
+// counts does not depend on the program, so each program runs in a fresh
+// instance of the same compiled code.
+type countedModule struct {
+	compiled wazero.CompiledModule
+	counter  string   // the export of the instruction counter
+	globals  []string // every exported global, the counter's included
+}
+
+// countModule instruments wasm with the options prepare returns (opts
+// when prepare is nil), adds the checkpoint function they ask for, and
+// compiles the result in rt.
+func countModule(t *testing.T, rt wazero.Runtime, wasm []byte, opts wasmcore.CountOptions, prepare func(m *wasmcore.Module) wasmcore.CountOptions) countedModule {
+	t.Helper()
 	m, err := wasmcore.Decode(wasm)
 	require.NoError(t, err)
 	if prepare != nil {
@@ -36,13 +56,28 @@ func countedRun(t *testing.T, wasm []byte, mod interp.Module, g interp.Golden, o
 	addCheckpointFunc(t, m, ctr, opts)
 	out, err := m.Encode()
 	require.NoError(t, err)
-
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-	cfg := wazero.NewModuleConfig().WithArgs("interp", g.Program, strconv.Itoa(g.N)).WithStartFunctions()
-	inst, err := rt.InstantiateWithConfig(ctx, out, cfg)
+	compiled, err := rt.CompileModule(context.Background(), out)
 	require.NoError(t, err)
+	cm := countedModule{compiled: compiled, counter: ctr.Export}
+	for _, e := range m.Exports {
+		if e.Kind == wasmcore.ExternGlobal {
+			cm.globals = append(cm.globals, e.Name)
+		}
+	}
+	return cm
+}
+
+// run runs one program of the fixture interpreter in a fresh instance of
+// cm, compiled in rt, and returns the counter and the values of the
+// module's exported i64 globals.
+func (cm countedModule) run(t *testing.T, rt wazero.Runtime, mod interp.Module, g interp.Golden) (uint64, map[string]uint64) {
+	t.Helper()
+	ctx := context.Background()
+	// Anonymous, so that the compiled module can be instantiated again.
+	cfg := wazero.NewModuleConfig().WithName("").WithArgs("interp", g.Program, strconv.Itoa(g.N)).WithStartFunctions()
+	inst, err := rt.InstantiateModule(ctx, cm.compiled, cfg)
+	require.NoError(t, err)
+	defer inst.Close(ctx)
 	if mod.Kind == "bare" {
 		_, err = inst.ExportedFunction("run_" + g.Program).Call(ctx)
 	} else {
@@ -53,12 +88,10 @@ func countedRun(t *testing.T, wasm []byte, mod interp.Module, g interp.Golden, o
 	}
 	require.NoError(t, err)
 	globals := map[string]uint64{}
-	for _, e := range m.Exports {
-		if e.Kind == wasmcore.ExternGlobal {
-			globals[e.Name] = inst.ExportedGlobal(e.Name).Get()
-		}
+	for _, name := range cm.globals {
+		globals[name] = inst.ExportedGlobal(name).Get()
 	}
-	return inst.ExportedGlobal(ctr.Export).Get(), globals
+	return inst.ExportedGlobal(cm.counter).Get(), globals
 }
 
 // bumpGlobal adds an exported i64 global and returns code that adds one
@@ -186,33 +219,47 @@ func TestCountInstructionsSegmentsEqualPerInstruction(t *testing.T) {
 	mods, err := interp.Modules()
 	require.NoError(t, err)
 	for _, mod := range mods {
-		wasm, err := os.ReadFile(interp.Path(mod.File))
-		require.NoError(t, err)
-		for _, g := range goldensFor(t, mod.Kind) {
-			t.Run(mod.File+"/"+g.Program, func(t *testing.T) {
-				t.Parallel() // each run has a runtime of its own
-				all, tally := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, func(m *wasmcore.Module) wasmcore.CountOptions {
-					return wasmcore.CountOptions{PerInstruction: true, Hooks: zeroFuelHooks(t, m)}
-				})
-				fuel, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{Cost: wasmcore.CostFuel, PerInstruction: true}, nil)
-				assert.Greater(t, all, uint64(10*g.Dispatch), "at least a few instructions per opcode")
-				assert.Equal(t, all-tally[fuelFreeExport]+tally[fuelEntriesExport], fuel,
-					"fuel = all - executed nop, drop, unreachable, return (%d) + function entries (%d)", tally[fuelFreeExport], tally[fuelEntriesExport])
-				for _, model := range []struct {
-					cost wasmcore.CostModel
-					want uint64
-				}{{wasmcore.CostAll, all}, {wasmcore.CostFuel, fuel}} {
+		t.Run(mod.File, func(t *testing.T) {
+			t.Parallel() // each build has a runtime of its own
+			wasm, err := os.ReadFile(interp.Path(mod.File))
+			require.NoError(t, err)
+			// Each way of counting is compiled once, then run with every
+			// program.
+			rt := countingRuntime(t, wazero.NewRuntimeConfig().WithCompilationCache(fixtures.CompilationCache(t)))
+			allMod := countModule(t, rt, wasm, wasmcore.CountOptions{}, func(m *wasmcore.Module) wasmcore.CountOptions {
+				return wasmcore.CountOptions{PerInstruction: true, Hooks: zeroFuelHooks(t, m)}
+			})
+			fuelMod := countModule(t, rt, wasm, wasmcore.CountOptions{Cost: wasmcore.CostFuel, PerInstruction: true}, nil)
+			type fastMode struct {
+				cost wasmcore.CostModel
+				name string
+				mod  countedModule
+			}
+			var fast []fastMode
+			for _, cost := range []wasmcore.CostModel{wasmcore.CostAll, wasmcore.CostFuel} {
+				for _, v := range fastCountModes(cost) {
+					fast = append(fast, fastMode{cost, v.name, countModule(t, rt, wasm, wasmcore.CountOptions{}, v.opts)})
+				}
+			}
+			for _, g := range goldensFor(t, mod.Kind) {
+				t.Run(g.Program, func(t *testing.T) {
+					all, tally := allMod.run(t, rt, mod, g)
+					fuel, _ := fuelMod.run(t, rt, mod, g)
+					assert.Greater(t, all, uint64(10*g.Dispatch), "at least a few instructions per opcode")
+					assert.Equal(t, all-tally[fuelFreeExport]+tally[fuelEntriesExport], fuel,
+						"fuel = all - executed nop, drop, unreachable, return (%d) + function entries (%d)", tally[fuelFreeExport], tally[fuelEntriesExport])
+					want := map[wasmcore.CostModel]uint64{wasmcore.CostAll: all, wasmcore.CostFuel: fuel}
 					// Hoisted charges have all run by the time the run ends.
-					for _, v := range fastCountModes(model.cost) {
-						got, globals := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, v.opts)
-						assert.Equal(t, model.want, got, "%s, %s", model.cost, v.name)
+					for _, v := range fast {
+						got, globals := v.mod.run(t, rt, mod, g)
+						assert.Equal(t, want[v.cost], got, "%s, %s", v.cost, v.name)
 						if _, ok := globals[checkpointNextExport]; ok {
-							assert.Greater(t, globals["checkpoint.fired"], uint64(g.Dispatch)/10, "%s, %s: checkpoints fire", model.cost, v.name)
+							assert.Greater(t, globals["checkpoint.fired"], uint64(g.Dispatch)/10, "%s, %s: checkpoints fire", v.cost, v.name)
 						}
 					}
-				}
-			})
-		}
+				})
+			}
+		})
 	}
 }
 
@@ -223,72 +270,77 @@ func TestCountInstructionsHooks(t *testing.T) {
 	mods, err := interp.Modules()
 	require.NoError(t, err)
 	for _, mod := range mods {
-		wasm, err := os.ReadFile(interp.Path(mod.File))
-		require.NoError(t, err)
-		for _, g := range goldensFor(t, mod.Kind) {
-			t.Run(mod.File+"/"+g.Program, func(t *testing.T) {
-				plain, _ := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, nil)
-				hooked, globals := countedRun(t, wasm, mod, g, wasmcore.CountOptions{}, func(m *wasmcore.Module) wasmcore.CountOptions {
-					bump := func(name string) []byte { return bumpGlobal(m, name) }
-					f := m.Function(mod.DispatchFunc)
-					require.NotNil(t, f)
-					ins, err := wasmcore.DecodeInstructions(f.Body)
-					require.NoError(t, err)
-					hooks := wasmcore.Hooks{Entry: bump("entries"), Exit: bump("exits"), Before: map[uint32][]byte{}}
-					dispatches := bump("dispatches")
-					for _, in := range ins {
-						if in.Op == wasmcore.OpBrTable && len(in.Labels)-1 == mod.DispatchTargets {
-							hooks.Before[in.Offset] = dispatches
-						}
+		t.Run(mod.File, func(t *testing.T) {
+			wasm, err := os.ReadFile(interp.Path(mod.File))
+			require.NoError(t, err)
+			// Each way of counting is compiled once, then run with every
+			// program.
+			rt := countingRuntime(t, wazero.NewRuntimeConfig().WithCompilationCache(fixtures.CompilationCache(t)))
+			plainMod := countModule(t, rt, wasm, wasmcore.CountOptions{}, nil)
+			hookedMod := countModule(t, rt, wasm, wasmcore.CountOptions{}, func(m *wasmcore.Module) wasmcore.CountOptions {
+				bump := func(name string) []byte { return bumpGlobal(m, name) }
+				f := m.Function(mod.DispatchFunc)
+				require.NotNil(t, f)
+				ins, err := wasmcore.DecodeInstructions(f.Body)
+				require.NoError(t, err)
+				hooks := wasmcore.Hooks{Entry: bump("entries"), Exit: bump("exits"), Before: map[uint32][]byte{}}
+				dispatches := bump("dispatches")
+				for _, in := range ins {
+					if in.Op == wasmcore.OpBrTable && len(in.Labels)-1 == mod.DispatchTargets {
+						hooks.Before[in.Offset] = dispatches
 					}
-					require.Len(t, hooks.Before, 1, "one dispatch br_table")
-					return wasmcore.CountOptions{Hooks: map[uint32]wasmcore.Hooks{mod.DispatchFunc: hooks}}
-				})
-				assert.Equal(t, uint64(g.CallInternal), globals["entries"])
-				assert.Equal(t, uint64(g.CallInternal), globals["exits"])
-				assert.Equal(t, uint64(g.Dispatch), globals["dispatches"])
-				assert.Equal(t, plain, hooked, "hooks are not counted")
+				}
+				require.Len(t, hooks.Before, 1, "one dispatch br_table")
+				return wasmcore.CountOptions{Hooks: map[uint32]wasmcore.Hooks{mod.DispatchFunc: hooks}}
 			})
-		}
+			for _, g := range goldensFor(t, mod.Kind) {
+				t.Run(g.Program, func(t *testing.T) {
+					plain, _ := plainMod.run(t, rt, mod, g)
+					hooked, globals := hookedMod.run(t, rt, mod, g)
+					assert.Equal(t, uint64(g.CallInternal), globals["entries"])
+					assert.Equal(t, uint64(g.CallInternal), globals["exits"])
+					assert.Equal(t, uint64(g.Dispatch), globals["dispatches"])
+					assert.Equal(t, plain, hooked, "hooks are not counted")
+				})
+			}
+		})
 	}
 }
 
-// javyRun instruments the newer Javy plugin as prepare says, compiles src
-// and runs it, and returns what the counter and the module's other
-// exported i64 globals gained during invoke alone: the plugin's
-// initialization and compilation are no part of a program's cost, as
-// function-runner counts the export call only.
-func javyRun(t *testing.T, wasm, src []byte, prepare func(m *wasmcore.Module) wasmcore.CountOptions) (uint64, map[string]uint64) {
+// javyEnv instantiates in rt the env module that the compiled modules
+// import from, each of its functions failing the run if called.
+func javyEnv(t *testing.T, rt wazero.Runtime, mods ...countedModule) {
 	t.Helper()
-	ctx := context.Background()
-	m, err := wasmcore.Decode(wasm)
-	require.NoError(t, err)
-	opts := prepare(m)
-	ctr, err := m.CountInstructions(opts)
-	require.NoError(t, err)
-	addCheckpointFunc(t, m, ctr, opts)
-	out, err := m.Encode()
-	require.NoError(t, err)
-
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(fixtures.CompilationCache(t)))
-	defer rt.Close(ctx)
-	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-	compiled, err := rt.CompileModule(ctx, out)
-	require.NoError(t, err)
 	env := rt.NewHostModuleBuilder("env")
-	for _, imp := range compiled.ImportedFunctions() {
-		mod, name, _ := imp.Import()
-		if mod == "env" {
-			env.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(context.Context, api.Module, []uint64) {
-				panic("unexpected call of env." + name)
-			}), imp.ParamTypes(), imp.ResultTypes()).Export(name)
+	exported := map[string]bool{}
+	for _, cm := range mods {
+		for _, imp := range cm.compiled.ImportedFunctions() {
+			mod, name, _ := imp.Import()
+			if mod == "env" && !exported[name] {
+				exported[name] = true
+				env.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(context.Context, api.Module, []uint64) {
+					panic("unexpected call of env." + name)
+				}), imp.ParamTypes(), imp.ResultTypes()).Export(name)
+			}
 		}
 	}
-	_, err = env.Instantiate(ctx)
+	_, err := env.Instantiate(context.Background())
 	require.NoError(t, err)
+}
+
+// javyRun runs src in a fresh instance of cm, the newer Javy plugin
+// instrumented and compiled in rt, and returns what the counter and the
+// module's other exported i64 globals gained during invoke alone: the
+// plugin's initialization and compilation are no part of a program's
+// cost, as function-runner counts the export call only.
+func (cm countedModule) javyRun(t *testing.T, rt wazero.Runtime, src []byte) (uint64, map[string]uint64) {
+	t.Helper()
+	ctx := context.Background()
 	var stdout bytes.Buffer
-	inst, err := rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithStdout(&stdout).WithStartFunctions())
+	// Anonymous, so that the compiled module can be instantiated again.
+	inst, err := rt.InstantiateModule(ctx, cm.compiled, wazero.NewModuleConfig().WithName("").WithStdout(&stdout).WithStartFunctions())
 	require.NoError(t, err)
+	defer inst.Close(ctx)
 	call := func(name string, args ...uint64) uint64 {
 		res, err := inst.ExportedFunction(name).Call(ctx, args...)
 		require.NoError(t, err, name)
@@ -305,10 +357,8 @@ func javyRun(t *testing.T, wasm, src []byte, prepare func(m *wasmcore.Module) wa
 	require.Zero(t, binary.LittleEndian.Uint32(ret), "compile-src")
 	values := func() map[string]uint64 {
 		out := map[string]uint64{}
-		for _, e := range m.Exports {
-			if e.Kind == wasmcore.ExternGlobal {
-				out[e.Name] = inst.ExportedGlobal(e.Name).Get()
-			}
+		for _, name := range cm.globals {
+			out[name] = inst.ExportedGlobal(name).Get()
 		}
 		return out
 	}
@@ -319,7 +369,7 @@ func javyRun(t *testing.T, wasm, src []byte, prepare func(m *wasmcore.Module) wa
 		gained[name] -= before[name]
 	}
 	require.NotEmpty(t, stdout.String(), "the program prints")
-	return gained[ctr.Export], gained
+	return gained[cm.counter], gained
 }
 
 // TestCostFuelOnJavyPlugin: on a real engine running JavaScript, every
@@ -333,6 +383,31 @@ func TestCostFuelOnJavyPlugin(t *testing.T) {
 	wasm := fixtures.EngineBytes(t, "javy-plugin-1.7.0")
 	progs, err := js.Programs()
 	require.NoError(t, err)
+	// Each way of counting is compiled once (or found in the machine's
+	// compilation cache), then run with every program.
+	cache := fixtures.CompilationCache(t)
+	t.Cleanup(func() { cache.Close(context.Background()) })
+	rt := countingRuntime(t, wazero.NewRuntimeConfig().WithCompilationCache(cache))
+	allMod := countModule(t, rt, wasm, wasmcore.CountOptions{}, func(m *wasmcore.Module) wasmcore.CountOptions {
+		return wasmcore.CountOptions{PerInstruction: true, Hooks: zeroFuelHooks(t, m)}
+	})
+	fuelMod := countModule(t, rt, wasm, wasmcore.CountOptions{Cost: wasmcore.CostFuel, PerInstruction: true}, nil)
+	type fastMode struct {
+		name string
+		mod  countedModule
+	}
+	var fast []fastMode
+	for _, v := range fastCountModes(wasmcore.CostFuel) {
+		if v.name == "hoist across calls" { // the in-locals modes hoist as far
+			continue
+		}
+		fast = append(fast, fastMode{v.name, countModule(t, rt, wasm, wasmcore.CountOptions{}, v.opts)})
+	}
+	mods := []countedModule{allMod, fuelMod}
+	for _, v := range fast {
+		mods = append(mods, v.mod)
+	}
+	javyEnv(t, rt, mods...)
 	for _, p := range progs {
 		if p.Name != "fib" && p.Name != "json" {
 			continue
@@ -340,19 +415,12 @@ func TestCostFuelOnJavyPlugin(t *testing.T) {
 		t.Run(p.Name, func(t *testing.T) {
 			src, err := p.Source()
 			require.NoError(t, err)
-			all, tally := javyRun(t, wasm, src, func(m *wasmcore.Module) wasmcore.CountOptions {
-				return wasmcore.CountOptions{PerInstruction: true, Hooks: zeroFuelHooks(t, m)}
-			})
-			fuel, _ := javyRun(t, wasm, src, func(*wasmcore.Module) wasmcore.CountOptions {
-				return wasmcore.CountOptions{Cost: wasmcore.CostFuel, PerInstruction: true}
-			})
+			all, tally := allMod.javyRun(t, rt, src)
+			fuel, _ := fuelMod.javyRun(t, rt, src)
 			t.Logf("%s: CostAll %d, CostFuel %d, nop/drop/unreachable/return %d, function entries %d", p.Name, all, fuel, tally[fuelFreeExport], tally[fuelEntriesExport])
 			assert.Equal(t, all-tally[fuelFreeExport]+tally[fuelEntriesExport], fuel)
-			for _, v := range fastCountModes(wasmcore.CostFuel) {
-				if v.name == "hoist across calls" { // the in-locals modes hoist as far
-					continue
-				}
-				got, globals := javyRun(t, wasm, src, v.opts)
+			for _, v := range fast {
+				got, globals := v.mod.javyRun(t, rt, src)
 				assert.Equal(t, fuel, got, v.name)
 				if _, ok := globals[checkpointNextExport]; ok {
 					assert.NotZero(t, globals["checkpoint.fired"], "%s: checkpoints fire", v.name)

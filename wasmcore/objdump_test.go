@@ -30,10 +30,33 @@ type dumpedInstr struct {
 	mnemonic string
 }
 
-var (
-	reFuncHeader = regexp.MustCompile(`^([0-9a-f]+) func\[(\d+)\]`)
-	reInstrLine  = regexp.MustCompile(`^ ([0-9a-f]+): [0-9a-f ]*\|(.*)$`)
-)
+var reFuncHeader = regexp.MustCompile(`^([0-9a-f]+) func\[(\d+)\]`)
+
+// instrLine matches an instruction line of `wasm-objdump -d` as the
+// regexp `^ ([0-9a-f]+): [0-9a-f ]*\|(.*)$` would, returning its two
+// groups, the file offset and the text: a regexp, on each of the hundreds
+// of thousands of lines of a real engine's disassembly, costs a second.
+func instrLine(line string) (off, text string, ok bool) {
+	isHex := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+	if len(line) == 0 || line[0] != ' ' {
+		return "", "", false
+	}
+	i := 1
+	for i < len(line) && isHex(line[i]) {
+		i++
+	}
+	if i == 1 || !strings.HasPrefix(line[i:], ": ") {
+		return "", "", false
+	}
+	j := i + 2
+	for j < len(line) && (isHex(line[j]) || line[j] == ' ') {
+		j++
+	}
+	if j == len(line) || line[j] != '|' || strings.ContainsRune(line[j+1:], '\n') {
+		return "", "", false
+	}
+	return line[1:i], line[j+1:], true
+}
 
 // parseObjdump reads `wasm-objdump -d` output into instructions per
 // function index. Local declarations and continuation lines (long
@@ -45,21 +68,27 @@ func parseObjdump(t *testing.T, text []byte) map[uint32][]dumpedInstr {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if m := reFuncHeader.FindStringSubmatch(line); m != nil {
-			cur, _ = strconv.ParseInt(m[2], 10, 64)
-			out[uint32(cur)] = nil
+		// Only a line with " func[" can be a header: the regexp is
+		// spared the others.
+		if strings.Contains(line, " func[") {
+			if m := reFuncHeader.FindStringSubmatch(line); m != nil {
+				cur, _ = strconv.ParseInt(m[2], 10, 64)
+				out[uint32(cur)] = nil
+				continue
+			}
+		}
+		hexOff, text, ok := instrLine(line)
+		if !ok || cur < 0 {
 			continue
 		}
-		m := reInstrLine.FindStringSubmatch(line)
-		if m == nil || cur < 0 {
-			continue
-		}
-		fields := strings.Fields(m[2])
+		fields := strings.Fields(text)
 		if len(fields) == 0 || strings.HasPrefix(fields[0], "local[") {
 			continue
 		}
-		off, err := strconv.ParseUint(m[1], 16, 32)
-		require.NoError(t, err)
+		off, err := strconv.ParseUint(hexOff, 16, 32)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
 		name := fields[0]
 		if a, ok := objdumpAliases[name]; ok {
 			name = a

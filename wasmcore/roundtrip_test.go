@@ -35,13 +35,17 @@ func TestDecodeInstructionsAllBodies(t *testing.T) {
 				ins, err := DecodeInstructions(f.Body)
 				require.NoError(t, err, "function %d", nImp+uint32(i))
 				require.NotEmpty(t, ins)
+				// Plain comparisons: this loop sees every instruction of
+				// every input, too many for an assertion call each.
 				var off uint32
-				for _, x := range ins {
-					require.Equal(t, off, x.Offset, "function %d", nImp+uint32(i))
+				for j, x := range ins {
+					if x.Offset != off {
+						t.Fatalf("function %d, instruction %d (%s): offset %d, want %d", nImp+uint32(i), j, x.Op, x.Offset, off)
+					}
 					off += x.Len
 				}
-				require.Equal(t, uint32(len(f.Body)), off)
-				require.Equal(t, OpEnd, ins[len(ins)-1].Op)
+				require.Equal(t, uint32(len(f.Body)), off, "function %d", nImp+uint32(i))
+				require.Equal(t, OpEnd, ins[len(ins)-1].Op, "function %d", nImp+uint32(i))
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/jsprof/jsprof/fixtures/interp"
 	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/internal/measure/meter"
+	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -35,28 +36,63 @@ func instrument(tb testing.TB, wasm []byte, opts meter.Options) ([]byte, *meter.
 	return out, plan
 }
 
-// meteredRun instruments one fixture interpreter module, runs one program
-// and returns the results with each function's name, read from the
-// interpreter's function header (JSFunc.name at +12).
-func meteredRun(t *testing.T, mod interp.Module, g interp.Golden, opts meter.Options) (*costs.Results, map[uint32]string) {
+// memoryCache returns a compilation cache in memory, closed when t ends:
+// the runtimes made with it share the modules compiled in it while one of
+// them holds them (newMeteredModule).
+func memoryCache(t *testing.T) wazero.CompilationCache {
+	t.Helper()
+	cache := wazero.NewCompilationCache()
+	t.Cleanup(func() { cache.Close(context.Background()) })
+	return cache
+}
+
+// meteredModule is one fixture interpreter module instrumented once with
+// a set of options; each run of it has a runtime and a meter of its own,
+// and the runtimes share a compilation cache, so that it is compiled once.
+type meteredModule struct {
+	mod   interp.Module
+	wasm  []byte
+	plan  *meter.Plan
+	cache wazero.CompilationCache
+}
+
+// newMeteredModule instruments mod with opts for runs on cache, and
+// compiles it there in a runtime that holds it until t ends: a compiled
+// module leaves the cache's memory when the last runtime using it closes.
+func newMeteredModule(t *testing.T, cache wazero.CompilationCache, mod interp.Module, opts meter.Options) *meteredModule {
 	t.Helper()
 	ctx := context.Background()
 	wasm, err := os.ReadFile(interp.Path(mod.File))
 	require.NoError(t, err)
 	out, plan := instrument(t, wasm, opts)
+	holder := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache))
+	t.Cleanup(func() { holder.Close(ctx) })
+	_, err = holder.CompileModule(ctx, out)
+	require.NoError(t, err)
+	return &meteredModule{mod: mod, wasm: out, plan: plan, cache: cache}
+}
 
-	rt := wazero.NewRuntime(ctx)
+// run runs one program under a new meter and returns the results with
+// each function's name, read from the interpreter's function header
+// (JSFunc.name at +12).
+func (mm *meteredModule) run(t *testing.T, g interp.Golden) (*costs.Results, map[uint32]string) {
+	t.Helper()
+	// Memory as jsprof run backs it: wazero's own zeroes the meter's 256
+	// MiB gap (guestGapPages) on every run.
+	ctx, release := runner.ReservedMemory(context.Background())
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(mm.cache))
 	defer rt.Close(ctx)
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-	mt := meter.New(plan)
+	mt := meter.New(mm.plan)
 	ctx = mt.Context(ctx)
-	_, err = mt.Link(ctx, rt)
+	_, err := mt.Link(ctx, rt)
 	require.NoError(t, err)
 	cfg := wazero.NewModuleConfig().WithArgs("interp", g.Program, strconv.Itoa(g.N)).WithStartFunctions()
-	inst, err := rt.InstantiateWithConfig(ctx, out, cfg)
+	inst, err := rt.InstantiateWithConfig(ctx, mm.wasm, cfg)
 	require.NoError(t, err)
+	release(inst.Memory())
 	require.NoError(t, mt.Start(ctx, inst))
-	if mod.Kind == "bare" {
+	if mm.mod.Kind == "bare" {
 		_, err = inst.ExportedFunction("run_" + g.Program).Call(ctx)
 	} else {
 		_, err = inst.ExportedFunction("_start").Call(ctx)
@@ -108,41 +144,45 @@ func TestExactCountsOnFixtureInterpreters(t *testing.T) {
 		t.Fatalf("no golden %s-%d", program, n)
 		return interp.Golden{}
 	}
+	cache := memoryCache(t)
 	for _, mod := range mods {
-		for _, p := range progs {
-			g := golden(p.Name, p.SmallN)
-			t.Run(mod.File+"/"+p.Name, func(t *testing.T) {
-				res, names := meteredRun(t, mod, g, meter.Options{})
-				require.NoError(t, res.Check())
+		t.Run(mod.File, func(t *testing.T) {
+			mm := newMeteredModule(t, cache, mod, meter.Options{})
+			for _, p := range progs {
+				g := golden(p.Name, p.SmallN)
+				t.Run(p.Name, func(t *testing.T) {
+					res, names := mm.run(t, g)
+					require.NoError(t, res.Check())
 
-				byName := map[string]costs.FunctionCost{}
-				for _, f := range res.Functions {
-					byName[names[f.Address]] = f
-				}
-				for name, want := range g.Functions {
-					got, ok := byName[name]
-					if !assert.True(t, ok, "function %s not seen", name) {
-						continue
+					byName := map[string]costs.FunctionCost{}
+					for _, f := range res.Functions {
+						byName[names[f.Address]] = f
 					}
-					assert.Equal(t, want.Calls, got.Calls, "%s calls", name)
-					assert.Equal(t, uint32(want.ByteCodeLen), got.Length, "%s bytecode length", name)
-					execs := map[string]uint64{}
-					for _, o := range got.Opcodes {
-						if o.Opcode != costs.CallSetup {
-							execs[table.Info[o.Opcode].Name] = o.Executions
+					for name, want := range g.Functions {
+						got, ok := byName[name]
+						if !assert.True(t, ok, "function %s not seen", name) {
+							continue
 						}
+						assert.Equal(t, want.Calls, got.Calls, "%s calls", name)
+						assert.Equal(t, uint32(want.ByteCodeLen), got.Length, "%s bytecode length", name)
+						execs := map[string]uint64{}
+						for _, o := range got.Opcodes {
+							if o.Opcode != costs.CallSetup {
+								execs[table.Info[o.Opcode].Name] = o.Executions
+							}
+						}
+						assert.Equal(t, want.Opcodes, execs, "%s opcodes", name)
 					}
-					assert.Equal(t, want.Opcodes, execs, "%s opcodes", name)
-				}
-				assert.Len(t, res.Functions, len(g.Functions), "only bytecode functions get a block")
+					assert.Len(t, res.Functions, len(g.Functions), "only bytecode functions get a block")
 
-				var dispatches uint64
-				for _, o := range res.OpcodeTotals() {
-					dispatches += o.Executions
-				}
-				assert.Equal(t, g.Dispatch, dispatches)
-			})
-		}
+					var dispatches uint64
+					for _, o := range res.OpcodeTotals() {
+						dispatches += o.Executions
+					}
+					assert.Equal(t, g.Dispatch, dispatches)
+				})
+			}
+		})
 	}
 }
 
@@ -153,22 +193,27 @@ func TestExactTotalsEqualSlowMode(t *testing.T) {
 	require.NoError(t, err)
 	goldens, err := interp.Goldens()
 	require.NoError(t, err)
+	cache := memoryCache(t)
 	for _, mod := range mods {
 		if mod.File != "build/interp-O2.wasm" && mod.File != "build/bare-O0.wasm" && mod.File != "build/direct-O2-wasmopt.wasm" {
 			continue
 		}
-		for _, g := range goldens {
-			if g.Program != "fib" && g.Program != "trycatch" {
-				continue
+		t.Run(mod.File, func(t *testing.T) {
+			fastMod := newMeteredModule(t, cache, mod, meter.Options{})
+			slowMod := newMeteredModule(t, cache, mod, meter.Options{PerInstruction: true})
+			for _, g := range goldens {
+				if g.Program != "fib" && g.Program != "trycatch" {
+					continue
+				}
+				t.Run(g.Program+"-"+strconv.Itoa(g.N), func(t *testing.T) {
+					fast, _ := fastMod.run(t, g)
+					again, _ := fastMod.run(t, g)
+					slow, _ := slowMod.run(t, g)
+					assert.Equal(t, slow.TotalInstructions, fast.TotalInstructions)
+					assert.Equal(t, fast, again, "identical across runs")
+					assert.Equal(t, slow.Functions, fast.Functions, "per function and opcode too")
+				})
 			}
-			t.Run(mod.File+"/"+g.Program+"-"+strconv.Itoa(g.N), func(t *testing.T) {
-				fast, _ := meteredRun(t, mod, g, meter.Options{})
-				again, _ := meteredRun(t, mod, g, meter.Options{})
-				slow, _ := meteredRun(t, mod, g, meter.Options{PerInstruction: true})
-				assert.Equal(t, slow.TotalInstructions, fast.TotalInstructions)
-				assert.Equal(t, fast, again, "identical across runs")
-				assert.Equal(t, slow.Functions, fast.Functions, "per function and opcode too")
-			})
-		}
+		})
 	}
 }

@@ -117,7 +117,10 @@ func TestMetersShareListenedModule(t *testing.T) {
 			assert.Equal(t, aloneB, gotB, "the second program's stacks, run concurrently")
 
 			t.Run("negative control: listeners bound to a meter", func(t *testing.T) {
-				cache := wazero.NewCompilationCache()
+				// A cache object of its own: nothing compiled in its
+				// memory yet, the engine module read from the machine's
+				// cache on disk rather than compiled again.
+				cache := fixtures.CompilationCache(t)
 				t.Cleanup(func() { cache.Close(context.Background()) })
 				// The first meter compiles ListenedModule with its listeners
 				// (and is never started: they do nothing).
@@ -139,18 +142,26 @@ func TestMetersShareListenedModule(t *testing.T) {
 // running on without its samples or Wasm stacks.
 func TestRunWithoutMeterContext(t *testing.T) {
 	t.Parallel()
+	// Each mode's module is built once, for every run of that mode.
+	type built struct {
+		wasm []byte
+		plan *meter.Plan
+	}
+	exact, sample := &built{}, &built{}
+	exact.wasm, exact.plan = engineModule(t, "javy-plugin-1.7.0", tinyJS, meter.Options{WasmStacks: true})
+	sample.wasm, sample.plan = engineModule(t, "javy-plugin-1.7.0", tinyJS, meter.Options{Sample: true})
 	for _, tc := range []struct {
 		name    string
-		opts    meter.Options
+		module  *built
 		context bool
 	}{
-		{"exact with the meter's context", meter.Options{WasmStacks: true}, true},
-		{"exact without", meter.Options{WasmStacks: true}, false},
-		{"sample without", meter.Options{Sample: true}, false},
+		{"exact with the meter's context", exact, true},
+		{"exact without", exact, false},
+		{"sample without", sample, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			wasm, plan := engineModule(t, "javy-plugin-1.7.0", tinyJS, tc.opts)
+			wasm, plan := tc.module.wasm, tc.module.plan
 			mt := meter.New(plan)
 			mt.SetWasmStacks(stacksEvery)
 			mt.SetSampling(stacksEvery, func(uint64, []costs.WasmFrame, []costs.Activation) {})

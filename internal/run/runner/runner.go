@@ -17,7 +17,6 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
@@ -340,17 +339,12 @@ func (s *Session) Instantiate(ctx context.Context, compiled wazero.CompiledModul
 	if err := s.linkStubs(ctx, compiled); err != nil {
 		return nil, err
 	}
-	alloc := newMemoryAllocator()
-	if alloc != nil {
-		ctx = experimental.WithMemoryAllocator(ctx, alloc)
-	}
+	ctx, release := ReservedMemory(ctx)
 	mod, err := s.instantiate(ctx, name, compiled, cfg.WithName(name).WithStartFunctions())
 	if err != nil {
 		return nil, err
 	}
-	if alloc != nil {
-		alloc.releaseWith(mod.Memory())
-	}
+	release(mod.Memory())
 	s.provided[name] = true
 	return mod, nil
 }
