@@ -57,6 +57,7 @@ func runFormat(t *testing.T, provider, src string) ([]formatFunction, string) {
 // 21891 calls, and the fixture programs' closures, classes, generators
 // and async functions are named at their lines.
 func TestBytecodeFormatsOnProviders(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("profiles real providers")
 	}

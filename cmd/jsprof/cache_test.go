@@ -23,6 +23,7 @@ import (
 // jsprof checks each entry against the digest it sealed it with, drops
 // the one that differs, says so, compiles again and runs.
 func TestDamagedCacheEntry(t *testing.T) {
+	t.Parallel()
 	module := buildJS(t, fixtures.Path("js", "fib.js"))
 	damage := map[string]func(t *testing.T, path string){
 		"overwritten": func(t *testing.T, path string) {

@@ -52,6 +52,7 @@ type compareJSON struct {
 // v0.10): the same output from both, and a diff whose totals are the two
 // profiles' totals.
 func TestCompareFixturePrograms(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs real engines")
 	}

@@ -108,6 +108,7 @@ func TestProfileWithoutTables(t *testing.T) {
 // deterministic ones (runner.Options.Deterministic; jsprof run does not
 // set it: the guest sees the real time).
 func TestDeterministicClocks(t *testing.T) {
+	t.Parallel()
 	wasm := buildSource(t, "javy-plugin-1.7.0", readFileText(t, "testdata/clock.js"))
 	_, exact := newGuests(t, wasm, meter.Options{Checkpoints: true})
 	_, first := exact.run(t)

@@ -20,6 +20,7 @@ import (
 // counting gives the same total, and the same per-function and per-pc
 // figures, as the test-only mode that charges every instruction on its own.
 func TestExactEqualsSlowModeOnPlugins(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the slow mode")
 	}

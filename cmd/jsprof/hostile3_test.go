@@ -182,6 +182,7 @@ func withStartLoop(t *testing.T, path string, announce ...bool) string {
 // looping start under --timeout said "the guest exited with code
 // 4026531839", wazero's code for a module it closed.
 func TestStopsBeforeTheExportCall(t *testing.T) {
+	t.Parallel()
 	plugin := fixtures.EnginePath(t, "javy-plugin-1.7.0")
 	static := withStartLoop(t, buildJS(t, fixtures.Path("js", "fib.js")))
 	loopingPlugin := withStartLoop(t, plugin)
@@ -506,6 +507,7 @@ func TestAttackerTextIsPrintable(t *testing.T) {
 // profile is written. (A directory removed during the run:
 // TestCacheRemovedDuringTheRun, internal/run/runner.)
 func TestUnusableCacheRunsUncached(t *testing.T) {
+	t.Parallel()
 	module := buildJS(t, fixtures.Path("js", "fib.js"))
 	file := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))

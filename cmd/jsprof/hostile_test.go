@@ -265,6 +265,7 @@ func TestBrokenPipe(t *testing.T) {
 // compiling both engines takes longer than the timeout: the guests run
 // all the same, the timeout counting from their start.
 func TestCompareTimeout(t *testing.T) {
+	t.Parallel()
 	got := jsprof(t, "", "compare", "--cache-dir", t.TempDir(), "--timeout", "300ms",
 		"--plugin", fixtures.EnginePath(t, "javy-plugin-1.1.0"), "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), "testdata/forever.js")
 	assert.Equal(t, exitFailure, got.code, got.stderr)
@@ -289,6 +290,7 @@ func TestModuleImportingMeterState(t *testing.T) {
 // minimum) is profiled all the same: the instrumented copy lifts the
 // maximum so that the meter finds room for its counters.
 func TestFixedSizeMemory(t *testing.T) {
+	t.Parallel()
 	wasm, err := os.ReadFile(buildJS(t, fixtures.Path("js", "fib.js")))
 	require.NoError(t, err)
 	m, err := wasmcore.Decode(wasm)

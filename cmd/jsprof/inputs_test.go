@@ -25,6 +25,7 @@ import (
 // their merged profile, each sample labelled with its input, and
 // --out-dir each one's.
 func TestSeveralInputs(t *testing.T) {
+	t.Parallel()
 	dir := fixtures.ProvidersDir(t)
 	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
 	inputs := t.TempDir()

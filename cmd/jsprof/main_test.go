@@ -345,6 +345,7 @@ func TestAnalyze(t *testing.T) {
 
 // TestRunReport: exact mode on both Javy plugins, static and dynamic.
 func TestRunReport(t *testing.T) {
+	t.Parallel()
 	for _, plugin := range javyPlugins {
 		for _, dynamic := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/dynamic=%v", plugin, dynamic), func(t *testing.T) {
@@ -422,6 +423,7 @@ func TestRunReport(t *testing.T) {
 // mid-buffer with their saved state, not a function object; every one must
 // still be charged to its own bytecode buffer, with its length known.
 func TestRunReportResolvesGenerators(t *testing.T) {
+	t.Parallel()
 	for _, plugin := range javyPlugins {
 		t.Run(plugin, func(t *testing.T) {
 			dir := t.TempDir()

@@ -149,6 +149,7 @@ func (p profiled) rootedAtBucket() uint64 {
 // (javy-3.1.0's json API replaces QuickJS's), which no function list
 // declares: they are named after their call sites, alike.
 func TestNativesJSON(t *testing.T) {
+	t.Parallel()
 	for _, engine := range nativeEngines {
 		t.Run(engine, func(t *testing.T) {
 			p := profileFixture(t, engine, "jsonheavy")
@@ -240,6 +241,7 @@ func TestNativesSortComparator(t *testing.T) {
 // TestNativesAcrossEngines: the same program's natives have the same names
 // on the three engines, and jsprof diff aligns them, with the same calls.
 func TestNativesAcrossEngines(t *testing.T) {
+	t.Parallel()
 	for _, program := range []string{"comparator", "jsonheavy"} {
 		t.Run(program, func(t *testing.T) {
 			var base profiled

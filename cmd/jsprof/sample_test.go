@@ -64,6 +64,7 @@ func kinds(s *profile.Sample) []string {
 // stacks are layered: Wasm frames, then JS frames above opcode frames above
 // the Wasm functions their handlers ran.
 func TestSampleMode(t *testing.T) {
+	t.Parallel()
 	for _, plugin := range javyPlugins {
 		for _, program := range []string{"fib", "sort", "json", "classes"} {
 			t.Run(plugin+"/"+program, func(t *testing.T) {
@@ -220,6 +221,7 @@ func TestGoToolPprof(t *testing.T) {
 // plugin's functions of the same index), and JS frames sit where they do
 // in a static module.
 func TestSampleModeDynamic(t *testing.T) {
+	t.Parallel()
 	for _, plugin := range javyPlugins {
 		t.Run(plugin, func(t *testing.T) {
 			dir := t.TempDir()
@@ -315,6 +317,7 @@ func TestExactCallers(t *testing.T) {
 // became a function of its own with no code, and the profile was lost
 // to an opcode frame of no opcode.
 func TestSampleModeLargeTopLevel(t *testing.T) {
+	t.Parallel()
 	const n = 10_000
 	dir := t.TempDir()
 	module, out := filepath.Join(dir, "index.wasm"), filepath.Join(dir, "p.pb.gz")

@@ -252,6 +252,7 @@ func straightLineFuel(t *testing.T, wasm []byte, export string) uint64 {
 // in-memory provider, and, counted only, on a function of the Wasm API
 // (no JS interpreter anywhere).
 func TestFuelEqualsPerInstruction(t *testing.T) {
+	t.Parallel()
 	static := buildJS(t, fixtures.Path("js", "fib.js"))
 	dynamic := buildFunction(t, "shopify_functions_javy_v3", filepath.Join("testdata", "shopify", "shopify_function.js"))
 	for _, tt := range []struct{ name, module, output string }{
@@ -283,6 +284,7 @@ func TestFuelEqualsPerInstruction(t *testing.T) {
 // (shopify_functions_javy_v4) — what moving provider costs, under the
 // cost model asked for, which compare names.
 func TestCompareProviders(t *testing.T) {
+	t.Parallel()
 	dir := fixtures.ProvidersDir(t)
 	args := func(extra ...string) []string {
 		return append(append([]string{"compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", "testdata/shopify/input.json",
@@ -407,6 +409,7 @@ func buildStatic(t *testing.T, provider, src string) string {
 // static build of an in-memory provider says so and runs through its own
 // initialize and finalize.
 func TestRunModes(t *testing.T) {
+	t.Parallel()
 	dir := fixtures.ProvidersDir(t)
 	src := filepath.Join(t.TempDir(), "echo.js")
 	require.NoError(t, os.WriteFile(src, []byte(`const b = new Uint8Array(4096); const n = Javy.IO.readSync(0, b);
@@ -540,6 +543,7 @@ func TestCompareProfilesCarryRunFacts(t *testing.T) {
 // (ShopifyFunction.readInput, writeOutput) rather than left in
 // (native functions).
 func TestShopifySampleModeAsExact(t *testing.T) {
+	t.Parallel()
 	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "shopify_function.js"))
 	type doc struct {
 		Total  uint64 `json:"total_wasm_instructions"`

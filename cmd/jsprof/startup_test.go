@@ -249,6 +249,7 @@ func medianOf(ts, bases []time.Duration) float64 {
 // prepared engine (the program is detached from what is compiled), and
 // each is still named from its own bytecode.
 func TestStaticProgramsShareCaches(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("profiles twenty programs")
 	}
