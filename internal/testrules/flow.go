@@ -164,32 +164,7 @@ func key(e ast.Expr) string {
 // isDur says whether e's value is computed from a duration read from the
 // clock. A function literal's value is, when one of its results is.
 func (fl *flow) isDur(e ast.Expr) bool {
-	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		if found {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			found = fl.litReturnsDur(n)
-			return false
-		case *ast.KeyValueExpr:
-			found = fl.isDur(n.Value)
-			return false
-		case *ast.Ident:
-			found = fl.dur[n.Name]
-		case *ast.SelectorExpr:
-			if fl.f.qualified(n) != "" {
-				return false
-			}
-			found = fl.dur[key(n)] || fl.isDur(n.X)
-			return false
-		case *ast.CallExpr:
-			found = fl.durCall(n)
-		}
-		return !found
-	})
-	return found
+	return fl.reaches(e, fl.dur, fl.isDur, fl.durCall, fl.litReturnsDur)
 }
 
 // durCall says whether call returns a duration read from the clock
@@ -245,6 +220,16 @@ func (fl *flow) litReturnsDur(lit *ast.FuncLit) bool {
 
 // isClock says whether e's value is computed from a reading of the clock.
 func (fl *flow) isClock(e ast.Expr) bool {
+	return fl.reaches(e, fl.clock, fl.isClock,
+		func(call *ast.CallExpr) bool { return fl.f.qualified(call.Fun) == "time.Now" },
+		func(*ast.FuncLit) bool { return false })
+}
+
+// reaches says whether e's value is computed from what marked holds (by
+// variable or path of fields), from a call that call accepts, or from a
+// function literal that lit accepts; self follows a key-value pair's
+// value and a selector's operand. isDur and isClock are its two uses.
+func (fl *flow) reaches(e ast.Expr, marked map[string]bool, self func(ast.Expr) bool, call func(*ast.CallExpr) bool, lit func(*ast.FuncLit) bool) bool {
 	found := false
 	ast.Inspect(e, func(n ast.Node) bool {
 		if found {
@@ -252,20 +237,21 @@ func (fl *flow) isClock(e ast.Expr) bool {
 		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
+			found = lit(n)
 			return false
 		case *ast.KeyValueExpr:
-			found = fl.isClock(n.Value)
+			found = self(n.Value)
 			return false
 		case *ast.Ident:
-			found = fl.clock[n.Name]
+			found = marked[n.Name]
 		case *ast.SelectorExpr:
 			if fl.f.qualified(n) != "" {
 				return false
 			}
-			found = fl.clock[key(n)] || fl.isClock(n.X)
+			found = marked[key(n)] || self(n.X)
 			return false
 		case *ast.CallExpr:
-			found = fl.f.qualified(n.Fun) == "time.Now"
+			found = call(n)
 		}
 		return !found
 	})
