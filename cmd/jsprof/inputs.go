@@ -13,26 +13,12 @@ import (
 // run on each input in an instance of its own, in parallel; a table of
 // the runs on stderr; -o the profile merged over them, --out-dir each
 // one's. jsprof exits with the first input's exit code that is not 0.
-func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs **profiler.Outputs) int {
-	inputs := job.Inputs
-	var names []string // --out-dir's, by input
-	if f.outDir != "" {
-		var err error
-		if names, err = profiler.OutDir(inputs, f.outDir); err != nil {
-			return fail(io, exitUsage, fmt.Errorf("--out-dir: %w", err))
-		}
-	}
+func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio) int {
 	p, err := profiler.PrepareJob(ctx, job)
 	if err != nil {
 		return failJob(ctx, io, err)
 	}
-	s, err := p.RunSeveral(ctx, inputs)
-	if err == nil && s.Merged != nil {
-		err = writeOutputs(*outs, s.Merged, f, io, s.Facts)
-	}
-	if err == nil && names != nil {
-		err = profiler.WriteEach(&files, s.Runs, names)
-	}
+	s, err := p.RunSeveral(ctx, job.Inputs)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}

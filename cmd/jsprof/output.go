@@ -1,33 +1,43 @@
 package main
 
 import (
-	"errors"
-	"path/filepath"
+	"fmt"
 
 	"github.com/jsprof/jsprof/internal/outfile"
-	"github.com/jsprof/jsprof/internal/profiler"
-	"github.com/jsprof/jsprof/internal/view/report"
+	"github.com/jsprof/jsprof/internal/output"
 )
 
 // files are the files jsprof writes, for exitNow to remove their
 // temporary files (outfile.Set.RemoveTemporaries).
 var files outfile.Set
 
-// writeOutputs says out's warnings, writes the files of outs
-// (profiler.Outputs.Write) and, with --report, prints the cost tables on
-// stderr: the same summary view of the profile's tables as
-// --report-json's.
-func writeOutputs(outs *profiler.Outputs, out *profiler.Outcome, f runFlags, io stdio, inputs []report.InputRun) error {
-	for _, w := range out.Warnings {
-		warn(io, w)
+// outputs are the outputs run's flags ask for (none with --mode off),
+// inputs those of several inputs; an error is a usage error.
+func (f *runFlags) outputs(inputs []string, io stdio) ([]output.Output, error) {
+	if f.mode == modeOff {
+		return nil, nil
 	}
-	err := outs.Write(out, inputs)
+	outs := []output.Output{&output.File{Path: f.output}}
+	if f.collapsed != "" {
+		outs = append(outs, &output.Collapsed{Path: f.collapsed})
+	}
+	if f.reportJSON != "" {
+		outs = append(outs, &output.ReportJSON{Path: f.reportJSON, Profile: f.output})
+	}
 	if f.report {
-		r, rerr := report.NewReport(out.Tables, report.ReportOptions{By: report.BySummary, Top: f.top, Source: filepath.Base(f.output)})
-		if rerr == nil {
-			rerr = r.WriteText(io.err)
-		}
-		err = errors.Join(err, rerr)
+		outs = append(outs, &output.ReportText{W: io.err, Top: f.top, Profile: f.output})
 	}
-	return err
+	if f.outDir != "" {
+		d, err := output.NewDir(f.outDir, inputs)
+		if err != nil {
+			return nil, fmt.Errorf("--out-dir: %w", err)
+		}
+		outs = append(outs, d)
+	}
+	if f.pprofAddr != "" {
+		outs = append(outs, &output.Server{Addr: f.pprofAddr, Listening: func(addr string) {
+			fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
+		}})
+	}
+	return outs, nil
 }

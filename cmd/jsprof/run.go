@@ -236,10 +236,10 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			return fail(io, exitFailure, err)
 		}
 	}
-	var outs *profiler.Outputs
-	defer func() { outs.Discard() }()
-	stopServe := func() {}
-	defer func() { stopServe() }()
+	outs, err := f.outputs(inputs, io)
+	if err != nil {
+		return fail(io, exitUsage, err)
+	}
 	job := profiler.Job{
 		ModulePath: f.module,
 		Plugins:    f.plugins,
@@ -269,40 +269,27 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 				case sess != nil && sess.CountOnly() != nil:
 					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", profiler.FirstLine(sess.CountOnly().Error()), profiler.BucketWasm)
 				}
-				if sess == nil || f.pprofAddr == "" {
-					return nil
-				}
-				addr, stop, err := sess.Serve(f.pprofAddr)
-				if err != nil {
-					return fmt.Errorf("--pprof-addr: %w", err)
-				}
-				stopServe = stop
-				fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
 				return nil
 			},
 			OutputError: func(err error) { fail(io, exitFailure, err) },
+			Ready: func(linked profiler.Linking) error {
+				if f.failLimit && linked.Provider == nil {
+					return usageError{fmt.Errorf("--fail-over-limit: %s imports no Shopify Functions provider: it has no limits", f.module)}
+				}
+				return nil
+			},
 		},
-	}
-	job.Hooks.Ready = func(linked profiler.Linking) error {
-		if f.failLimit && linked.Provider == nil {
-			return usageError{fmt.Errorf("--fail-over-limit: %s imports no Shopify Functions provider: it has no limits", f.module)}
-		}
-		if f.mode == modeOff {
-			return nil
-		}
-		// Every output is created before the guest runs (OpenOutputs).
-		var err error
-		if outs, err = profiler.OpenOutputs(&files, profiler.OutputPaths{Profile: f.output, Collapsed: f.collapsed, ReportJSON: f.reportJSON}, job, linked); err != nil {
-			return usageError{err}
-		}
-		return nil
+		Outputs: outs,
+		Files:   &files,
 	}
 	if f.mode != modeOff {
 		warn(io, job.ReadProgram(f.sourceMap))
 	}
 	if f.several {
-		return runInputs(ctx, job, f, io, &outs)
+		return runInputs(ctx, job, f, io)
 	}
+	// What was measured is written (Job.Outputs) before anything else is
+	// said.
 	done, err := profiler.Execute(ctx, job)
 	if err != nil {
 		return failJob(ctx, io, err)
@@ -310,10 +297,6 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	code := done.ExitCode
 	mark := func(s string) string { return paint(io, red, s) }
 	if out := done.Outcome; out != nil {
-		// What was measured is written before anything else is said.
-		if err := writeOutputs(outs, out, f, io, nil); err != nil {
-			return fail(io, exitFailure, err)
-		}
 		if out.Throw != nil {
 			fmt.Fprintf(io.err, "jsprof: uncaught %s%s\n", out.Throw.Message, out.Throw.Place())
 		}
@@ -347,11 +330,16 @@ func inputName(path string) string {
 	return path
 }
 
-// failJob fails with a job's error: a usage error (exit 2), the
+// failJob fails with a job's error: a usage error (exit 2: an output
+// that cannot be opened is one), an output not written (exit 1), the
 // interruption, or else exit 1.
 func failJob(ctx context.Context, io stdio, err error) int {
-	if errors.As(err, new(usageError)) {
+	var out *profiler.OutputError
+	switch {
+	case errors.As(err, new(usageError)), errors.As(err, &out) && out.Open:
 		return fail(io, exitUsage, err)
+	case out != nil:
+		return fail(io, exitFailure, err)
 	}
 	return failInterrupted(ctx, io, exitFailure, err)
 }

@@ -9,5 +9,5 @@
 //
 // It owns how a file is written, nothing of what: which files a command
 // writes, and their content, belong to cmd/jsprof, and to
-// internal/profiler for a run's outputs.
+// internal/output for a run's outputs.
 package outfile

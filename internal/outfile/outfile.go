@@ -27,6 +27,7 @@ type File struct {
 	set    *Set
 	path   string   // as given, for messages
 	dir    *os.Root // the directory the file is written in
+	shared bool     // dir is the caller's (CreateIn), not closed here
 	name   string   // the file's name in dir
 	device *os.File // a character device, written in place
 }
@@ -95,17 +96,36 @@ func (s *Set) Create(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	o := &File{set: s, path: path, dir: dir, name: filepath.Base(path)}
-	// A temporary file, made and removed at once, says whether the
-	// directory takes new files.
-	tmp, t, err := o.createTemporary()
-	if err == nil {
-		tmp.Close()
-		o.removeTemporary(t)
-		return o, nil
+	o, err := s.create(dir, path, false)
+	if err != nil {
+		dir.Close()
 	}
-	dir.Close()
-	return nil, fmt.Errorf("writing %s: %w", path, err)
+	return o, err
+}
+
+// CreateIn is Create for the file name of dir, a directory the caller
+// opened and keeps open until its files are written or discarded (many
+// files of one directory then hold one descriptor). Anything but a
+// regular file at the name is refused, a character device too.
+func (s *Set) CreateIn(dir *os.Root, name string) (*File, error) {
+	path := filepath.Join(dir.Name(), name)
+	if st, err := dir.Lstat(name); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("writing %s: not a regular file", path)
+	}
+	return s.create(dir, path, true)
+}
+
+// create makes the File of path in dir, once a temporary file, made and
+// removed at once, says that the directory takes new files.
+func (s *Set) create(dir *os.Root, path string, shared bool) (*File, error) {
+	o := &File{set: s, path: path, dir: dir, name: filepath.Base(path), shared: shared}
+	tmp, t, err := o.createTemporary()
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp.Close()
+	o.removeTemporary(t)
+	return o, nil
 }
 
 // openDevice opens path for writing if it is, or leads to, a character
@@ -210,7 +230,9 @@ func (o *File) Discard() {
 		o.device = nil
 	}
 	if o.dir != nil {
-		o.dir.Close()
+		if !o.shared {
+			o.dir.Close()
+		}
 		o.dir = nil
 	}
 }

@@ -37,12 +37,12 @@
 // output in --out-dir (jsprof compare); BuildFile builds a module that
 // carries its JS (jsprof build).
 //
-// A run's output files (outputs.go): OpenOutputs checks the files the
-// caller names (-o, --collapsed, --report-json) against each other and
-// against every file the job reads or linking found, and creates them
-// before the guest runs; Outputs.Write writes the profile, its collapsed
-// stacks and the JSON report from the Outcome. OutDir and WriteEach put
-// several inputs' own profiles in --out-dir.
+// A run's outputs (Job.Outputs, package output; outputs.go): opened once
+// the module is linked, their files checked against every file the job
+// reads or linking found (Job.reads), before anything is prepared;
+// watched while a profiled guest runs; written from the Outcome once it
+// has ended, after its warnings are said (Execute; RunSeveral with the
+// table of inputs and each input's profile).
 //
 // Source maps (sourcemap.go): FindMap finds a program's map (the file
 // given, else the one its sourceMappingURL comment names) and checks it
@@ -62,9 +62,11 @@
 // documents; Interrupted, the cause of a signal's cancellation), reads
 // the uncaught JS error an engine told before it trapped (Uncaught, from a
 // Tail of the guest's stderr; Outcome.Throw, its stack found in the run's
-// own profile) and serves a running guest's profile (Serve). It owns the
+// own profile) and lets a running guest be watched (Session is an
+// output.Live: Window, Done). It owns the
 // order of those steps, what passes between them and the files a run
-// reads and writes, nothing else: flags, messages, exit codes and which
-// outputs are asked for belong to cmd/jsprof; how a file is written to
-// internal/outfile; the work of each step to the package named beside it.
+// reads, nothing else: flags, messages, exit codes and which outputs are
+// asked for belong to cmd/jsprof; what each output writes to
+// internal/output; how a file is written to internal/outfile; the work
+// of each step to the package named beside it.
 package profiler

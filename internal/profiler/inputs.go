@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -70,6 +71,11 @@ func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int)
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
+	// The job's outputs are written once, from all the runs
+	// (RunSeveral), and none is watched.
+	q := *p
+	p = &q
+	p.job.Outputs = nil
 	p.job.Hooks.Prepared = nil
 	p.job.Progress.Every = 0 // lines of several runs at once would say nothing
 	runs := make([]InputRun, len(inputs))
@@ -125,17 +131,30 @@ type Several struct {
 }
 
 // RunSeveral runs the prepared module on each input (RunInputs, one per
-// CPU), and merges their profiles; an error is the merge's, with the
-// runs done.
+// CPU), merges their profiles and writes the job's outputs from them (as
+// Execute does, with the table of inputs and each one's own profile); an
+// error is the merge's or the outputs', with the runs done.
 func (p *Prepared) RunSeveral(ctx context.Context, inputs []string) (Several, error) {
+	defer output.Discard(p.job.Outputs)
 	s := Several{Runs: p.RunInputs(ctx, inputs, 0)}
 	s.Facts = InputFacts(s.Runs)
 	for _, in := range s.Facts {
 		s.ExitCode = cmp.Or(s.ExitCode, in.ExitCode)
 	}
 	var err error
-	s.Merged, s.MergedInputs, err = Merged(s.Runs)
-	return s, err
+	if s.Merged, s.MergedInputs, err = Merged(s.Runs); err != nil || s.Merged == nil {
+		return s, err
+	}
+	each := make([]*profile.Profile, len(s.Runs))
+	for i, r := range s.Runs {
+		if r.Done != nil && r.Done.Outcome != nil {
+			each[i] = r.Done.Outcome.Profile
+		}
+	}
+	if err := p.job.writeOutputs(ctx, s.Merged, s.Facts, each); err != nil {
+		return s, &OutputError{Err: err}
+	}
+	return s, nil
 }
 
 // Merged is the runs' profiles merged into one, each sample labelled

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/jsprof/jsprof/internal/outfile"
+	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -71,7 +73,15 @@ type Job struct {
 	// default action; it is called before a run with Off and no timeout
 	// (Execute says why).
 	DefaultSignals func()
-	Hooks          Hooks
+	// Outputs are where the profile goes, each opened once the module is
+	// linked, before anything is prepared (output.Open: its files in
+	// Files, none of them one the job reads), watched while a profiled
+	// guest runs (output.Watcher) and written, after the outcome's
+	// warnings are said, once it has ended (Execute, RunSeveral); an
+	// unprofiled run writes none of them.
+	Outputs []output.Output
+	Files   *outfile.Set
+	Hooks   Hooks
 }
 
 // Progress says, every Every while a profiled guest runs (0: never), the
@@ -113,7 +123,7 @@ func (p Progress) start(s *Session, start time.Time) (stop func()) {
 // step; any may be nil. An error a hook returns ends the job, as is.
 type Hooks struct {
 	// Ready hears what the module links, once the job's inputs are read
-	// and before anything is prepared: the caller opens its outputs.
+	// and before its outputs are opened and anything is prepared.
 	Ready func(Linking) error
 	// Prepared hears the session about to run (nil when the run is not
 	// profiled: why says why, nil for Job.Off) just before the guest
@@ -150,8 +160,27 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.Run(ctx, job.Input, job.Guest.Stdout, job.Guest.Stderr)
+	defer output.Discard(job.Outputs)
+	done, err := p.Run(ctx, job.Input, job.Guest.Stdout, job.Guest.Stderr)
+	if err == nil && done.Outcome != nil {
+		if werr := job.writeOutputs(ctx, done.Outcome, nil, nil); werr != nil {
+			return done, &OutputError{Err: werr}
+		}
+	}
+	return done, err
 }
+
+// OutputError is an error of a job's outputs: one could not be opened
+// (Open: a file the command line names cannot be written, said before
+// anything runs), or written (the run itself is done, and Execute's
+// Done is not nil).
+type OutputError struct {
+	Err  error
+	Open bool
+}
+
+func (e *OutputError) Error() string { return e.Err.Error() }
+func (e *OutputError) Unwrap() error { return e.Err }
 
 // Prepared is a job read, linked and prepared for profiling once, to be
 // run any number of times, each run with an input of its own in an
@@ -167,8 +196,9 @@ type Prepared struct {
 }
 
 // PrepareJob reads, links and prepares a job's module (Job.Input is
-// Run's): the job's Ready hook runs here, before the module is prepared.
-func PrepareJob(ctx context.Context, job Job) (*Prepared, error) {
+// Run's): the job's Ready hook runs here, then its outputs are opened,
+// before the module is prepared. On an error, they are discarded.
+func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
 	opts := job.Guest
 	if opts.Name == "" {
 		opts.Name = filepath.Base(job.ModulePath)
@@ -198,7 +228,7 @@ func PrepareJob(ctx context.Context, job Job) (*Prepared, error) {
 		}
 		opts.Plugin = linked.Plugin
 	}
-	p := &Prepared{job: job}
+	p = &Prepared{job: job}
 	if p.provider = functionIO(mainMod, &linked, job.Input != "" || job.Codec != nil || len(job.Inputs) > 0); p.provider != nil {
 		if p.provider.Self && opts.Stderr != nil {
 			fmt.Fprintf(opts.Stderr, "jsprof: %s is a static build of an in-memory provider, which function-runner cannot run (build it --dynamic, as Shopify CLI does); running it through its own initialize and finalize\n", opts.Name)
@@ -221,6 +251,14 @@ func PrepareJob(ctx context.Context, job Job) (*Prepared, error) {
 			return nil, err
 		}
 	}
+	if err := output.Open(ctx, job.Outputs, output.Opening{Files: job.Files, Reads: job.reads(linked)}); err != nil {
+		return nil, &OutputError{Err: err, Open: true}
+	}
+	defer func() {
+		if err != nil {
+			output.Discard(job.Outputs)
+		}
+	}()
 	popts := job.Profile
 	if !job.Off {
 		var plugin []byte
@@ -289,6 +327,11 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 	why := p.why
 	if job.Hooks.Prepared != nil {
 		if err := job.Hooks.Prepared(sess, why); err != nil {
+			return nil, err
+		}
+	}
+	if sess != nil {
+		if err := output.Watch(job.Outputs, sess); err != nil {
 			return nil, err
 		}
 	}

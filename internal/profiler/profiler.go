@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -1017,39 +1014,25 @@ func (s *Session) identity() stacks.Identity {
 	return s.nativeIdentity(id)
 }
 
-// Serve serves the running guest's sampled profile at
-// /debug/pprof/profile?seconds=N, as net/http/pprof serves a CPU profile:
-// the samples of the next N seconds (default 30), or until the guest ends.
-// It returns the address listened on (a port 0 chosen).
-func (s *Session) Serve(addr string) (listening string, stop func(), err error) {
+// Watchable says why the running guest cannot be watched
+// (output.Live): it is watched through its samples.
+func (s *Session) Watchable() error {
 	if s.counting != nil {
-		return "", nil, errors.New("serving a profile needs a JS interpreter to sample: this run counts its instructions only")
+		return errors.New("serving a profile needs a JS interpreter to sample: this run counts its instructions only")
 	}
 	if s.sampler == nil {
-		return "", nil, errors.New("serving a profile needs sample mode")
+		return errors.New("serving a profile needs sample mode")
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return "", nil, err
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/profile", func(w http.ResponseWriter, r *http.Request) {
-		seconds := 30
-		if v := r.URL.Query().Get("seconds"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				http.Error(w, "seconds: want a positive integer", http.StatusBadRequest)
-				return
-			}
-			seconds = n
-		}
-		window := s.sampler.Window()
-		began := time.Now()
-		select {
-		case <-time.After(time.Duration(seconds) * time.Second):
-		case <-s.done:
-		case <-r.Context().Done():
-		}
+	return nil
+}
+
+// Window starts a window of the running guest's samples; take ends it
+// and returns their profile, its positions named after the program's
+// source map (output.Live).
+func (s *Session) Window() (take func() (*profile.Profile, error)) {
+	window := s.sampler.Window()
+	began := time.Now()
+	return func() (*profile.Profile, error) {
 		meta := s.meta(Run{Start: began})
 		meta.ExitCode = nil // still running
 		meta.SampleEvery = s.opts.SampleEvery
@@ -1057,23 +1040,12 @@ func (s *Session) Serve(addr string) (listening string, stop func(), err error) 
 		if err == nil {
 			err = s.mapPositions(prof)
 		}
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Header().Set("Content-Disposition", `attachment; filename="profile"`)
-		jsprofile.Write(w, prof)
-	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	return ln.Addr().String(), func() {
-		// Let requests waiting for the guest's end write their profile.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	}, nil
+		return prof, err
+	}
 }
+
+// Done is closed once the guest has ended (output.Live).
+func (s *Session) Done() <-chan struct{} { return s.done }
 
 // Profile runs wasm profiled from start to end (Execute); ropts is the
 // run as it would go unprofiled, its plugin linked already.

@@ -2,14 +2,14 @@ package jsprofile_test
 
 import (
 	"fmt"
-	"os"
+	"strings"
 
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // A profile is built stack by stack, root first: here fib called from
-// the module's top level, each charged what its opcodes ran, and written
-// as collapsed stacks (flamegraph.pl, speedscope).
+// the module's top level, each charged what its opcodes ran, and read
+// back stack by stack, leaf first.
 func ExampleBuilder() {
 	b := jsprofile.NewBuilder(jsprofile.Meta{Mode: jsprofile.ModeExact, TotalInstructions: 1500, Module: "fib.wasm"})
 	top := jsprofile.JSFrame("<eval>", "fib.js", 1, 5, 0x1000, 0)
@@ -21,10 +21,23 @@ func ExampleBuilder() {
 		fmt.Println(err)
 		return
 	}
-	if err := jsprofile.WriteCollapsed(os.Stdout, p, jsprofile.ValueInstructions); err != nil {
+	jp, err := jsprofile.Read(p)
+	if err != nil {
 		fmt.Println(err)
+		return
+	}
+	for _, s := range jp.Sample {
+		var frames []string
+		for _, f := range jp.Stack(s, nil) {
+			frame := f.Function.Name
+			if f.Kind == jsprofile.KindJS {
+				frame = fmt.Sprintf("%s (%s:%d)", frame, f.Function.Filename, f.Line)
+			}
+			frames = append(frames, frame)
+		}
+		fmt.Println(strings.Join(frames, " < "), s.Value[jsprofile.ValueInstructions])
 	}
 	// Output:
-	// <eval> (fib.js:5);fib (fib.js:2);op:add 1000
-	// <eval> (fib.js:5);op:call 500
+	// op:call < <eval> (fib.js:5) 500
+	// op:add < fib (fib.js:2) < <eval> (fib.js:5) 1000
 }
