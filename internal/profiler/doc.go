@@ -8,28 +8,30 @@
 //	            --input/--codec; a javy_quickjs_provider_vN module
 //	            otherwise runs as wasmtime run --preload) and encode a
 //	            function's input (function.go)
-//	Prepare     decode the module (and a dynamic module's plugin), find the
-//	            interpreter (dispatch), instrument it (meter), or read both,
-//	            with the engine's facts, from the prepared-engine cache
-//	            (prepared.go); a static module's program is detached from
-//	            what is compiled (detach.go); read the program's bytecode
-//	            for naming (bytecode, naming). A run with no interpreter
-//	            can be counted instead (countonly.go)
+//	Prepare     decode the module (and a dynamic module's plugin), find
+//	            the interpreter (dispatch), instrument it (meter), or read
+//	            both, with the engine's facts, from the prepared-engine
+//	            cache (prepared.go); a static module's program is detached
+//	            from what is compiled (detach.go); read the program's
+//	            bytecode for naming (bytecode, naming): session.go,
+//	            prepare.go. A run with no interpreter can be counted
+//	            instead (countonly.go)
 //	Configure   hook the session into the runner.Options, composed with
 //	            the caller's own hooks (Start readies each instance: the
 //	            meter's state, then the detached program put back); the
 //	            measurement window is function-runner's, from the main
 //	            module's instantiation (BeforeMain) to its export's return
+//	            (configure.go)
 //	run         internal/run/runner, under the job's limits and timeout; a
 //	            signal's cancellation stops the guest at the meter's
 //	            checkpoints; a damaged compilation cache is cleared and the
-//	            run done again
+//	            run done again (pipeline.go)
 //	Finish      decode a function's output; collect the counters, name the
 //	            functions, build the profile (stacks) with the run's facts
 //	            (export, memory, a function's provider, codec, sizes and
 //	            limits), name its positions after the program's source map
 //	            when the caller found one (sourcemap), and its tables
-//	            (report)
+//	            (report): finish.go
 //
 // The caller hears the job through its Hooks. Compare (compare.go) reads
 // one JS file (its map, the guests' input), builds it with two plugins,

@@ -423,3 +423,13 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 	}
 	return done, nil
 }
+
+// Profile runs wasm profiled from start to end (Execute); ropts is the
+// run as it would go unprofiled, its plugin linked already.
+func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Options) (*Outcome, runner.Result, error) {
+	done, err := Execute(ctx, Job{Module: wasm, Guest: ropts, Profile: opts, NeedProfile: true})
+	if err != nil {
+		return nil, runner.Result{}, err
+	}
+	return done.Outcome, done.Guest, nil
+}
