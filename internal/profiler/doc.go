@@ -11,7 +11,7 @@
 //	Prepare     decode the module (and a dynamic module's plugin), find
 //	            the interpreter (dispatch), instrument it (meter), or read
 //	            both, with the engine's facts, from the prepared-engine
-//	            cache (prepared.go); a static module's program is detached
+//	            cache (enginecache); a static module's program is detached
 //	            from what is compiled (detach.go); read the program's
 //	            bytecode for naming (bytecode, naming): session.go,
 //	            prepare.go. A run with no interpreter can be counted

@@ -10,6 +10,7 @@ import (
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/merge/stacks"
 	"github.com/jsprof/jsprof/internal/name/natives"
+	"github.com/jsprof/jsprof/internal/profiler/enginecache"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -58,7 +59,7 @@ func (s *Session) prepareNatives(plan *meter.Plan) {
 		_, err := nativeCalls(s.engine, s.analysis)
 		s.warn(fmt.Errorf("native functions are counted together as %s: %w", costs.BucketNative, err))
 	}
-	list, err := s.engineFacts().natives()
+	list, err := s.engineFacts().NativesFound()
 	switch {
 	case err != nil && quickjs:
 		s.warn(fmt.Errorf("naming native functions: %w", err))
@@ -76,33 +77,10 @@ func (s *Session) prepareNatives(plan *meter.Plan) {
 	s.wasmNames = names
 }
 
-// knownNative is what naming needs of a native natives.Scan found: its
-// name and member, the C function (table index and magic) a function
-// object calls it by, and the Wasm function that runs it. The prepared
-// engine cache keeps the natives so, a fifth of their Catalogue.
-type knownNative struct {
-	Name     string       `json:"n"`
-	Property string       `json:"p,omitempty"`
-	Kind     natives.Kind `json:"k,omitempty"`
-	Table    uint32       `json:"t"`
-	Magic    int16        `json:"m,omitempty"`
-	Func     uint32       `json:"f"`
-}
-
-// knownNatives keeps what naming needs of a catalogue's natives, in its
-// order; never nil.
-func knownNatives(cat *natives.Catalogue) []knownNative {
-	out := make([]knownNative, 0, len(cat.Natives))
-	for _, n := range cat.Natives {
-		out = append(out, knownNative{Name: n.Name, Property: n.Property, Kind: n.Kind, Table: n.TableIndex, Magic: n.Magic, Func: n.Func})
-	}
-	return out
-}
-
 // nativeCatalogue indexes the natives kept for the engine as Scan's
 // catalogue does: naming asks it which native a call runs
 // (natives.Catalogue.ByCall).
-func nativeCatalogue(list []knownNative) *natives.Catalogue {
+func nativeCatalogue(list []enginecache.Native) *natives.Catalogue {
 	ns := make([]natives.Native, len(list))
 	for i, n := range list {
 		ns[i] = natives.Native{Name: n.Name, Property: n.Property, Kind: n.Kind, TableIndex: n.Table, Magic: n.Magic, Func: n.Func}
@@ -113,7 +91,7 @@ func nativeCatalogue(list []knownNative) *natives.Catalogue {
 // wasmNativeNames names each Wasm function that natives' entries point at
 // after its builtins: "JSON.stringify (native)", or the builtins that share
 // it joined as the catalogue joins them.
-func wasmNativeNames(list []knownNative) map[uint32]string {
+func wasmNativeNames(list []enginecache.Native) map[uint32]string {
 	if list == nil {
 		return nil
 	}

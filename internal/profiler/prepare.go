@@ -9,6 +9,7 @@ import (
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/name/bytecode"
 	"github.com/jsprof/jsprof/internal/name/naming"
+	"github.com/jsprof/jsprof/internal/profiler/enginecache"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -32,10 +33,10 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 	var dm *wasmcore.Module // m without its program, when detached
 	var detached *wasmcore.DetachedSegment
 	key := "" // "": no cache
-	var memo *keyMemo
+	var memo *enginecache.KeyMemo
 	if isMain {
-		memo = newKeyMemo(s.opts.CacheDir, s.opts.ModulePath, mopts, time.Now())
-		if r, ok := memo.load(); ok && r.Segment < len(m.Data) && (r.Segment < 0 || m.Data[r.Segment].Mode == wasmcore.DataPassive) {
+		memo = enginecache.NewKeyMemo(s.opts.CacheDir, s.opts.ModulePath, mopts, time.Now())
+		if r, ok := memo.Load(); ok && r.Segment < len(m.Data) && (r.Segment < 0 || m.Data[r.Segment].Mode == wasmcore.DataPassive) {
 			key = r.Key
 			if r.Segment >= 0 {
 				detached = &wasmcore.DetachedSegment{Index: uint32(r.Segment), Bytes: m.Data[r.Segment].Init}
@@ -47,14 +48,14 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 			dm, detached = detachProgram(m)
 		}
 		if s.opts.CacheDir != "" {
-			key, _ = preparedKey(wasm, dm, mopts)
+			key, _ = enginecache.Key(wasm, dm, mopts)
 		}
 		if key != "" {
-			r := rememberedKey{Key: key, Segment: -1}
+			r := enginecache.Remembered{Key: key, Segment: -1}
 			if detached != nil {
 				r.Segment = int(detached.Index)
 			}
-			memo.store(r)
+			memo.Store(r)
 		}
 	}
 	set := func(out []byte) error {
@@ -73,7 +74,7 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 		return nil
 	}
 	if key != "" {
-		if out, p, ok := loadPrepared(s.opts.CacheDir, key); ok {
+		if out, p, ok := enginecache.Load(s.opts.CacheDir, key); ok {
 			if err := set(out); err != nil {
 				return nil, nil, nil, err
 			}
@@ -105,9 +106,9 @@ func (s *Session) prepareEngine(ctx context.Context, what string, wasm []byte, d
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	facts := factsOf(pm, r)
+	facts := enginecache.FactsOf(pm, r)
 	if key != "" {
-		storePrepared(s.opts.CacheDir, key, out, r, plan, facts)
+		enginecache.Store(s.opts.CacheDir, key, out, r, plan, facts)
 	}
 	if err := set(out); err != nil {
 		return nil, nil, nil, err
@@ -215,7 +216,7 @@ func makeRoomForCounters(m *wasmcore.Module) {
 // Where that fails (an engine or a format jsprof does not read), it warns
 // once and functions are named by address.
 func (s *Session) prepareNamer() {
-	spec, err := s.engineFacts().spec()
+	spec, err := s.engineFacts().SpecFound()
 	if err != nil {
 		s.warn(fmt.Errorf("naming JS functions: %w", err))
 		return
@@ -231,4 +232,13 @@ func (s *Session) warn(err error) {
 	if s.opts.Warn != nil {
 		s.opts.Warn(err)
 	}
+}
+
+// engineFacts returns the engine's facts, found now if prepareEngine did
+// not find them or read them back.
+func (s *Session) engineFacts() *enginecache.Facts {
+	if s.facts == nil {
+		s.facts = enginecache.FactsOf(s.engine, s.analysis)
+	}
+	return s.facts
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jsprof/jsprof/internal/name/naming"
 	"github.com/jsprof/jsprof/internal/name/natives"
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
+	"github.com/jsprof/jsprof/internal/profiler/enginecache"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -168,7 +169,7 @@ type Session struct {
 	moduleCode *moduleCode
 	// facts are the engine's, found with its analysis or read back with
 	// it from the prepared engine cache (prepared.go).
-	facts *engineFacts
+	facts *enginecache.Facts
 }
 
 // Prepare instruments whichever of the main module and the plugin holds the

@@ -1,4 +1,4 @@
-package profiler
+package enginecache
 
 import (
 	"crypto/sha256"
@@ -16,58 +16,40 @@ import (
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
-// Analysing and instrumenting an engine takes a few hundred milliseconds
-// (the dispatch analysis, the instruction counter, renumbering every call
-// for the injected imports), and what naming needs of the engine tens more
-// (engineFacts); all of it is the same every time for the same engine,
-// options and jsprof: the prepared engine cache keeps it, beside wazero's
-// compiled modules (Options.CacheDir), so that a run pays for it once per
-// engine.
-//
-// An entry is two files named by the key: KEY.wasm, the instrumented
-// module, and KEY.json, the analysis, the plan and the engine's facts.
-// Both are written to temporary files and renamed, the .json last: a
-// reader that finds the .json finds a complete .wasm, and concurrent
-// writers of one key write the same bytes. What is read back is checked
-// (the plan's indices against the analysis, the facts against it too, the
-// instrumented module against its digest, recorded in the .json); an entry
-// that fails is removed and made again, never trusted. The cache
-// directory's size bound (jsprof's --cache-size) covers these files too.
+// subdir is the cache's subdirectory.
+const subdir = "jsprof-prepared-v1"
 
-// preparedDir is the cache's subdirectory.
-const preparedDir = "jsprof-prepared-v1"
-
-// prepared is a cache entry.
-type prepared struct {
+// Entry is a cache entry.
+type Entry struct {
 	Report     *dispatch.Report `json:"report"`
 	Plan       *meter.Plan      `json:"plan"`
-	Facts      *engineFacts     `json:"facts"`
+	Facts      *Facts           `json:"facts"`
 	WasmSHA256 string           `json:"wasm_sha256"` // of the instrumented module
 }
 
-// engineFacts is what naming needs to know of an engine, found in the
+// Facts is what naming needs to know of an engine, found in the
 // engine module and its analysis alone: the natives its function lists
 // declare (natives.Scan) and the spec its programs' bytecode is read with
 // (bytecode.EngineSpecForModule). Each parses a catalogue built into
 // jsprof and scans the engine's data, tens of milliseconds that every run
 // of the engine would spend for the same result: the cache keeps them
 // with the engine. An error is kept as its message, said again as it was.
-type engineFacts struct {
-	Natives    []knownNative        `json:"natives"` // never omitted: [] is none found, null an error
+type Facts struct {
+	Natives    []Native             `json:"natives"` // never omitted: [] is none found, null an error
 	NativesErr string               `json:"natives_error,omitempty"`
 	Spec       *bytecode.EngineSpec `json:"spec,omitempty"`
 	SpecErr    string               `json:"spec_error,omitempty"`
 }
 
-// factsOf finds the facts of the engine m, as r analysed it. m is the
+// FactsOf finds the facts of the engine m, as r analysed it. m is the
 // engine as it is prepared and cached (for a static module, without its
 // program: neither reads a passive data segment).
-func factsOf(m *wasmcore.Module, r *dispatch.Report) *engineFacts {
-	f := &engineFacts{}
+func FactsOf(m *wasmcore.Module, r *dispatch.Report) *Facts {
+	f := &Facts{}
 	if cat, err := natives.Scan(m, r); err != nil {
 		f.NativesErr = errMessage(err)
 	} else {
-		f.Natives = knownNatives(cat)
+		f.Natives = NativesOf(cat)
 	}
 	if spec, err := bytecode.EngineSpecForModule(m, r); err != nil {
 		f.SpecErr = errMessage(err)
@@ -84,16 +66,16 @@ func errMessage(err error) string {
 	return "unknown error"
 }
 
-// natives returns the engine's natives, or why they could not be found.
-func (f *engineFacts) natives() ([]knownNative, error) {
+// NativesFound returns the engine's natives, or why they could not be found.
+func (f *Facts) NativesFound() ([]Native, error) {
 	if f.NativesErr != "" {
 		return nil, errors.New(f.NativesErr)
 	}
 	return f.Natives, nil
 }
 
-// spec returns the engine's bytecode spec, or why there is none.
-func (f *engineFacts) spec() (bytecode.EngineSpec, error) {
+// SpecFound returns the engine's bytecode spec, or why there is none.
+func (f *Facts) SpecFound() (bytecode.EngineSpec, error) {
 	if f.SpecErr != "" {
 		return bytecode.EngineSpec{}, errors.New(f.SpecErr)
 	}
@@ -101,7 +83,7 @@ func (f *engineFacts) spec() (bytecode.EngineSpec, error) {
 }
 
 // check says whether facts read back are whole and fit the analysis.
-func (f *engineFacts) check(r *dispatch.Report) error {
+func (f *Facts) check(r *dispatch.Report) error {
 	switch {
 	case f == nil || (f.Natives == nil) == (f.NativesErr == "") || (f.Spec == nil) == (f.SpecErr == ""):
 		return errors.New("incomplete entry")
@@ -111,12 +93,12 @@ func (f *engineFacts) check(r *dispatch.Report) error {
 	return nil
 }
 
-// preparedKey names the entry of an engine instrumented with opts by this
+// Key names the entry of an engine instrumented with opts by this
 // jsprof: the running executable, the options and the engine's bytes,
 // engine or, when detached is set, the encoding of that module (a static
 // module without its program), digested as it is written: on a hit, the
 // key is all it is needed for.
-func preparedKey(engine []byte, detached *wasmcore.Module, opts meter.Options) (string, error) {
+func Key(engine []byte, detached *wasmcore.Module, opts meter.Options) (string, error) {
 	build, err := executableIdentity()
 	if err != nil {
 		return "", err
@@ -154,11 +136,11 @@ func executableIdentity() (string, error) {
 	return fmt.Sprintf("%s|%d|%d", exe, info.Size(), info.ModTime().UnixNano()), nil
 }
 
-// loadPrepared reads the entry for key, or reports false: absent, or
+// Load reads the entry for key, or reports false: absent, or
 // damaged (then removed). The instrumented module is read and digested
 // while the .json is decoded: a run waits for the longer of the two only.
-func loadPrepared(dir, key string) (wasm []byte, p *prepared, ok bool) {
-	base := filepath.Join(dir, preparedDir, key)
+func Load(dir, key string) (wasm []byte, p *Entry, ok bool) {
+	base := filepath.Join(dir, subdir, key)
 	meta, err := os.ReadFile(base + ".json")
 	if err != nil {
 		return nil, nil, false
@@ -174,7 +156,7 @@ func loadPrepared(dir, key string) (wasm []byte, p *prepared, ok bool) {
 			sum = sha256.Sum256(wasm)
 		}
 	}()
-	p = &prepared{}
+	p = &Entry{}
 	err = json.Unmarshal(meta, p)
 	<-read
 	if err == nil {
@@ -193,7 +175,7 @@ func loadPrepared(dir, key string) (wasm []byte, p *prepared, ok bool) {
 
 // check says whether an entry read back is whole and consistent.
 // sum is the instrumented module's digest.
-func (p *prepared) check(sum [sha256.Size]byte) error {
+func (p *Entry) check(sum [sha256.Size]byte) error {
 	switch {
 	case p.Report == nil || p.Report.Dispatch == nil || p.Plan == nil:
 		return errors.New("incomplete entry")
@@ -205,20 +187,20 @@ func (p *prepared) check(sum [sha256.Size]byte) error {
 	return p.Facts.check(p.Report)
 }
 
-// storePrepared writes an entry; failing, it leaves none (the cache is an
+// Store writes an entry; failing, it leaves none (the cache is an
 // optimization: the run goes on).
-func storePrepared(dir, key string, wasm []byte, r *dispatch.Report, plan *meter.Plan, facts *engineFacts) {
+func Store(dir, key string, wasm []byte, r *dispatch.Report, plan *meter.Plan, facts *Facts) {
 	sum := sha256.Sum256(wasm)
 	// The functions the analysis considered are for `jsprof analyze` to
 	// show; a run reads the one it chose. They were half of the entry, and
 	// decoding it is part of every run's start.
 	kept := *r
 	kept.Candidates, kept.OmittedCandidates = nil, 0
-	meta, err := json.Marshal(prepared{Report: &kept, Plan: plan, Facts: facts, WasmSHA256: hex.EncodeToString(sum[:])})
+	meta, err := json.Marshal(Entry{Report: &kept, Plan: plan, Facts: facts, WasmSHA256: hex.EncodeToString(sum[:])})
 	if err != nil {
 		return
 	}
-	d := filepath.Join(dir, preparedDir)
+	d := filepath.Join(dir, subdir)
 	if os.MkdirAll(d, 0o755) != nil {
 		return
 	}
@@ -249,13 +231,4 @@ func writeRenamed(path string, b []byte) error {
 		os.Remove(f.Name())
 	}
 	return err
-}
-
-// engineFacts returns the engine's facts, found now if prepareEngine did
-// not find them or read them back.
-func (s *Session) engineFacts() *engineFacts {
-	if s.facts == nil {
-		s.facts = factsOf(s.engine, s.analysis)
-	}
-	return s.facts
 }

@@ -1,4 +1,4 @@
-package profiler
+package enginecache
 
 import (
 	"crypto/sha256"
@@ -15,7 +15,7 @@ import (
 )
 
 // A static module's prepared entry is found by a digest of the module
-// without its program (preparedKey), and making that module and digesting
+// without its program (Key), and making that module and digesting
 // it took 7-9 ms of every run's start: most of what profiling adds to an
 // empty program's. The key is remembered, by the module file's identity,
 // in a small file beside the entries, and read back while the file is
@@ -30,22 +30,22 @@ const memoDir = "files"
 // the file system's timestamp resolution, keeps its identity meanwhile.
 const settleTime = 2 * time.Second
 
-// keyMemo is the remembered key of one module file under one jsprof and
+// KeyMemo is the remembered key of one module file under one jsprof and
 // one set of meter options.
-type keyMemo struct {
+type KeyMemo struct {
 	path string // of the memo
 }
 
-// rememberedKey is what a memo holds: the entry's key and the program
+// Remembered is what a memo holds: the entry's key and the program
 // segment that was detached (-1: none).
-type rememberedKey struct {
+type Remembered struct {
 	Key     string `json:"key"`
 	Segment int    `json:"segment"`
 }
 
-// newKeyMemo returns the memo of module file path, or nil when there can
+// NewKeyMemo returns the memo of module file path, or nil when there can
 // be none: no cache, no file, or a file changed too recently.
-func newKeyMemo(cacheDir, path string, opts meter.Options, now time.Time) *keyMemo {
+func NewKeyMemo(cacheDir, path string, opts meter.Options, now time.Time) *KeyMemo {
 	if cacheDir == "" || path == "" {
 		return nil
 	}
@@ -69,26 +69,26 @@ func newKeyMemo(cacheDir, path string, opts meter.Options, now time.Time) *keyMe
 	for _, part := range []string{abs, strconv.FormatInt(info.Size(), 10), strconv.FormatInt(info.ModTime().UnixNano(), 10), fileIdentity(info), build, string(o)} {
 		fmt.Fprintf(h, "%d:%s", len(part), part)
 	}
-	return &keyMemo{path: filepath.Join(cacheDir, preparedDir, memoDir, hex.EncodeToString(h.Sum(nil)))}
+	return &KeyMemo{path: filepath.Join(cacheDir, subdir, memoDir, hex.EncodeToString(h.Sum(nil)))}
 }
 
-// load returns the remembered key; false when there is none, or it is
+// Load returns the remembered key; false when there is none, or it is
 // damaged.
-func (k *keyMemo) load() (rememberedKey, bool) {
-	var r rememberedKey
+func (k *KeyMemo) Load() (Remembered, bool) {
+	var r Remembered
 	if k == nil {
 		return r, false
 	}
 	b, err := os.ReadFile(k.path)
 	if err != nil || json.Unmarshal(b, &r) != nil || len(r.Key) != 2*sha256.Size || strings.Trim(r.Key, "0123456789abcdef") != "" || r.Segment < -1 {
-		return rememberedKey{}, false
+		return Remembered{}, false
 	}
 	return r, true
 }
 
-// store remembers a key; failing, it leaves none (the memo is an
+// Store remembers a key; failing, it leaves none (the memo is an
 // optimization).
-func (k *keyMemo) store(r rememberedKey) {
+func (k *KeyMemo) Store(r Remembered) {
 	if k == nil {
 		return
 	}

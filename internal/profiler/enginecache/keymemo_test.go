@@ -1,4 +1,4 @@
-package profiler
+package enginecache
 
 import (
 	"os"
@@ -25,37 +25,37 @@ func TestKeyMemo(t *testing.T) {
 	exact := meter.Options{Checkpoints: true, WasmStacks: true}
 	key := strings.Repeat("ab", 32)
 
-	memo := newKeyMemo(cache, module, exact, now)
+	memo := NewKeyMemo(cache, module, exact, now)
 	require.NotNil(t, memo)
-	_, ok := memo.load()
+	_, ok := memo.Load()
 	assert.False(t, ok, "nothing remembered yet")
-	memo.store(rememberedKey{Key: key, Segment: 3})
-	got, ok := newKeyMemo(cache, module, exact, now).load()
+	memo.Store(Remembered{Key: key, Segment: 3})
+	got, ok := NewKeyMemo(cache, module, exact, now).Load()
 	require.True(t, ok, "remembered for the same file")
-	assert.Equal(t, rememberedKey{Key: key, Segment: 3}, got)
+	assert.Equal(t, Remembered{Key: key, Segment: 3}, got)
 
-	_, ok = newKeyMemo(cache, module, meter.Options{Sample: true}, now).load()
+	_, ok = NewKeyMemo(cache, module, meter.Options{Sample: true}, now).Load()
 	assert.False(t, ok, "other meter options: another key")
 
 	// The same size, another time: another file.
 	require.NoError(t, os.WriteFile(module, []byte("module two"), 0o644))
 	require.NoError(t, os.Chtimes(module, written.Add(time.Second), written.Add(time.Second)))
-	_, ok = newKeyMemo(cache, module, exact, now).load()
+	_, ok = NewKeyMemo(cache, module, exact, now).Load()
 	assert.False(t, ok, "a changed file is digested anew")
 
 	require.NoError(t, os.Chtimes(module, now, now))
-	assert.Nil(t, newKeyMemo(cache, module, exact, now.Add(settleTime/2)), "a file changed within the settle time")
-	assert.Nil(t, newKeyMemo("", module, exact, now), "no cache")
-	assert.Nil(t, newKeyMemo(cache, filepath.Join(t.TempDir(), "absent.wasm"), exact, now), "no file")
+	assert.Nil(t, NewKeyMemo(cache, module, exact, now.Add(settleTime/2)), "a file changed within the settle time")
+	assert.Nil(t, NewKeyMemo("", module, exact, now), "no cache")
+	assert.Nil(t, NewKeyMemo(cache, filepath.Join(t.TempDir(), "absent.wasm"), exact, now), "no file")
 
 	// A damaged memo is no memo.
 	require.NoError(t, os.Chtimes(module, written, written))
-	damaged := newKeyMemo(cache, module, exact, now)
+	damaged := NewKeyMemo(cache, module, exact, now)
 	require.NotNil(t, damaged)
 	for _, content := range []string{"", "{", `{"key":"zz","segment":1}`, `{"key":"` + key + `","segment":-2}`} {
 		require.NoError(t, os.MkdirAll(filepath.Dir(damaged.path), 0o755))
 		require.NoError(t, os.WriteFile(damaged.path, []byte(content), 0o644))
-		_, ok := damaged.load()
+		_, ok := damaged.Load()
 		assert.False(t, ok, "memo %q", content)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package profiler
+package enginecache
 
 import (
 	"fmt"
