@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/tetratelabs/wazero"
 
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/outfile"
@@ -20,53 +17,6 @@ import (
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/wasmcore"
 )
-
-// BuildError is a failure to build a module from JS that is not the JS's
-// own (a *javy.CompileError is returned as it is): Step is "compiling" or
-// "building".
-type BuildError struct {
-	Step string
-	Err  error
-}
-
-func (e *BuildError) Error() string { return e.Step + ": " + e.Err.Error() }
-func (e *BuildError) Unwrap() error { return e.Err }
-
-// BuildJS builds src with plugin as `javy build` does: static, or dynamic
-// (importing the plugin: a Shopify Function built against its provider).
-func BuildJS(ctx context.Context, plugin *Plugin, src []byte, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
-	bytecode, err := javy.Compile(ctx, plugin.Info, plugin.Wasm, src, cache)
-	if err != nil {
-		if errors.As(err, new(*javy.CompileError)) {
-			return nil, err
-		}
-		return nil, &BuildError{Step: "compiling", Err: err}
-	}
-	var module []byte
-	if dynamic {
-		module, err = javy.BuildDynamic(plugin.Module, plugin.Info, bytecode)
-	} else {
-		module, err = javy.BuildStatic(ctx, plugin.Wasm, plugin.Info, bytecode, cache)
-	}
-	if err != nil {
-		return nil, &BuildError{Step: "building", Err: err}
-	}
-	return module, nil
-}
-
-// BuildFile is BuildJS for the JS file at path (jsprof build): the module
-// also carries src and its file's name (the javy_source section, as
-// 'javy build' embeds it), for reports of its profiles to show.
-func BuildFile(ctx context.Context, plugin *Plugin, src []byte, path string, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
-	out, err := BuildJS(ctx, plugin, src, dynamic, cache)
-	if err != nil {
-		return nil, err
-	}
-	if out, err = javy.EmbedSource(javy.NameSource(out, filepath.Base(path)), src); err != nil {
-		return nil, &BuildError{Step: "building", Err: err}
-	}
-	return out, nil
-}
 
 // Comparison is the same JS built with two plugins (the base, then the
 // new) and each module run alike, in exact mode, through Execute (jsprof
@@ -127,8 +77,8 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		if err != nil {
 			return sides, err
 		}
-		if s.Module, err = BuildJS(ctx, plugin, src, c.Function, cache); err != nil {
-			if be := (*BuildError)(nil); errors.As(err, &be) {
+		if s.Module, err = javy.BuildJS(ctx, plugin.Info, plugin.Wasm, plugin.Module, src, c.Function, cache); err != nil {
+			if be := (*javy.BuildError)(nil); errors.As(err, &be) {
 				return sides, fmt.Errorf("%s %s with %s: %w", be.Step, c.SourcePath, s.PluginPath, be.Err)
 			}
 			return sides, fmt.Errorf("%s (with %s): %w", c.SourcePath, s.PluginPath, err)

@@ -32,10 +32,9 @@
 //	            (report)
 //
 // The caller hears the job through its Hooks. Compare (compare.go) reads
-// one JS file (its map, the guests' input), builds it with two plugins,
-// runs both through Execute and keeps each side's module, profile and
-// output in --out-dir (jsprof compare); BuildFile builds a module that
-// carries its JS (jsprof build).
+// one JS file (its map, the guests' input), builds it with two plugins
+// (javy.BuildJS), runs both through Execute and keeps each side's module,
+// profile and output in --out-dir (jsprof compare).
 //
 // A run's output files (outputs.go): OpenOutputs checks the files the
 // caller names (-o, --collapsed, --report-json) against each other and

@@ -9,6 +9,11 @@
 // compile_src, invoke with a nullable name) and the oldest provider
 // (javy_quickjs_provider_v2: no initialize export, eval_bytecode).
 //
+// BuildJS builds a program's JS with a plugin (Compile, then BuildStatic
+// or BuildDynamic), as jsprof compare does; BuildFile also embeds the JS
+// and its file's name (jsprof build). A failure that is not the JS's own
+// is a BuildError, a syntax error a CompileError.
+//
 // It owns the program's JS carried in a module: the javy_source section
 // (EmbedSource, ReadSource) and jsprof.source (NameSource, SourceOf), in
 // source.go.
