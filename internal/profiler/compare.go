@@ -30,7 +30,7 @@ type Comparison struct {
 	// Input is the file the guests are given as stdin (a function's
 	// input, else --stdin); "": none, an empty stdin.
 	Input string
-	// SourceMap is the map file given (--source-map): FindMap finds the
+	// SourceMap is the map file given (--source-map): sourcemap.FindMap finds the
 	// JS's map, checked against it, and names both profiles' JS
 	// positions after the files it was bundled from (Options.SourceMap);
 	// a map that cannot be used is a warning.
@@ -126,7 +126,7 @@ func (c Comparison) read() (src []byte, smap *sourcemap.Loaded, stdin []byte, er
 	if src, err = os.ReadFile(c.SourcePath); err != nil {
 		return nil, nil, nil, err
 	}
-	if smap, err = FindMap(c.SourceMap, Program{Text: src, Path: c.SourcePath}); err != nil {
+	if smap, err = sourcemap.FindMap(c.SourceMap, sourcemap.Program{Text: src, Path: c.SourcePath}); err != nil {
 		c.Warn(err)
 	}
 	if c.Input != "" {
