@@ -31,10 +31,9 @@
 //	            when the caller found one (sourcemap), and its tables
 //	            (report)
 //
-// The caller hears the job through its Hooks. Compare (compare.go) reads
-// one JS file (its map, the guests' input), builds it with two plugins
-// (javy.BuildJS), runs both through Execute and keeps each side's module,
-// profile and output in --out-dir (jsprof compare).
+// The caller hears the job through its Hooks. jsprof compare's two runs
+// go through Execute from internal/compare, which builds the JS with two
+// plugins (javy.BuildJS) and hands on the tables Finish built.
 //
 // A run's output files (outputs.go): OpenOutputs checks the files the
 // caller names (-o, --collapsed, --report-json) against each other and

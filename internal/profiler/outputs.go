@@ -138,16 +138,3 @@ func WriteEach(set *outfile.Set, runs []InputRun, names []string) error {
 func writeProfile(set *outfile.Set, path string, p *profile.Profile) error {
 	return set.WriteAtomic(path, func(w *os.File) error { return jsprofile.Write(w, p) })
 }
-
-// keep writes the side's module, profile and output into dir, in set
-// (Comparison.OutDir).
-func (s *Side) keep(set *outfile.Set, dir string) error {
-	base := filepath.Join(dir, s.Label)
-	if err := set.WriteAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.Module); return err }); err != nil {
-		return err
-	}
-	if err := writeProfile(set, base+".pb.gz", s.Done.Outcome.Profile); err != nil {
-		return err
-	}
-	return set.WriteAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.Stdout.Bytes()); return err })
-}

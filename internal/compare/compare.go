@@ -1,4 +1,4 @@
-package profiler
+package compare
 
 import (
 	"bytes"
@@ -7,20 +7,22 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/outfile"
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/runner"
-	"github.com/jsprof/jsprof/internal/view/report"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // Comparison is the same JS built with two plugins (the base, then the
-// new) and each module run alike, in exact mode, through Execute (jsprof
-// compare).
+// new) and each module run alike, in exact mode, through
+// profiler.Execute (jsprof compare).
 type Comparison struct {
 	SourcePath string    // the JS file
 	Plugins    [2]string // the base's and the new's
@@ -30,10 +32,11 @@ type Comparison struct {
 	// Input is the file the guests are given as stdin (a function's
 	// input, else --stdin); "": none, an empty stdin.
 	Input string
-	// SourceMap is the map file given (--source-map): sourcemap.FindMap finds the
-	// JS's map, checked against it, and names both profiles' JS
-	// positions after the files it was bundled from (Options.SourceMap);
-	// a map that cannot be used is a warning.
+	// SourceMap is the map file given (--source-map): sourcemap.FindMap
+	// finds the JS's map, checked against it, and names both profiles'
+	// JS positions after the files it was bundled from
+	// (profiler.Options.SourceMap); a map that cannot be used is a
+	// warning.
 	SourceMap string
 	Args      []string
 	Cost      wasmcore.CostModel
@@ -41,22 +44,22 @@ type Comparison struct {
 	Cache     runner.CacheDir
 	Stderr    io.Writer // the guests'
 	Warn      func(error)
-	// Run runs a side's job: Execute, unless a test gives another.
-	Run func(context.Context, Job) (*Done, error)
+	// Run runs a side's job: profiler.Execute, unless a test gives another.
+	Run func(context.Context, profiler.Job) (*profiler.Done, error)
 	// OutDir, when set, is made, and each side once it has run is kept
 	// there (base.wasm, base.pb.gz, base.stdout, new.…), written in Files.
 	OutDir string
 	Files  *outfile.Set
 }
 
-// Side is one engine's build and run.
+// Side is one engine's build and run: its tables are the ones Finish
+// built (Done.Outcome.Tables), not built again.
 type Side struct {
 	Label      string // "base" or "new"
 	PluginPath string
 	Module     []byte
 	Stdout     bytes.Buffer
-	Done       *Done
-	Tables     *report.Tables
+	Done       *profiler.Done
 }
 
 // Compare builds both modules, then runs them one after the other; a
@@ -73,7 +76,7 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		return sides, err
 	}
 	for _, s := range sides {
-		plugin, err := LoadPlugin(s.PluginPath)
+		plugin, err := profiler.LoadPlugin(s.PluginPath)
 		if err != nil {
 			return sides, err
 		}
@@ -86,25 +89,22 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 	}
 	run := c.Run
 	if run == nil {
-		run = Execute
+		run = profiler.Execute
 	}
 	for _, s := range sides {
 		// A Shopify Function is linked with its provider, the plugin it
 		// was built against, as jsprof run links it.
-		s.Done, err = run(ctx, Job{Module: s.Module, Plugins: []string{s.PluginPath},
+		s.Done, err = run(ctx, profiler.Job{Module: s.Module, Plugins: []string{s.PluginPath},
 			Guest:       runner.Options{Name: s.Label + ".wasm", Args: c.Args, Stdin: bytes.NewReader(stdin), Stdout: &s.Stdout, Stderr: c.Stderr, Cache: cache},
-			Profile:     Options{Mode: Exact, Cost: c.Cost, Warn: c.Warn, SourceMap: smap, GeneratedText: src},
+			Profile:     profiler.Options{Mode: profiler.Exact, Cost: c.Cost, Warn: c.Warn, SourceMap: smap, GeneratedText: src},
 			NeedProfile: true, Timeout: c.Timeout, Cache: c.Cache,
-			Hooks: Hooks{OutputError: c.Warn},
+			Hooks: profiler.Hooks{OutputError: c.Warn},
 		})
 		if err != nil {
 			return sides, fmt.Errorf("running %s built with %s: %w", c.SourcePath, s.PluginPath, err)
 		}
 		for _, w := range s.Done.Outcome.Warnings {
 			c.Warn(w)
-		}
-		if s.Tables, err = report.FromProfile(s.Done.Outcome.Profile); err != nil {
-			return sides, fmt.Errorf("%s built with %s: %w", c.SourcePath, s.PluginPath, err)
 		}
 		if c.OutDir != "" {
 			if err := s.keep(c.Files, c.OutDir); err != nil {
@@ -146,11 +146,24 @@ func (c Comparison) read() (src []byte, smap *sourcemap.Loaded, stdin []byte, er
 	return src, smap, stdin, nil
 }
 
+// keep writes the side's module, profile and output into dir, in set
+// (Comparison.OutDir).
+func (s *Side) keep(set *outfile.Set, dir string) error {
+	base := filepath.Join(dir, s.Label)
+	if err := set.WriteAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.Module); return err }); err != nil {
+		return err
+	}
+	if err := set.WriteAtomic(base+".pb.gz", func(w *os.File) error { return jsprofile.Write(w, s.Done.Outcome.Profile) }); err != nil {
+		return err
+	}
+	return set.WriteAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.Stdout.Bytes()); return err })
+}
+
 // TimedOut says which sides their timeout stopped ("the base was
 // stopped"), as their profiles record it; "" when none.
 func TimedOut(sides [2]*Side) string {
-	b := strings.HasPrefix(sides[0].Tables.Trap, TimeoutPrefix)
-	n := strings.HasPrefix(sides[1].Tables.Trap, TimeoutPrefix)
+	b := strings.HasPrefix(sides[0].Done.Outcome.Tables.Trap, profiler.TimeoutPrefix)
+	n := strings.HasPrefix(sides[1].Done.Outcome.Tables.Trap, profiler.TimeoutPrefix)
 	switch {
 	case b && n:
 		return "both guests were stopped"
