@@ -11,7 +11,6 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/compare"
-	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/view/diff"
 )
 
@@ -28,14 +27,13 @@ jsprof's stderr; their stdout is compared, not printed. The exit code is 0
 when both behaved alike, 1 when they did not or --timeout stopped either
 (the diff is still printed).`
 
-// profileRunner runs a job: profiler.Execute (tests give another).
-type profileRunner func(ctx context.Context, job profiler.Job) (*profiler.Done, error)
-
 func cmdCompare(ctx context.Context, args []string, io stdio) int {
-	return compareWith(ctx, args, io, profiler.Execute)
+	return compareWith(ctx, args, io, nil)
 }
 
-func compareWith(ctx context.Context, args []string, io stdio, run profileRunner) int {
+// compareWith runs each side's job with run: profiler.Execute when nil
+// (tests give another).
+func compareWith(ctx context.Context, args []string, io stdio, run compare.Runner) int {
 	fs := cli.NewFlagSet("compare", compareSynopsis, io.err)
 	var plugins cli.List
 	fs.Var(&plugins, "plugin", "a Javy `plugin.wasm`: give two, the base first, then the new")

@@ -102,7 +102,7 @@ func TestCompareFixturePrograms(t *testing.T) {
 
 // fakeRunner stands for jsprof run: it copies a prepared profile and
 // prints what the test says each engine prints.
-func fakeRunner(t *testing.T, profiles map[string]string, stdout map[string]string, codes map[string]int) profileRunner {
+func fakeRunner(t *testing.T, profiles map[string]string, stdout map[string]string, codes map[string]int) compare.Runner {
 	return func(ctx context.Context, job profiler.Job) (*profiler.Done, error) {
 		side := strings.TrimSuffix(job.Guest.Name, ".wasm")
 		p := readProfile(t, profiles[side])

@@ -44,13 +44,17 @@ type Comparison struct {
 	Cache     runner.CacheDir
 	Stderr    io.Writer // the guests'
 	Warn      func(error)
-	// Run runs a side's job: profiler.Execute, unless a test gives another.
-	Run func(context.Context, profiler.Job) (*profiler.Done, error)
+	// Run runs a side's job: profiler.Execute when nil (a test gives
+	// another).
+	Run Runner
 	// OutDir, when set, is made, and each side once it has run is kept
 	// there (base.wasm, base.pb.gz, base.stdout, new.…), written in Files.
 	OutDir string
 	Files  *outfile.Set
 }
+
+// Runner runs a job as profiler.Execute does.
+type Runner func(context.Context, profiler.Job) (*profiler.Done, error)
 
 // Side is one engine's build and run: its tables are the ones Finish
 // built (Done.Outcome.Tables), not built again.
