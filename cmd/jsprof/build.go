@@ -64,15 +64,15 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitFailure, err)
 	}
 	defer cd.Seal() // what was compiled, for the next runs
-	out, err := profiler.BuildFile(ctx, plugin, src, positional[0], *dynamic, cache)
-	if be := (*profiler.BuildError)(nil); errors.As(err, &be) && be.Step == "compiling" {
+	out, err := javy.BuildFile(ctx, plugin.Info, plugin.Wasm, plugin.Module, src, positional[0], *dynamic, cache)
+	if be := (*javy.BuildError)(nil); errors.As(err, &be) && be.Step == "compiling" {
 		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, be.Err))
 	} else if be != nil {
 		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, be.Err))
 	} else if compileErr := (*javy.CompileError)(nil); errors.As(err, &compileErr) && !strings.Contains(err.Error(), "could not load module") {
 		// A syntax error: at the file built, and, through its source map,
 		// at the file it was bundled from.
-		at, mapErr := profiler.CompileErrorAt(compileErr.Message, positional[0], src)
+		at, mapErr := javy.CompileErrorAt(compileErr.Message, positional[0], src)
 		warn(io, mapErr)
 		return fail(io, exitFailure, fmt.Errorf("%s: %s", positional[0], at))
 	} else if err != nil {

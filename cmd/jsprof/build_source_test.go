@@ -11,7 +11,6 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/run/javy"
-	"github.com/jsprof/jsprof/internal/view/htmlview"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -32,7 +31,7 @@ func TestBuildEmbedsSourceForReport(t *testing.T) {
 	m, err := wasmcore.Decode(module)
 	require.NoError(t, err)
 	assert.Equal(t, "app.js", javy.SourceOf(m))
-	embedded, err := htmlview.ModuleSource(module, "app.wasm")
+	embedded, err := javy.ModuleSource(module, "app.wasm")
 	require.NoError(t, err, "the module carries its JS")
 	assert.Equal(t, src, string(embedded.Text))
 

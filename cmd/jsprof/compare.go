@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/internal/cli"
-	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/compare"
 	"github.com/jsprof/jsprof/internal/view/diff"
 )
 
@@ -27,14 +27,13 @@ jsprof's stderr; their stdout is compared, not printed. The exit code is 0
 when both behaved alike, 1 when they did not or --timeout stopped either
 (the diff is still printed).`
 
-// profileRunner runs a job: profiler.Execute (tests give another).
-type profileRunner func(ctx context.Context, job profiler.Job) (*profiler.Done, error)
-
 func cmdCompare(ctx context.Context, args []string, io stdio) int {
-	return compare(ctx, args, io, profiler.Execute)
+	return compareWith(ctx, args, io, nil)
 }
 
-func compare(ctx context.Context, args []string, io stdio, run profileRunner) int {
+// compareWith runs each side's job with run: profiler.Execute when nil
+// (tests give another).
+func compareWith(ctx context.Context, args []string, io stdio, run compare.Runner) int {
 	fs := cli.NewFlagSet("compare", compareSynopsis, io.err)
 	var plugins cli.List
 	fs.Var(&plugins, "plugin", "a Javy `plugin.wasm`: give two, the base first, then the new")
@@ -81,7 +80,7 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	if *inputPath != "" && *stdinPath != "" {
 		return fail(io, exitUsage, errors.New("compare: --input and --stdin: choose one"))
 	}
-	sides, err := profiler.Compare(ctx, profiler.Comparison{SourcePath: positional[0], Plugins: [2]string{plugins[0], plugins[1]},
+	sides, err := compare.Compare(ctx, compare.Comparison{SourcePath: positional[0], Plugins: [2]string{plugins[0], plugins[1]},
 		Function: *inputPath != "", Input: cmp.Or(*inputPath, *stdinPath), Args: guestArgs, Cost: cost, Timeout: timeout, Cache: cacheDir(),
 		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run, SourceMap: *sourceMap, OutDir: *outDir, Files: &files})
 	if err != nil {
@@ -91,22 +90,22 @@ func compare(ctx context.Context, args []string, io stdio, run profileRunner) in
 	if names[0] == names[1] {
 		names = [2]string{plugins[0], plugins[1]}
 	}
-	df := diff.New(sides[0].Tables, sides[1].Tables, names[0], names[1])
+	df := diff.New(sides[0].Done.Outcome.Tables, sides[1].Done.Outcome.Tables, names[0], names[1])
 	if err := writeDiff(io.out, df, f, *by, *top, *htmlPath, nil); err != nil {
 		return fail(io, exitFailure, err)
 	}
 	// The diff's counts mean nothing without their cost model, and its
 	// formats have no place for it: it is said beside them, in every format.
 	fmt.Fprintf(io.err, "jsprof: compare: Wasm instructions counted as %s (--cost %s: %s)\n", cost, cost, cost.Meaning())
-	if stopped := profiler.TimedOut(sides); stopped != "" {
+	if stopped := compare.TimedOut(sides); stopped != "" {
 		// A guest stopped part-way did not do all its work: its output
 		// and its profile are no measure of the engine's, whether or not
 		// the other side was stopped too.
 		return fail(io, exitFailure, fmt.Errorf("compare: %s after --timeout %v: the profiles cover part of a run", stopped, timeout))
 	}
-	if mismatch := profiler.Mismatch(sides); mismatch != "" {
+	if mismatch := compare.Mismatch(sides); mismatch != "" {
 		return fail(io, exitFailure, errors.New("compare: the engines behaved differently: "+mismatch))
 	}
-	fmt.Fprintf(io.err, "jsprof: both engines printed the same output (%s) and exited with %d\n", profiler.LineCount(sides[0].Stdout.Bytes()), sides[0].Done.ExitCode)
+	fmt.Fprintf(io.err, "jsprof: both engines printed the same output (%s) and exited with %d\n", compare.LineCount(sides[0].Stdout.Bytes()), sides[0].Done.ExitCode)
 	return 0
 }

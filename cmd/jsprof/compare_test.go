@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/compare"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/view/report"
 )
@@ -64,7 +65,7 @@ func TestCompareFixturePrograms(t *testing.T) {
 				"--plugin", base, "--plugin", new, "--json", "--out-dir", dir, src)
 			require.Equal(t, 0, got.code, got.stderr)
 			assert.Equal(t, fmt.Sprintf("jsprof: compare: Wasm instructions counted as fuel (--cost fuel: wasmtime's fuel, as function-runner counts)\n"+
-				"jsprof: both engines printed the same output (%s) and exited with 0\n", profiler.LineCount([]byte(want))), got.stderr)
+				"jsprof: both engines printed the same output (%s) and exited with 0\n", compare.LineCount([]byte(want))), got.stderr)
 			for _, side := range []string{"base", "new"} {
 				out, err := os.ReadFile(filepath.Join(dir, side+".stdout"))
 				require.NoError(t, err)
@@ -101,13 +102,15 @@ func TestCompareFixturePrograms(t *testing.T) {
 
 // fakeRunner stands for jsprof run: it copies a prepared profile and
 // prints what the test says each engine prints.
-func fakeRunner(t *testing.T, profiles map[string]string, stdout map[string]string, codes map[string]int) profileRunner {
+func fakeRunner(t *testing.T, profiles map[string]string, stdout map[string]string, codes map[string]int) compare.Runner {
 	return func(ctx context.Context, job profiler.Job) (*profiler.Done, error) {
 		side := strings.TrimSuffix(job.Guest.Name, ".wasm")
 		p := readProfile(t, profiles[side])
 		fmt.Fprint(job.Guest.Stdout, stdout[side])
 		fmt.Fprintf(job.Guest.Stdout, "args=%v\n", job.Guest.Args)
-		return &profiler.Done{ExitCode: codes[side], Outcome: &profiler.Outcome{Profile: p}}, nil
+		tables, err := report.FromProfile(p) // as Finish builds them
+		require.NoError(t, err)
+		return &profiler.Done{ExitCode: codes[side], Outcome: &profiler.Outcome{Profile: p, Tables: tables}}, nil
 	}
 }
 
@@ -134,7 +137,7 @@ func TestCompareBehaviour(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut strings.Builder
 			args := append(append([]string{"--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--csv"}, plugins...), src, "--", "x", "--y")
-			code := compare(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errOut}, fakeRunner(t, profiles, tt.stdout, tt.codes))
+			code := compareWith(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errOut}, fakeRunner(t, profiles, tt.stdout, tt.codes))
 			assert.Equal(t, tt.code, code)
 			assert.Equal(t, tt.stderr, errOut.String())
 			assert.True(t, strings.HasPrefix(out.String(), "kind,name,"), "the diff is printed however the engines behaved:\n%s", out.String())

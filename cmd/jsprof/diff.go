@@ -10,7 +10,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/outfile"
-	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/view/diff"
 	"github.com/jsprof/jsprof/internal/view/htmlview"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -74,7 +74,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 		if profs[i], err = jsprofile.ReadFile(path); err != nil {
 			return fail(io, exitFailure, err)
 		}
-		profs[i], _, err = profiler.MapSaved(profs[i], *sourceMap, path, nil)
+		profs[i], _, err = javy.MapSaved(profs[i], *sourceMap, path, nil)
 		warn(io, err)
 	}
 	if b, n := profs[0].Meta.Mode, profs[1].Meta.Mode; b != n {

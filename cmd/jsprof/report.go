@@ -13,7 +13,7 @@ import (
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/printable"
-	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/view/htmlview"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -100,16 +100,16 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}
-	var given []htmlview.SourceFile // the JS of --source and --module
+	var given []javy.SourceFile // the JS of --source and --module
 	if len(sources) > 0 || *module != "" {
 		var note string
-		if given, note, err = htmlview.ReadSources(sources, *module); err != nil {
+		if given, note, err = javy.ReadSources(sources, *module); err != nil {
 			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
 		} else if note != "" {
 			fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", *module, printable.String(note))
 		}
 	}
-	prof, smap, err := profiler.MapSaved(prof, *sourceMap, path, given)
+	prof, smap, err := javy.MapSaved(prof, *sourceMap, path, given)
 	warn(io, err)
 	data := report.New(prof)
 	opts := report.ReportOptions{By: *by, Top: *top, Function: *function, Source: filepath.Base(path)}
@@ -121,8 +121,8 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		if err != nil {
 			return fail(io, exitUsage, fmt.Errorf("report: %w", err))
 		}
-		srcs, left := profiler.ReportSources(prof, r.Data(), smap, given, len(sources) == 0 && *module == "", path)
-		for _, s := range left {
+		srcs := javy.ReportSources(prof, smap, given, len(sources) == 0 && *module == "", path)
+		for _, s := range htmlview.UnmatchedSources(r.Data(), srcs, prof.Meta) {
 			fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", printable.String(s.From))
 		}
 		o := htmlview.ReportOptions{Flame: htmlview.NewFlame(prof, htmlview.FlameOptions{Function: *function}), Sources: srcs}

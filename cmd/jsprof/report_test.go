@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/internal/view/htmlview"
+	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -94,7 +94,7 @@ func TestReportCommandHTMLSource(t *testing.T) {
 		m := header
 		for i := 0; i+1 < len(sections); i += 2 {
 			data := []byte(sections[i+1])
-			if sections[i] == htmlview.JavySourceSection {
+			if sections[i] == javy.JavySourceSection {
 				data = compressed.Bytes()
 			}
 			m = wasmcore.AppendCustomSection(m, sections[i], data)
@@ -103,7 +103,7 @@ func TestReportCommandHTMLSource(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, m, 0o644))
 		return path
 	}
-	javyCLI := module("javy.wasm", htmlview.JavySourceSection, "")
+	javyCLI := module("javy.wasm", javy.JavySourceSection, "")
 	named := module("named.wasm", "jsprof.source", "sort.js")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "built"), 0o755))
 	beside := filepath.Join(dir, "built", "index.wasm")

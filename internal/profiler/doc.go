@@ -33,11 +33,9 @@
 //	            when the caller found one (sourcemap), and its tables
 //	            (report): finish.go
 //
-// The caller hears the job through its Hooks. Compare (compare.go) reads
-// one JS file (its map, the guests' input), builds it with two plugins,
-// runs both through Execute and keeps each side's module, profile and
-// output in --out-dir (jsprof compare); BuildFile builds a module that
-// carries its JS (jsprof build).
+// The caller hears the job through its Hooks. jsprof compare's two runs
+// go through Execute from internal/compare, which builds the JS with two
+// plugins (javy.BuildJS) and hands on the tables Finish built.
 //
 // A run's outputs (Job.Outputs, package output; outputs.go): opened once
 // the module is linked, their files checked against every file the job
@@ -46,14 +44,12 @@
 // has ended, after its warnings are said (Execute; RunSeveral with the
 // table of inputs and each input's profile).
 //
-// Source maps (sourcemap.go): FindMap finds a program's map (the file
-// given, else the one its sourceMappingURL comment names) and checks it
-// against the JS (ModuleProgram: the JS a module carries or names), before
-// a run (Job.ReadProgram), a build's error or a compare; MapSaved names a saved profile's
-// positions after one (report, diff), and MappedSources finds the original
-// files for the HTML source view (ReportSources: all of a report's). A map that cannot be used comes back as
-// a warning for the caller to say, never as wrong positions;
-// CompileErrorAt names a build's compile error after the original file.
+// Source maps: Job.ReadProgram (link.go) reads the module and, before the
+// run, its program's JS (javy.ModuleProgram) and map (sourcemap.FindMap),
+// which Finish names the profile's positions after; a map that cannot be
+// used is a warning for the caller to say, never wrong positions. A saved
+// profile's map, the HTML report's sources and a build's compile error
+// are internal/run/javy's (MapSaved, ReportSources, CompileErrorAt).
 //
 // Several inputs (pipeline.go, inputs.go): PrepareJob prepares the module once and
 // Prepared.RunSeveral runs it on each input in an instance of its own, in

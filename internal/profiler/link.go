@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/measure/meter"
+	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
@@ -146,6 +147,24 @@ func ReadModule(path string) ([]byte, *wasmcore.Module, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return wasm, m, nil
+}
+
+// ReadProgram reads the job's module file into Module and Decoded, and
+// its program's JS and source map (javy.ModuleProgram, sourcemap.FindMap
+// with the map file given, --source-map) into Profile, before the run: a
+// map that cannot be used is said before the guest runs, not after. The
+// error is FindMap's warning; a module that cannot be read is left to
+// Execute to say.
+func (j *Job) ReadProgram(sourceMap string) error {
+	wasm, decoded, err := ReadModule(j.ModulePath)
+	if err != nil {
+		return nil
+	}
+	j.Module, j.Decoded = wasm, decoded
+	prog := javy.ModuleProgram(wasm, j.ModulePath, j.Profile.Source)
+	j.Profile.GeneratedText = prog.Text
+	j.Profile.SourceMap, err = sourcemap.FindMap(sourceMap, prog)
+	return err
 }
 
 // Plugin is a Javy plugin or Shopify Functions provider read from a file.

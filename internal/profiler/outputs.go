@@ -2,15 +2,12 @@ package profiler
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 
 	"github.com/google/pprof/profile"
 
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/view/report"
-	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // reads are the files job reads (its module, the --source, --plugin
@@ -44,22 +41,4 @@ func (job *Job) writeOutputs(ctx context.Context, out *Outcome, inputs []report.
 		}
 	}
 	return output.Write(ctx, job.Outputs, output.Result{Profile: out.Profile, Tables: out.Tables, Inputs: inputs, Each: each})
-}
-
-// writeProfile writes p to path, in set, atomically.
-func writeProfile(set *outfile.Set, path string, p *profile.Profile) error {
-	return set.WriteAtomic(path, func(w *os.File) error { return jsprofile.Write(w, p) })
-}
-
-// keep writes the side's module, profile and output into dir, in set
-// (Comparison.OutDir).
-func (s *Side) keep(set *outfile.Set, dir string) error {
-	base := filepath.Join(dir, s.Label)
-	if err := set.WriteAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.Module); return err }); err != nil {
-		return err
-	}
-	if err := writeProfile(set, base+".pb.gz", s.Done.Outcome.Profile); err != nil {
-		return err
-	}
-	return set.WriteAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.Stdout.Bytes()); return err })
 }

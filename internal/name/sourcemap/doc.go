@@ -2,7 +2,8 @@
 // files its user wrote: it reads Source Map v3 documents (what esbuild,
 // webpack, rollup and tsc write, index maps with sections included), finds
 // a program's map the way the ecosystem does (a `//# sourceMappingURL=`
-// comment: an inline data: URL or a file beside the program), checks that
+// comment: an inline data: URL or a file beside the program; FindMap: the
+// file given, else that one, checked, or a one-line warning), checks that
 // a map belongs to the source jsprof has (Check: a stale map or one of
 // another build is refused, never used to show wrong positions), and
 // rewrites a profile's JS frames from bundle positions to original ones

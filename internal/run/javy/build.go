@@ -3,12 +3,62 @@ package javy
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/tetratelabs/wazero"
 
 	"github.com/jsprof/jsprof/wasmcore"
 )
+
+// BuildError is a failure to build a module from JS that is not the JS's
+// own (a *CompileError is returned as it is): Step is "compiling" or
+// "building".
+type BuildError struct {
+	Step string
+	Err  error
+}
+
+func (e *BuildError) Error() string { return e.Step + ": " + e.Err.Error() }
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// BuildJS builds src with the plugin (what Inspect told of it, its bytes
+// and their decoding) as `javy build` does: static, or dynamic (importing
+// the plugin: a Shopify Function built against its provider).
+func BuildJS(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module, src []byte, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
+	bytecode, err := Compile(ctx, plugin, wasm, src, cache)
+	if err != nil {
+		if errors.As(err, new(*CompileError)) {
+			return nil, err
+		}
+		return nil, &BuildError{Step: "compiling", Err: err}
+	}
+	var module []byte
+	if dynamic {
+		module, err = BuildDynamic(m, plugin, bytecode)
+	} else {
+		module, err = BuildStatic(ctx, wasm, plugin, bytecode, cache)
+	}
+	if err != nil {
+		return nil, &BuildError{Step: "building", Err: err}
+	}
+	return module, nil
+}
+
+// BuildFile is BuildJS for the JS file at path (jsprof build): the module
+// also carries src and its file's name (the javy_source section, as
+// 'javy build' embeds it), for reports of its profiles to show.
+func BuildFile(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module, src []byte, path string, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
+	out, err := BuildJS(ctx, plugin, wasm, m, src, dynamic, cache)
+	if err != nil {
+		return nil, err
+	}
+	if out, err = EmbedSource(NameSource(out, filepath.Base(path)), src); err != nil {
+		return nil, &BuildError{Step: "building", Err: err}
+	}
+	return out, nil
+}
 
 // BuildDynamic returns a module that imports the plugin's realloc, run
 // export and memory from its namespace and runs bytecode from its own

@@ -9,9 +9,21 @@
 // compile_src, invoke with a nullable name) and the oldest provider
 // (javy_quickjs_provider_v2: no initialize export, eval_bytecode).
 //
+// BuildJS builds a program's JS with a plugin (Compile, then BuildStatic
+// or BuildDynamic), as jsprof compare does; BuildFile also embeds the JS
+// and its file's name (jsprof build). A failure that is not the JS's own
+// is a BuildError, a syntax error a CompileError.
+//
 // It owns the program's JS carried in a module: the javy_source section
 // (EmbedSource, ReadSource) and jsprof.source (NameSource, SourceOf), in
-// source.go.
+// source.go; and finding a program's JS and source map where jsprof is
+// not running it: in a module, beside it or beside a profile of it, or
+// in the files given (find.go: ModuleSource, ReadSources,
+// ProfileModuleSource, ModuleProgram, which the run checks its map
+// against), and the map's use for a saved profile, the HTML source view
+// and a build's compile error (mapped.go: MapSaved, ReportSources,
+// CompileErrorAt). It reads and checks maps only through package
+// sourcemap, and shows nothing: htmlview renders the files it finds.
 //
 // It edits modules only through wasmcore and runs them only through
 // runner's sessions (calling their exports with wazero's api).

@@ -57,7 +57,7 @@ func cartModuleWith(t *testing.T, cache wazero.CompilationCache, engine string) 
 	_, err = w.Write(src)
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
-	module = wasmcore.AppendCustomSection(static, htmlview.JavySourceSection, compressed.Bytes())
+	module = wasmcore.AppendCustomSection(static, javy.JavySourceSection, compressed.Bytes())
 	return javy.NameSource(module, "cart.js"), src
 }
 
@@ -79,7 +79,7 @@ func TestHTMLCart(t *testing.T) {
 	}
 	cache := fixtures.CompilationCache(t)
 	module, src := cartModule(t, cache)
-	source, err := htmlview.ModuleSource(module, "cart.wasm")
+	source, err := javy.ModuleSource(module, "cart.wasm")
 	require.NoError(t, err, "the javy_source section reads back")
 	assert.Equal(t, "cart.js", source.Name, "named by jsprof.source")
 	assert.Equal(t, string(src), string(source.Text))
@@ -94,7 +94,7 @@ func TestHTMLCart(t *testing.T) {
 			r, err := report.NewReport(tables, report.ReportOptions{Source: "cart-" + string(mode) + ".pb.gz"})
 			require.NoError(t, err)
 			var page bytes.Buffer
-			require.NoError(t, htmlview.WriteReport(&page, r, htmlview.ReportOptions{Flame: flame, Sources: []htmlview.SourceFile{source}}))
+			require.NoError(t, htmlview.WriteReport(&page, r, htmlview.ReportOptions{Flame: flame, Sources: []javy.SourceFile{source}}))
 			reporttest.SelfContained(t, page.String())
 			path := filepath.Join(t.TempDir(), "cart.html")
 			require.NoError(t, os.WriteFile(path, page.Bytes(), 0o644))

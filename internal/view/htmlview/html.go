@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/view/costfmt"
 	"github.com/jsprof/jsprof/internal/view/diff"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -187,7 +188,7 @@ type htmlReport struct {
 	NoSourceMore int
 	Details      []htmlDetail // the functions whose opcodes are listed
 	DetailsCut   bool
-	Unplaced     []SourceFile
+	Unplaced     []javy.SourceFile
 }
 
 // flameView is what the flame graph's template reads: the graph, and in a
@@ -233,7 +234,7 @@ type ReportOptions struct {
 	Flame *Flame
 	// Sources are the JS files to annotate line by line (MatchSources
 	// places them); the page names the profile's files without one.
-	Sources []SourceFile
+	Sources []javy.SourceFile
 }
 
 // WriteReport writes r as one self-contained HTML page: first the hot

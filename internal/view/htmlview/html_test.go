@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/view/diff"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/internal/view/reporttest"
@@ -218,7 +219,7 @@ func TestHTMLCountsByMode(t *testing.T) {
 			require.NoError(t, err)
 			var page bytes.Buffer
 			require.NoError(t, WriteReport(&page, r, ReportOptions{Flame: NewFlame(p, FlameOptions{}),
-				Sources: []SourceFile{{Name: "app.js", Text: []byte(src.String()), From: "--source app.js"}}}))
+				Sources: []javy.SourceFile{{Name: "app.js", Text: []byte(src.String()), From: "--source app.js"}}}))
 			html := page.String()
 			assert.Equal(t, tt.counted, r.Data().Counted())
 			for _, s := range []string{"<th>executions</th>", "<th>calls</th>", "<th>instr/exec</th>", " JS calls, "} {

@@ -1,146 +1,22 @@
 package htmlview
 
 import (
-	"errors"
 	"fmt"
 	"html/template"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/jsprof/jsprof/internal/fileio"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/view/costfmt"
 	"github.com/jsprof/jsprof/internal/view/report"
-	"github.com/jsprof/jsprof/wasmcore"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // The annotated source of the HTML report: each JS file of the profile,
 // line by line, with the cost the profile charged to the line.
-
-// SourceFile is the text of a JS file, to annotate.
-type SourceFile struct {
-	// Name is the file's name; its base name is matched to the profile's
-	// JS file names.
-	Name string
-	Text []byte
-	// From says where the text came from, for the page: "--source
-	// index.js", "index.wasm (javy_source)".
-	From string
-}
-
-// JavySourceSection is where the Javy CLI and jsprof build embed the
-// program's JS (internal/run/javy owns it: javy.ReadSource reads it).
-const JavySourceSection = javy.JavySourceSection
-
-// ErrNoModuleSource: the module carries no JS source.
-var ErrNoModuleSource = javy.ErrNoSource
-
-// ModuleSource reads the JS a Javy module carries (javy.ReadSource). The
-// file is named as jsprof build recorded it when it did, else name. A
-// module without the section returns ErrNoModuleSource, and the file's
-// name without its text (what jsprof build recorded before it embedded
-// the JS).
-func ModuleSource(wasm []byte, name string) (SourceFile, error) {
-	m, err := wasmcore.Decode(wasm)
-	if err != nil {
-		return SourceFile{}, err
-	}
-	recorded, text, err := javy.ReadSource(m)
-	if recorded != "" {
-		name = recorded
-	}
-	switch {
-	case errors.Is(err, javy.ErrNoSource):
-		return SourceFile{Name: name}, err
-	case err != nil:
-		return SourceFile{}, err
-	}
-	return SourceFile{Name: name, Text: text, From: JavySourceSection}, nil
-}
-
-// ModuleFileSource reads the JS the module read from the file module
-// carries, or the JS file it names from beside it (a module an earlier
-// jsprof build made records only its JS file's name); nil and why when
-// there is neither.
-func ModuleFileSource(wasm []byte, module string) (src *SourceFile, note string, err error) {
-	s, err := ModuleSource(wasm, "")
-	switch {
-	case err == nil:
-		s.From = module + " (" + s.From + ")"
-		return &s, "", nil
-	case !errors.Is(err, ErrNoModuleSource):
-		return nil, "", err
-	case s.Name != "":
-		beside := filepath.Join(filepath.Dir(module), filepath.Base(s.Name))
-		if text, err := fileio.ReadRegular(beside, MaxFoundBytes); err == nil {
-			return &SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
-		}
-		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", s.Name, s.Name), nil
-	}
-	return nil, err.Error(), nil
-}
-
-// MaxFoundBytes bounds a file read because a profile or a module names
-// it, rather than the user: such a name may be anything (a FIFO from a
-// bundle unpacked from a tar blocked jsprof report --html for ever), so
-// only a regular file is read, without blocking, and only so much of it
-// (internal/fileio).
-const MaxFoundBytes = 512 << 20
-
-// ReadSources reads the JS files given (jsprof report --source), and the
-// JS the module file module carries (--module; ModuleFileSource): note
-// says why that module annotates nothing, when it does not.
-func ReadSources(files []string, module string) (srcs []SourceFile, note string, err error) {
-	for _, f := range files {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			return nil, "", fmt.Errorf("--source: %w", err)
-		}
-		srcs = append(srcs, SourceFile{Name: f, Text: text, From: "--source " + f})
-	}
-	if module == "" {
-		return srcs, "", nil
-	}
-	wasm, err := os.ReadFile(module)
-	if err != nil {
-		return nil, "", fmt.Errorf("--module: %w", err)
-	}
-	src, note, err := ModuleFileSource(wasm, module)
-	switch {
-	case err != nil:
-		return nil, "", fmt.Errorf("--module %s: %w", module, err)
-	case src != nil:
-		srcs = append(srcs, *src)
-	}
-	return srcs, note, nil
-}
-
-// ProfileModuleSource is the JS of the module a profile was made of, when
-// nothing else says where the JS is: the profile names its module (by its
-// file's name), and the module is looked for beside the profile, then in
-// the current directory, where jsprof build and jsprof run leave it. A
-// module not found, or without JS, annotates nothing; the page says how
-// to give the JS.
-func ProfileModuleSource(profilePath, module string) []SourceFile {
-	if module == "" {
-		return nil
-	}
-	name := filepath.Base(module) // the profile names a file, not a path to follow
-	for _, p := range []string{filepath.Join(filepath.Dir(profilePath), name), name} {
-		wasm, err := fileio.ReadRegular(p, MaxFoundBytes)
-		if err != nil {
-			continue
-		}
-		if src, _, err := ModuleFileSource(wasm, p); err == nil && src != nil {
-			return []SourceFile{*src}
-		}
-	}
-	return nil
-}
 
 // profileFiles lists the JS files of the profile's lines, heaviest first.
 func profileFiles(d *report.Tables) []string {
@@ -173,15 +49,15 @@ func profileFiles(d *report.Tables) []string {
 // each other (Javy compiles every program as function.mjs, whatever the
 // file's name). It returns the sources by profile file, and those it
 // could not place.
-func MatchSources(d *report.Tables, sources []SourceFile) (map[string]SourceFile, []SourceFile) {
+func MatchSources(d *report.Tables, sources []javy.SourceFile) (map[string]javy.SourceFile, []javy.SourceFile) {
 	files := profileFiles(d)
-	matched := map[string]SourceFile{}
-	var left []SourceFile
+	matched := map[string]javy.SourceFile{}
+	var left []javy.SourceFile
 	for _, same := range []func(f, s string) bool{
 		func(f, s string) bool { return f == s }, // src/run.ts apart from node_modules/…/run.ts
 		func(f, s string) bool { return filepath.Base(f) == filepath.Base(s) },
 	} {
-		var rest []SourceFile
+		var rest []javy.SourceFile
 		for _, s := range sources {
 			placed := false
 			for _, f := range files {
@@ -208,6 +84,20 @@ func MatchSources(d *report.Tables, sources []SourceFile) (map[string]SourceFile
 		left = nil
 	}
 	return matched, left
+}
+
+// UnmatchedSources are the sources MatchSources cannot place with a JS
+// file of the profile (d, its tables; meta, its facts), but the bundle a
+// profile named after a source map no longer names, all of whose lines
+// the map named after other files: each is said to name no JS file.
+func UnmatchedSources(d *report.Tables, sources []javy.SourceFile, meta jsprofile.Meta) (left []javy.SourceFile) {
+	_, unmatched := MatchSources(d, sources)
+	for _, s := range unmatched {
+		if meta.SourceMap == "" || filepath.Base(s.Name) != filepath.Base(meta.GeneratedFile) {
+			left = append(left, s)
+		}
+	}
+	return left
 }
 
 // Source view bounds: a file of more lines shows only the lines near its
@@ -259,7 +149,7 @@ type lineCost struct {
 
 // sourceViews annotates the profile's files that have a source, and
 // lists those that do not (their lines are in the page's line table).
-func sourceViews(d *report.Tables, sources map[string]SourceFile) (views []sourceView, missing []string) {
+func sourceViews(d *report.Tables, sources map[string]javy.SourceFile) (views []sourceView, missing []string) {
 	costs := map[string]map[int]*lineCost{}
 	var maxLine uint64
 	for _, l := range d.Lines {

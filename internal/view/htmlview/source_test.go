@@ -1,73 +1,17 @@
 package htmlview
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/andybalholm/brotli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
-	"github.com/jsprof/jsprof/wasmcore"
 )
-
-// emptyModule is the smallest Wasm module: the header.
-var emptyModule = []byte("\x00asm\x01\x00\x00\x00")
-
-func brotliOf(t *testing.T, text string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w := brotli.NewWriterLevel(&b, brotli.BestCompression)
-	_, err := w.Write([]byte(text))
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	return b.Bytes()
-}
-
-func TestModuleSource(t *testing.T) {
-	const js = "function fib(n) {\n  return n < 2 ? n : fib(n - 1) + fib(n - 2);\n}\nconsole.log(fib(20));\n"
-	with := func(sections ...[2][]byte) []byte {
-		m := emptyModule
-		for _, s := range sections {
-			m = wasmcore.AppendCustomSection(m, string(s[0]), s[1])
-		}
-		return m
-	}
-	tests := []struct {
-		name     string
-		module   []byte
-		wantName string
-		wantText string
-		err      string
-	}{
-		{"Brotli, as the Javy CLI writes it", with([2][]byte{[]byte(JavySourceSection), brotliOf(t, js)}), "index.js", js, ""},
-		{"plain", with([2][]byte{[]byte(JavySourceSection), []byte(js)}), "index.js", js, ""},
-		{"named by jsprof build", with([2][]byte{[]byte("jsprof.source"), []byte("fib.js")}, [2][]byte{[]byte(JavySourceSection), brotliOf(t, js)}), "fib.js", js, ""},
-		{"no source, a name", with([2][]byte{[]byte("jsprof.source"), []byte("fib.js")}), "fib.js", "", "carries no JS source"},
-		{"no source", emptyModule, "index.js", "", "carries no JS source"},
-		{"neither Brotli nor text", with([2][]byte{[]byte(JavySourceSection), {0xff, 0xfe, 0x00, 0x81}}), "", "", "javy_source section: neither Brotli nor text"},
-		{"not a module", []byte("function f() {}"), "", "", "magic number"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			src, err := ModuleSource(tt.module, "index.js")
-			if tt.err != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.err)
-				assert.Equal(t, tt.wantName, src.Name)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.wantName, src.Name)
-			assert.Equal(t, tt.wantText, string(src.Text))
-			assert.Equal(t, JavySourceSection, src.From)
-		})
-	}
-}
 
 // linesProfile: JS functions in files, a cost per line.
 func linesTables(t *testing.T, costs map[string]map[int]int64) *report.Tables {
@@ -102,9 +46,9 @@ func TestMatchSources(t *testing.T) {
 			for i, f := range tt.files {
 				costs[f] = map[int]int64{1: int64(100 - i)}
 			}
-			var srcs []SourceFile
+			var srcs []javy.SourceFile
 			for _, s := range tt.sources {
-				srcs = append(srcs, SourceFile{Name: s, Text: []byte("x"), From: "--source " + s})
+				srcs = append(srcs, javy.SourceFile{Name: s, Text: []byte("x"), From: "--source " + s})
 			}
 			matched, left := MatchSources(linesTables(t, costs), srcs)
 			got := map[string]string{}
@@ -121,6 +65,38 @@ func TestMatchSources(t *testing.T) {
 	}
 }
 
+// TestUnmatchedSources: a source that names no JS file of the profile is
+// said, but for the bundle of a profile named after a source map.
+func TestUnmatchedSources(t *testing.T) {
+	d := linesTables(t, map[string]map[int]int64{"src/run.ts": {1: 10}, "src/util.ts": {2: 5}})
+	mapped := jsprofile.Meta{SourceMap: "bundle.js.map", GeneratedFile: "dist/bundle.js"}
+	tests := []struct {
+		name    string
+		sources []string
+		meta    jsprofile.Meta
+		left    []string
+	}{
+		{"all placed", []string{"src/run.ts", "util.ts"}, jsprofile.Meta{}, nil},
+		{"a stranger", []string{"src/run.ts", "src/util.ts", "nope.js"}, jsprofile.Meta{}, []string{"nope.js"}},
+		{"the bundle, unmapped", []string{"src/run.ts", "src/util.ts", "bundle.js"}, jsprofile.Meta{}, []string{"bundle.js"}},
+		{"the bundle, mapped", []string{"src/run.ts", "src/util.ts", "bundle.js"}, mapped, nil},
+		{"a stranger, mapped", []string{"src/run.ts", "src/util.ts", "nope.js"}, mapped, []string{"nope.js"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var srcs []javy.SourceFile
+			for _, s := range tt.sources {
+				srcs = append(srcs, javy.SourceFile{Name: s, Text: []byte("x")})
+			}
+			var left []string
+			for _, s := range UnmatchedSources(d, srcs, tt.meta) {
+				left = append(left, s.Name)
+			}
+			assert.Equal(t, tt.left, left)
+		})
+	}
+}
+
 func TestSourceViews(t *testing.T) {
 	var text strings.Builder
 	for i := 1; i <= 100; i++ {
@@ -130,7 +106,7 @@ func TestSourceViews(t *testing.T) {
 		"app.js":   {10: 300, 12: 100, 60: 600, 120: 5},
 		"other.js": {3: 50},
 	})
-	views, missing := sourceViews(d, map[string]SourceFile{"app.js": {Name: "app.js", Text: []byte(text.String()), From: "--source app.js"}})
+	views, missing := sourceViews(d, map[string]javy.SourceFile{"app.js": {Name: "app.js", Text: []byte(text.String()), From: "--source app.js"}})
 	assert.Equal(t, []string{"other.js"}, missing, "a file without source is named, not shown")
 	require.Len(t, views, 1)
 	v := views[0]
@@ -175,7 +151,7 @@ func TestSourceViewsLongFile(t *testing.T) {
 	text.WriteString(strings.Repeat("y", 3*sourceLineChars) + "\n")
 	long := sourceFullLines + 1001
 	d := linesTables(t, map[string]map[int]int64{"big.js": {100: 10, long: 1}})
-	views, _ := sourceViews(d, map[string]SourceFile{"big.js": {Name: "big.js", Text: []byte(text.String())}})
+	views, _ := sourceViews(d, map[string]javy.SourceFile{"big.js": {Name: "big.js", Text: []byte(text.String())}})
 	require.Len(t, views, 1)
 	var shown, omitted int
 	for _, b := range views[0].Blocks {

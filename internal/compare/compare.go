@@ -1,4 +1,4 @@
-package profiler
+package compare
 
 import (
 	"bytes"
@@ -11,66 +11,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tetratelabs/wazero"
-
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/outfile"
+	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/runner"
-	"github.com/jsprof/jsprof/internal/view/report"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
-// BuildError is a failure to build a module from JS that is not the JS's
-// own (a *javy.CompileError is returned as it is): Step is "compiling" or
-// "building".
-type BuildError struct {
-	Step string
-	Err  error
-}
-
-func (e *BuildError) Error() string { return e.Step + ": " + e.Err.Error() }
-func (e *BuildError) Unwrap() error { return e.Err }
-
-// BuildJS builds src with plugin as `javy build` does: static, or dynamic
-// (importing the plugin: a Shopify Function built against its provider).
-func BuildJS(ctx context.Context, plugin *Plugin, src []byte, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
-	bytecode, err := javy.Compile(ctx, plugin.Info, plugin.Wasm, src, cache)
-	if err != nil {
-		if errors.As(err, new(*javy.CompileError)) {
-			return nil, err
-		}
-		return nil, &BuildError{Step: "compiling", Err: err}
-	}
-	var module []byte
-	if dynamic {
-		module, err = javy.BuildDynamic(plugin.Module, plugin.Info, bytecode)
-	} else {
-		module, err = javy.BuildStatic(ctx, plugin.Wasm, plugin.Info, bytecode, cache)
-	}
-	if err != nil {
-		return nil, &BuildError{Step: "building", Err: err}
-	}
-	return module, nil
-}
-
-// BuildFile is BuildJS for the JS file at path (jsprof build): the module
-// also carries src and its file's name (the javy_source section, as
-// 'javy build' embeds it), for reports of its profiles to show.
-func BuildFile(ctx context.Context, plugin *Plugin, src []byte, path string, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
-	out, err := BuildJS(ctx, plugin, src, dynamic, cache)
-	if err != nil {
-		return nil, err
-	}
-	if out, err = javy.EmbedSource(javy.NameSource(out, filepath.Base(path)), src); err != nil {
-		return nil, &BuildError{Step: "building", Err: err}
-	}
-	return out, nil
-}
-
 // Comparison is the same JS built with two plugins (the base, then the
-// new) and each module run alike, in exact mode, through Execute (jsprof
-// compare).
+// new) and each module run alike, in exact mode, through
+// profiler.Execute (jsprof compare).
 type Comparison struct {
 	SourcePath string    // the JS file
 	Plugins    [2]string // the base's and the new's
@@ -80,10 +32,11 @@ type Comparison struct {
 	// Input is the file the guests are given as stdin (a function's
 	// input, else --stdin); "": none, an empty stdin.
 	Input string
-	// SourceMap is the map file given (--source-map): FindMap finds the
-	// JS's map, checked against it, and names both profiles' JS
-	// positions after the files it was bundled from (Options.SourceMap);
-	// a map that cannot be used is a warning.
+	// SourceMap is the map file given (--source-map): sourcemap.FindMap
+	// finds the JS's map, checked against it, and names both profiles'
+	// JS positions after the files it was bundled from
+	// (profiler.Options.SourceMap); a map that cannot be used is a
+	// warning.
 	SourceMap string
 	Args      []string
 	Cost      wasmcore.CostModel
@@ -91,22 +44,26 @@ type Comparison struct {
 	Cache     runner.CacheDir
 	Stderr    io.Writer // the guests'
 	Warn      func(error)
-	// Run runs a side's job: Execute, unless a test gives another.
-	Run func(context.Context, Job) (*Done, error)
+	// Run runs a side's job: profiler.Execute when nil (a test gives
+	// another).
+	Run Runner
 	// OutDir, when set, is made, and each side once it has run is kept
 	// there (base.wasm, base.pb.gz, base.stdout, new.…), written in Files.
 	OutDir string
 	Files  *outfile.Set
 }
 
-// Side is one engine's build and run.
+// Runner runs a job as profiler.Execute does.
+type Runner func(context.Context, profiler.Job) (*profiler.Done, error)
+
+// Side is one engine's build and run: its tables are the ones Finish
+// built (Done.Outcome.Tables), not built again.
 type Side struct {
 	Label      string // "base" or "new"
 	PluginPath string
 	Module     []byte
 	Stdout     bytes.Buffer
-	Done       *Done
-	Tables     *report.Tables
+	Done       *profiler.Done
 }
 
 // Compare builds both modules, then runs them one after the other; a
@@ -123,12 +80,12 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		return sides, err
 	}
 	for _, s := range sides {
-		plugin, err := LoadPlugin(s.PluginPath)
+		plugin, err := profiler.LoadPlugin(s.PluginPath)
 		if err != nil {
 			return sides, err
 		}
-		if s.Module, err = BuildJS(ctx, plugin, src, c.Function, cache); err != nil {
-			if be := (*BuildError)(nil); errors.As(err, &be) {
+		if s.Module, err = javy.BuildJS(ctx, plugin.Info, plugin.Wasm, plugin.Module, src, c.Function, cache); err != nil {
+			if be := (*javy.BuildError)(nil); errors.As(err, &be) {
 				return sides, fmt.Errorf("%s %s with %s: %w", be.Step, c.SourcePath, s.PluginPath, be.Err)
 			}
 			return sides, fmt.Errorf("%s (with %s): %w", c.SourcePath, s.PluginPath, err)
@@ -136,25 +93,19 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 	}
 	run := c.Run
 	if run == nil {
-		run = Execute
+		run = profiler.Execute
 	}
 	for _, s := range sides {
 		// A Shopify Function is linked with its provider, the plugin it
 		// was built against, as jsprof run links it.
-		s.Done, err = run(ctx, Job{Module: s.Module, Plugins: []string{s.PluginPath},
+		s.Done, err = run(ctx, profiler.Job{Module: s.Module, Plugins: []string{s.PluginPath},
 			Guest:       runner.Options{Name: s.Label + ".wasm", Args: c.Args, Stdin: bytes.NewReader(stdin), Stdout: &s.Stdout, Stderr: c.Stderr, Cache: cache},
-			Profile:     Options{Mode: Exact, Cost: c.Cost, Warn: c.Warn, SourceMap: smap, GeneratedText: src},
+			Profile:     profiler.Options{Mode: profiler.Exact, Cost: c.Cost, Warn: c.Warn, SourceMap: smap, GeneratedText: src},
 			NeedProfile: true, Timeout: c.Timeout, Cache: c.Cache,
-			Hooks: Hooks{OutputError: c.Warn},
+			Hooks: profiler.Hooks{OutputError: c.Warn},
 		})
 		if err != nil {
 			return sides, fmt.Errorf("running %s built with %s: %w", c.SourcePath, s.PluginPath, err)
-		}
-		for _, w := range s.Done.Outcome.Warnings {
-			c.Warn(w)
-		}
-		if s.Tables, err = report.FromProfile(s.Done.Outcome.Profile); err != nil {
-			return sides, fmt.Errorf("%s built with %s: %w", c.SourcePath, s.PluginPath, err)
 		}
 		if c.OutDir != "" {
 			if err := s.keep(c.Files, c.OutDir); err != nil {
@@ -176,7 +127,7 @@ func (c Comparison) read() (src []byte, smap *sourcemap.Loaded, stdin []byte, er
 	if src, err = os.ReadFile(c.SourcePath); err != nil {
 		return nil, nil, nil, err
 	}
-	if smap, err = FindMap(c.SourceMap, Program{Text: src, Path: c.SourcePath}); err != nil {
+	if smap, err = sourcemap.FindMap(c.SourceMap, sourcemap.Program{Text: src, Path: c.SourcePath}); err != nil {
 		c.Warn(err)
 	}
 	if c.Input != "" {
@@ -196,11 +147,24 @@ func (c Comparison) read() (src []byte, smap *sourcemap.Loaded, stdin []byte, er
 	return src, smap, stdin, nil
 }
 
+// keep writes the side's module, profile and output into dir, in set
+// (Comparison.OutDir).
+func (s *Side) keep(set *outfile.Set, dir string) error {
+	base := filepath.Join(dir, s.Label)
+	if err := set.WriteAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.Module); return err }); err != nil {
+		return err
+	}
+	if err := set.WriteAtomic(base+".pb.gz", func(w *os.File) error { return jsprofile.Write(w, s.Done.Outcome.Profile) }); err != nil {
+		return err
+	}
+	return set.WriteAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.Stdout.Bytes()); return err })
+}
+
 // TimedOut says which sides their timeout stopped ("the base was
 // stopped"), as their profiles record it; "" when none.
 func TimedOut(sides [2]*Side) string {
-	b := strings.HasPrefix(sides[0].Tables.Trap, TimeoutPrefix)
-	n := strings.HasPrefix(sides[1].Tables.Trap, TimeoutPrefix)
+	b := strings.HasPrefix(sides[0].Done.Outcome.Tables.Trap, profiler.TimeoutPrefix)
+	n := strings.HasPrefix(sides[1].Done.Outcome.Tables.Trap, profiler.TimeoutPrefix)
 	switch {
 	case b && n:
 		return "both guests were stopped"

@@ -1,0 +1,59 @@
+package sourcemap
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/jsprof/jsprof/internal/printable"
+)
+
+// Program is a program's JS as jsprof has it, to find and check its map.
+type Program struct {
+	Text []byte
+	// Path is where the JS file is, or would be: the directory a map
+	// file or an inline map's sources are relative to.
+	Path string
+	// Why says why there is no text.
+	Why string
+}
+
+// FindMap is the program's source map, checked against its JS: the map
+// file given (flag, --source-map), else the one its sourceMappingURL
+// comment names. A map that cannot be used is nil with a one-line
+// warning: the caller then shows the bundle's positions, never wrong
+// ones. nil and no warning when the program names no map.
+func FindMap(flag string, prog Program) (*Loaded, error) {
+	var l Loaded
+	var err error
+	switch {
+	case prog.Text == nil && flag != "":
+		return nil, fmt.Errorf("--source-map %s: the program's JS is not at hand to check the map against (%s); showing bundle positions", flag, prog.Why)
+	case prog.Text == nil:
+		return nil, nil
+	case flag != "":
+		l, err = FromFile(flag)
+	default:
+		l, err = FromSource(prog.Text, prog.Path)
+		if errors.Is(err, ErrNoURL) {
+			return nil, nil
+		}
+	}
+	if err == nil {
+		err = l.Check(NewGenerated(filepath.Base(prog.Path), prog.Text))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source map: %s; showing bundle positions", firstLine(err.Error()))
+	}
+	return &l, nil
+}
+
+// firstLine is s's first line, trimmed, safe for a terminal.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return printable.String(s)
+}
