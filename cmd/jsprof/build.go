@@ -9,8 +9,8 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/outfile"
-	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/run/link"
 )
 
 const buildSynopsis = `jsprof build --plugin PLUGIN.wasm [--dynamic] index.js -o index.wasm
@@ -54,7 +54,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		return fail(io, exitUsage, err)
 	}
 	defer dest.Discard()
-	plugin, err := profiler.LoadPlugin(*pluginPath)
+	plugin, err := link.LoadPlugin(*pluginPath)
 	if err != nil {
 		return fail(io, exitFailure, err)
 	}

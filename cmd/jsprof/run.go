@@ -13,6 +13,7 @@ import (
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -272,7 +273,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 				return nil
 			},
 			OutputError: func(err error) { fail(io, exitFailure, err) },
-			Ready: func(linked profiler.Linking) error {
+			Ready: func(linked link.Linking) error {
 				if f.failLimit && linked.Provider == nil {
 					return usageError{fmt.Errorf("--fail-over-limit: %s imports no Shopify Functions provider: it has no limits", f.module)}
 				}

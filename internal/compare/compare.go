@@ -15,6 +15,7 @@ import (
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -80,7 +81,7 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		return sides, err
 	}
 	for _, s := range sides {
-		plugin, err := profiler.LoadPlugin(s.PluginPath)
+		plugin, err := link.LoadPlugin(s.PluginPath)
 		if err != nil {
 			return sides, err
 		}

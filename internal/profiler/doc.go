@@ -1,7 +1,7 @@
 // Package profiler is jsprof's run pipeline, the one every command, test
 // and benchmark goes through. Execute runs a Job from start to end:
 //
-//	read, link  decode the module file; link what it imports (link.go: a
+//	read, link  decode the module file; link what it imports (run/link: a
 //	            Javy plugin, or a Shopify Functions provider from a file or
 //	            a folder); decide whether the run uses function-runner's
 //	            I/O (functionIO: a Shopify provider's namespace, or
@@ -44,7 +44,7 @@
 // has ended, after its warnings are said (Execute; RunSeveral with the
 // table of inputs and each input's profile).
 //
-// Source maps: Job.ReadProgram (link.go) reads the module and, before the
+// Source maps: Job.ReadProgram (pipeline.go) reads the module and, before the
 // run, its program's JS (javy.ModuleProgram) and map (sourcemap.FindMap),
 // which Finish names the profile's positions after; a map that cannot be
 // used is a warning for the caller to say, never wrong positions. A saved

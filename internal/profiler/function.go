@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/printable"
+	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -24,7 +25,7 @@ import (
 // guest's stdin and stdout are jsprof's, as under wasmtime run, and a
 // javy_quickjs_provider_vN a module imports is linked as wasmtime run
 // --preload links it (changing linked.Plugin).
-func functionIO(main *wasmcore.Module, linked *Linking, explicit bool) *shopify.Resolved {
+func functionIO(main *wasmcore.Module, linked *link.Linking, explicit bool) *shopify.Resolved {
 	switch {
 	case linked.Provider != nil && (linked.Provider.Family != shopify.JavyQuickJS || explicit):
 		return linked.Provider

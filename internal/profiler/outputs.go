@@ -7,6 +7,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/output"
+	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/view/report"
 )
 
@@ -14,7 +15,7 @@ import (
 // and --input files) and that linking found (the plugin or provider a
 // folder of providers resolved to): no output may be one of them, as
 // writing it would destroy what the run read.
-func (job *Job) reads(linked Linking) []outfile.Named {
+func (job *Job) reads(linked link.Linking) []outfile.Named {
 	reads := []outfile.Named{{What: "the module being run", Path: job.ModulePath}, {What: "the --source file", Path: job.Profile.Source}, {What: "the --input file", Path: job.Input}}
 	for _, p := range job.Inputs {
 		reads = append(reads, outfile.Named{What: "an --input file", Path: p})

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/jsprof/jsprof/internal/outfile"
+	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 )
@@ -18,13 +19,13 @@ func TestJobReads(t *testing.T) {
 		Inputs: []string{"a.json"}, Profile: Options{Source: "app.js"}}
 	tests := []struct {
 		name   string
-		linked Linking
+		linked link.Linking
 		extra  []outfile.Named
 	}{
-		{"nothing linked", Linking{}, nil},
-		{"a plugin and a provider", Linking{Plugin: &runner.Plugin{Name: "p.wasm"}, Provider: &shopify.Resolved{Path: "providers/v2.wasm"}},
+		{"nothing linked", link.Linking{}, nil},
+		{"a plugin and a provider", link.Linking{Plugin: &runner.Plugin{Name: "p.wasm"}, Provider: &shopify.Resolved{Path: "providers/v2.wasm"}},
 			[]outfile.Named{{What: "the plugin linked", Path: "p.wasm"}, {What: "the provider linked", Path: "providers/v2.wasm"}}},
-		{"a provider in memory", Linking{Provider: &shopify.Resolved{}}, nil},
+		{"a provider in memory", link.Linking{Provider: &shopify.Resolved{}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/output"
+	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -28,7 +31,7 @@ type Job struct {
 	ModulePath string
 	Module     []byte
 	Decoded    *wasmcore.Module
-	// Plugins are the paths a module's imports are linked against (Link):
+	// Plugins are the paths a module's imports are linked against (link.Link):
 	// plugin files, or folders of providers. Guest.Plugin, when set, is
 	// the plugin linked instead.
 	Plugins []string
@@ -124,7 +127,7 @@ func (p Progress) start(s *Session, start time.Time) (stop func()) {
 type Hooks struct {
 	// Ready hears what the module links, once the job's inputs are read
 	// and before its outputs are opened and anything is prepared.
-	Ready func(Linking) error
+	Ready func(link.Linking) error
 	// Prepared hears the session about to run (nil when the run is not
 	// profiled: why says why, nil for Job.Off) just before the guest
 	// starts.
@@ -206,7 +209,7 @@ func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
 	wasm, mainMod := job.Module, job.Decoded
 	if wasm == nil {
 		var err error
-		if wasm, mainMod, err = ReadModule(job.ModulePath); err != nil {
+		if wasm, mainMod, err = link.ReadModule(job.ModulePath); err != nil {
 			return nil, err
 		}
 	}
@@ -214,7 +217,7 @@ func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
 	if what == "" {
 		what = opts.Name
 	}
-	linked := Linking{Plugin: opts.Plugin}
+	linked := link.Linking{Plugin: opts.Plugin}
 	if opts.Plugin == nil {
 		if mainMod == nil {
 			var err error
@@ -223,7 +226,7 @@ func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
 			}
 		}
 		var err error
-		if linked, err = Link(mainMod, job.Plugins); err != nil {
+		if linked, err = link.Link(mainMod, job.Plugins); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		opts.Plugin = linked.Plugin
@@ -432,4 +435,22 @@ func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Option
 		return nil, runner.Result{}, err
 	}
 	return done.Outcome, done.Guest, nil
+}
+
+// ReadProgram reads the job's module file into Module and Decoded, and
+// its program's JS and source map (javy.ModuleProgram, sourcemap.FindMap
+// with the map file given, --source-map) into Profile, before the run: a
+// map that cannot be used is said before the guest runs, not after. The
+// error is FindMap's warning; a module that cannot be read is left to
+// Execute to say.
+func (j *Job) ReadProgram(sourceMap string) error {
+	wasm, decoded, err := link.ReadModule(j.ModulePath)
+	if err != nil {
+		return nil
+	}
+	j.Module, j.Decoded = wasm, decoded
+	prog := javy.ModuleProgram(wasm, j.ModulePath, j.Profile.Source)
+	j.Profile.GeneratedText = prog.Text
+	j.Profile.SourceMap, err = sourcemap.FindMap(sourceMap, prog)
+	return err
 }

@@ -1,4 +1,4 @@
-package profiler
+package link
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/internal/measure/meter"
-	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
@@ -23,9 +22,15 @@ type Linking struct {
 	Provider *shopify.Resolved
 }
 
-// hostModules are import namespaces jsprof serves itself or stubs: they
-// name no plugin.
-var hostModules = map[string]bool{"wasi_snapshot_preview1": true, "wasi_unstable": true, "env": true}
+// hostModule reports whether an import namespace is one jsprof serves
+// itself or stubs: it names no plugin.
+func hostModule(ns string) bool {
+	switch ns {
+	case "wasi_snapshot_preview1", "wasi_unstable", "env":
+		return true
+	}
+	return false
+}
 
 // Link finds what main imports among the --plugin paths, each a plugin
 // file or a folder of providers laid out as function-runner's providers/
@@ -50,7 +55,7 @@ func Link(main *wasmcore.Module, paths []string) (Linking, error) {
 	var namespaces []string
 	seen := map[string]bool{}
 	for _, im := range main.Imports {
-		if !hostModules[im.Module] && !seen[im.Module] {
+		if !hostModule(im.Module) && !seen[im.Module] {
 			seen[im.Module] = true
 			namespaces = append(namespaces, im.Module)
 		}
@@ -147,24 +152,6 @@ func ReadModule(path string) ([]byte, *wasmcore.Module, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return wasm, m, nil
-}
-
-// ReadProgram reads the job's module file into Module and Decoded, and
-// its program's JS and source map (javy.ModuleProgram, sourcemap.FindMap
-// with the map file given, --source-map) into Profile, before the run: a
-// map that cannot be used is said before the guest runs, not after. The
-// error is FindMap's warning; a module that cannot be read is left to
-// Execute to say.
-func (j *Job) ReadProgram(sourceMap string) error {
-	wasm, decoded, err := ReadModule(j.ModulePath)
-	if err != nil {
-		return nil
-	}
-	j.Module, j.Decoded = wasm, decoded
-	prog := javy.ModuleProgram(wasm, j.ModulePath, j.Profile.Source)
-	j.Profile.GeneratedText = prog.Text
-	j.Profile.SourceMap, err = sourcemap.FindMap(sourceMap, prog)
-	return err
 }
 
 // Plugin is a Javy plugin or Shopify Functions provider read from a file.
