@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/profiler"
 )
@@ -19,7 +20,7 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 	if f.outDir != "" {
 		var err error
 		if names, err = profiler.OutDir(inputs, f.outDir); err != nil {
-			return fail(io, exitUsage, fmt.Errorf("--out-dir: %w", err))
+			return fail(io, cli.ExitUsage, fmt.Errorf("--out-dir: %w", err))
 		}
 	}
 	p, err := profiler.PrepareJob(ctx, job)
@@ -34,7 +35,7 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 		err = profiler.WriteEach(&files, s.Runs, names)
 	}
 	if err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	mark := func(s string) string { return paint(io, red, s) }
 	code := s.ExitCode
@@ -47,7 +48,7 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio, outs
 	for _, in := range s.Facts {
 		if over := profiler.InputOverLimit(in); f.failLimit && in.Error == "" && over != "" {
 			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", printable.String(in.Input), mark(over))
-			code = cmp.Or(code, exitFailure)
+			code = cmp.Or(code, cli.ExitFailure)
 		}
 	}
 	if s.Merged != nil && !f.quiet {

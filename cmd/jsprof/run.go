@@ -129,7 +129,7 @@ func parseRun(f *runFlags, args []string, io stdio) (code int, done bool) {
 		return cli.BadCommandLine(io.err, fs, "no module given"), true
 	}
 	if err := f.check(fs); err != nil {
-		return fail(io, exitUsage, err), true
+		return fail(io, cli.ExitUsage, err), true
 	}
 	if rest := fs.Args()[1:]; len(rest) == 0 || rest[0] != "--" {
 		if name := cli.FlagAmong(fs, rest); name != "" {
@@ -233,7 +233,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if f.several {
 		var err error
 		if inputs, err = profiler.InputFiles(f.inputs); err != nil {
-			return fail(io, exitFailure, err)
+			return fail(io, cli.ExitFailure, err)
 		}
 	}
 	var outs *profiler.Outputs
@@ -265,9 +265,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			Prepared: func(sess *profiler.Session, why error) error {
 				switch {
 				case why != nil:
-					fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", profiler.FirstLine(why.Error()))
+					fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", cli.FirstLine(why.Error()))
 				case sess != nil && sess.CountOnly() != nil:
-					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", profiler.FirstLine(sess.CountOnly().Error()), profiler.BucketWasm)
+					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", cli.FirstLine(sess.CountOnly().Error()), profiler.BucketWasm)
 				}
 				if sess == nil || f.pprofAddr == "" {
 					return nil
@@ -280,7 +280,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 				fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
 				return nil
 			},
-			OutputError: func(err error) { fail(io, exitFailure, err) },
+			OutputError: func(err error) { fail(io, cli.ExitFailure, err) },
 		},
 	}
 	job.Hooks.Ready = func(linked profiler.Linking) error {
@@ -312,7 +312,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if out := done.Outcome; out != nil {
 		// What was measured is written before anything else is said.
 		if err := writeOutputs(outs, out, f, io, nil); err != nil {
-			return fail(io, exitFailure, err)
+			return fail(io, cli.ExitFailure, err)
 		}
 		if out.Throw != nil {
 			fmt.Fprintf(io.err, "jsprof: uncaught %s%s\n", out.Throw.Message, out.Throw.Place())
@@ -322,7 +322,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			if over := profiler.OverLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
 				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", inputName(f.input), mark(over))
 				if code == 0 {
-					code = exitFailure
+					code = cli.ExitFailure
 				}
 			}
 		}
@@ -351,9 +351,9 @@ func inputName(path string) string {
 // interruption, or else exit 1.
 func failJob(ctx context.Context, io stdio, err error) int {
 	if errors.As(err, new(usageError)) {
-		return fail(io, exitUsage, err)
+		return fail(io, cli.ExitUsage, err)
 	}
-	return failInterrupted(ctx, io, exitFailure, err)
+	return failInterrupted(ctx, io, cli.ExitFailure, err)
 }
 
 // failInterrupted is fail, unless ctx was cancelled by a signal: then the
@@ -361,7 +361,7 @@ func failJob(ctx context.Context, io stdio, err error) int {
 func failInterrupted(ctx context.Context, io stdio, code int, err error) int {
 	var sig interrupted
 	if errors.As(context.Cause(ctx), &sig) {
-		return fail(io, profiler.ExitSignalBase+int(sig.Sig), sig)
+		return fail(io, cli.ExitSignalBase+int(sig.Sig), sig)
 	}
 	return fail(io, code, err)
 }
@@ -371,7 +371,7 @@ func warn(io stdio, err error) {
 	if err == nil {
 		return
 	}
-	fmt.Fprintf(io.err, "jsprof: %s %s\n", paint(io, yellow, "warning:"), profiler.FirstLine(err.Error()))
+	fmt.Fprintf(io.err, "jsprof: %s %s\n", paint(io, yellow, "warning:"), cli.FirstLine(err.Error()))
 }
 
 // exitStatus says how the guest ended, when it did not end by itself

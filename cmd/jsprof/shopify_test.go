@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -172,15 +173,15 @@ func TestShopifyErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"invalid JSON", []string{"--plugin", dir, "--input", bad, v3}, exitFailure, "input " + bad + ": "},
-		{"missing input", []string{"--plugin", dir, "--input", "/nonexistent/in.json", v3}, exitFailure, "--input: open /nonexistent/in.json"},
-		{"WASI with an in-memory provider", []string{"--plugin", dir, "testdata/wasi_inmemory.wasm"}, exitFailure, "imports shopify_functions_javy_v3, whose I/O is in memory, and WASI"},
-		{"no such export", []string{"--plugin", dir, "--input", "testdata/shopify/input.json", "-e", "nope", v3}, exitFailure, "no export nope to run"},
-		{"no provider given", []string{"--input", "testdata/shopify/input.json", v3}, exitFailure, "the function imports provider shopify_functions_javy_v3: give its file"},
-		{"wrong provider", []string{"--plugin", filepath.Join(dir, "shopify_functions_javy_v4.wasm"), "--input", "testdata/shopify/input.json", v3}, exitFailure,
+		{"invalid JSON", []string{"--plugin", dir, "--input", bad, v3}, cli.ExitFailure, "input " + bad + ": "},
+		{"missing input", []string{"--plugin", dir, "--input", "/nonexistent/in.json", v3}, cli.ExitFailure, "--input: open /nonexistent/in.json"},
+		{"WASI with an in-memory provider", []string{"--plugin", dir, "testdata/wasi_inmemory.wasm"}, cli.ExitFailure, "imports shopify_functions_javy_v3, whose I/O is in memory, and WASI"},
+		{"no such export", []string{"--plugin", dir, "--input", "testdata/shopify/input.json", "-e", "nope", v3}, cli.ExitFailure, "no export nope to run"},
+		{"no provider given", []string{"--input", "testdata/shopify/input.json", v3}, cli.ExitFailure, "the function imports provider shopify_functions_javy_v3: give its file"},
+		{"wrong provider", []string{"--plugin", filepath.Join(dir, "shopify_functions_javy_v4.wasm"), "--input", "testdata/shopify/input.json", v3}, cli.ExitFailure,
 			"is shopify_functions_javy_v4 (by its import_namespace section), but the function imports shopify_functions_javy_v3"},
-		{"bad codec", []string{"--codec", "xml", v3}, exitUsage, "--codec"},
-		{"bad cost model", []string{"--cost", "time", v3}, exitUsage, `--cost "time": want fuel or all`},
+		{"bad codec", []string{"--codec", "xml", v3}, cli.ExitUsage, "--codec"},
+		{"bad cost model", []string{"--cost", "time", v3}, cli.ExitUsage, `--cost "time": want fuel or all`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -307,7 +308,7 @@ func TestCompareProviders(t *testing.T) {
 		})
 	}
 	got := jsprof(t, "", args("--cost", "time")...)
-	assert.Equal(t, exitUsage, got.code)
+	assert.Equal(t, cli.ExitUsage, got.code)
 	assert.Equal(t, "jsprof: compare: --cost \"time\": want fuel or all\n", got.stderr)
 }
 

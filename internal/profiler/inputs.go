@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -172,7 +173,7 @@ func InputFacts(runs []InputRun) []report.InputRun {
 		f := report.InputRun{Input: r.Input}
 		switch {
 		case r.Err != nil:
-			f.Error, f.ExitCode = FirstLine(r.Err.Error()), 1
+			f.Error, f.ExitCode = cli.FirstLine(r.Err.Error()), cli.ExitFailure
 		default:
 			d := r.Done
 			f.ExitCode, f.MemoryBytes, f.InputBytes, f.OutputBytes = d.ExitCode, d.Info.MemoryBytes, d.Info.InputBytes, d.Info.OutputBytes

@@ -15,6 +15,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/jsprof/jsprof/dispatch"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/merge/stacks"
@@ -22,7 +23,6 @@ import (
 	"github.com/jsprof/jsprof/internal/name/naming"
 	"github.com/jsprof/jsprof/internal/name/natives"
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
-	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -952,21 +952,9 @@ func (s *Session) meta(run Run) jsprofile.Meta {
 		}
 	}
 	if run.Trap != nil {
-		m.Trap = strings.TrimSuffix(FirstLine(run.Trap.Error()), " (recovered by wazero)")
+		m.Trap = strings.TrimSuffix(cli.FirstLine(run.Trap.Error()), " (recovered by wazero)")
 	}
 	return m
-}
-
-// FirstLine keeps the first line of a message, trimmed and made
-// printable (printable.String): wazero appends Wasm stack traces on the
-// following lines, jsprof says an error in one line, and a message may
-// quote what a guest chose (an import's name, a custom section).
-func FirstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return printable.String(s)
 }
 
 func (s *Session) costModel() wasmcore.CostModel {

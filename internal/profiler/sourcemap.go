@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/run/javy"
@@ -79,7 +80,7 @@ func FindMap(flag string, prog Program) (*sourcemap.Loaded, error) {
 		err = l.Check(sourcemap.NewGenerated(filepath.Base(prog.Path), prog.Text))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("source map: %s; showing bundle positions", printable.String(FirstLine(err.Error())))
+		return nil, fmt.Errorf("source map: %s; showing bundle positions", printable.String(cli.FirstLine(err.Error())))
 	}
 	return &l, nil
 }
