@@ -18,7 +18,6 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/cli"
-	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -340,7 +339,7 @@ func TestGuestOverwritesItsMemory(t *testing.T) {
 			require.Len(t, lines, 1, "one warning line: %q", got.stderr)
 			assert.True(t, strings.HasPrefix(lines[0], "jsprof: warning: meter: the guest wrote over the profiler's counters"), lines[0])
 			assert.Contains(t, lines[0], tt.header)
-			assert.Contains(t, lines[0], "charged to "+costs.BucketTampered)
+			assert.Contains(t, lines[0], "charged to "+jsprofile.BucketTampered)
 
 			p, err := jsprofile.ReadFile(prof)
 			require.NoError(t, err, "the profile reads back: its samples add up to its total")
@@ -351,9 +350,9 @@ func TestGuestOverwritesItsMemory(t *testing.T) {
 			for _, s := range p.Sample {
 				for _, loc := range s.Location {
 					switch loc.Line[0].Function.Name {
-					case costs.BucketTampered:
+					case jsprofile.BucketTampered:
 						tampered += s.Value[jsprofile.ValueInstructions]
-					case costs.BucketModuleCode:
+					case jsprofile.BucketModuleCode:
 						own += s.Value[jsprofile.ValueInstructions]
 					}
 				}
@@ -365,7 +364,7 @@ func TestGuestOverwritesItsMemory(t *testing.T) {
 			assert.Equal(t, int64(p.Meta.TotalInstructions), tampered+own)
 			b, err := os.ReadFile(collapsed)
 			require.NoError(t, err)
-			assert.Contains(t, string(b), costs.BucketTampered+" ")
+			assert.Contains(t, string(b), jsprofile.BucketTampered+" ")
 		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/internal/view/report"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -35,13 +36,6 @@ trapped. The profile is written however the guest ended.`
 
 // sourceMapUsage is the --source-map flag's help.
 const sourceMapUsage = "name JS positions after the source map `file` (default: the one the JS's //# sourceMappingURL= comment names, inline or beside the JS)"
-
-// Profiling modes.
-const (
-	modeExact  = "exact"
-	modeSample = "sample"
-	modeOff    = "off"
-)
 
 // runFlags is jsprof run's command line: its flags as given, and what
 // check derives from them.
@@ -95,7 +89,7 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.StringVar(&f.export, "export", "", "the export to run (default _start, else shopify_main)")
 	fs.StringVar(&f.export, "e", "", "short for --export")
 	f.readCost = costFlag(fs)
-	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
+	fs.StringVar(&f.mode, "mode", jsprofile.ModeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
 	fs.Uint64Var(&f.every, "sample-every", profiler.DefaultSampleEvery, "with --mode sample, take a sample about every `N` Wasm instructions")
 	fs.BoolVar(&f.wasmFrames, "wasm-frames", true, "with --mode exact, lay the Wasm frames (apportioned from sampled Wasm stacks) around the exact JS frames; =false leaves them out")
 	fs.Uint64Var(&f.stackEvery, "wasm-stack-every", profiler.DefaultWasmStackEvery, "with --mode exact, take a Wasm stack for the Wasm frames about every `N` instructions at first (less often as the run grows); smaller gives a short run a finer split")
@@ -142,16 +136,16 @@ func parseRun(f *runFlags, args []string, io stdio) (code int, done bool) {
 // check checks that the flags go together, and derives what the run
 // needs from them; its error is a usage error.
 func (f *runFlags) check(fs *flag.FlagSet) error {
-	profiling := f.mode != modeOff
+	profiling := f.mode != jsprofile.ModeOff
 	switch f.mode {
-	case modeExact, modeSample, modeOff:
+	case jsprofile.ModeExact, jsprofile.ModeSample, jsprofile.ModeOff:
 	default:
 		return fmt.Errorf("--mode %q: want exact, sample or off", f.mode)
 	}
 	switch {
 	case !profiling && (f.report || f.reportJSON != "" || f.collapsed != ""):
 		return errors.New("--report, --report-json and --collapsed need a profiling --mode")
-	case f.mode != modeSample && f.pprofAddr != "":
+	case f.mode != jsprofile.ModeSample && f.pprofAddr != "":
 		return errors.New("--pprof-addr needs --mode sample")
 	case !profiling && f.maxInstr > 0:
 		return errors.New("--max-instructions counts instructions: it needs a profiling --mode")
@@ -188,11 +182,11 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	// A period given for a mode that takes none would be ignored in
 	// silence: the user meant another mode.
 	switch {
-	case f.mode == modeSample && f.every == 0:
+	case f.mode == jsprofile.ModeSample && f.every == 0:
 		return errors.New("--sample-every 0: want a period of at least 1 instruction")
-	case cli.Given(fs, "sample-every") && f.mode != modeSample:
+	case cli.Given(fs, "sample-every") && f.mode != jsprofile.ModeSample:
 		return errors.New("--sample-every needs --mode sample")
-	case cli.Given(fs, "wasm-stack-every") && f.mode != modeExact:
+	case cli.Given(fs, "wasm-stack-every") && f.mode != jsprofile.ModeExact:
 		return errors.New("--wasm-stack-every needs --mode exact")
 	}
 	if f.pprofAddr != "" {
@@ -248,7 +242,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Input:  f.input,
 		Inputs: inputs,
 		Codec:  f.codec,
-		Off:    f.mode == modeOff,
+		Off:    f.mode == jsprofile.ModeOff,
 		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
 		NeedProfile: f.report || f.reportJSON != "",
@@ -267,7 +261,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 				case why != nil:
 					fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", cli.FirstLine(why.Error()))
 				case sess != nil && sess.CountOnly() != nil:
-					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", cli.FirstLine(sess.CountOnly().Error()), profiler.BucketWasm)
+					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", cli.FirstLine(sess.CountOnly().Error()), jsprofile.BucketWasm)
 				}
 				if sess == nil || f.pprofAddr == "" {
 					return nil
@@ -287,7 +281,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		if f.failLimit && linked.Provider == nil {
 			return usageError{fmt.Errorf("--fail-over-limit: %s imports no Shopify Functions provider: it has no limits", f.module)}
 		}
-		if f.mode == modeOff {
+		if f.mode == jsprofile.ModeOff {
 			return nil
 		}
 		// Every output is created before the guest runs (OpenOutputs).
@@ -297,7 +291,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 		return nil
 	}
-	if f.mode != modeOff {
+	if f.mode != jsprofile.ModeOff {
 		warn(io, job.ReadProgram(f.sourceMap))
 	}
 	if f.several {

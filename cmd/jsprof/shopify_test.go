@@ -16,7 +16,6 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/cli"
-	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/runner"
@@ -113,7 +112,7 @@ func TestShopifyProviders(t *testing.T) {
 			assert.Equal(t, counted.Total, rep.Total, "the call's count, the function's own _start included, as function-runner counts it")
 			var own uint64
 			for _, b := range rep.Buckets {
-				if b.Name == costs.BucketModuleCode {
+				if b.Name == jsprofile.BucketModuleCode {
 					own = b.WasmInstructions
 				}
 			}
@@ -351,7 +350,7 @@ func TestWasmAPIFunction(t *testing.T) {
 			rep := readRunReport(t, doc)
 			assert.Equal(t, "fuel", rep.CostModel)
 			assert.Equal(t, "shopify_function_v2", rep.Run.Provider)
-			assert.Equal(t, []report.BucketCost{{Name: profiler.BucketWasm, WasmInstructions: rep.Total}}, rep.Buckets)
+			assert.Equal(t, []report.BucketCost{{Name: jsprofile.BucketWasm, WasmInstructions: rep.Total}}, rep.Buckets)
 			want := jsprofile.Limits{Instructions: 11_000_000, InputBytes: 128_000, OutputBytes: 20_000}
 			want.InstructionsOver, want.InputOver, want.OutputOver = tt.over.InstructionsOver, tt.over.InputOver, tt.over.OutputOver
 			assert.Equal(t, &want, rep.Run.Limits)
@@ -383,7 +382,7 @@ func TestShopifyMemoryUnprofiled(t *testing.T) {
 	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "shopify_function.js"))
 	memory := regexp.MustCompile(`Linear Memory Usage: \d+KB`)
 	var got []string
-	for _, mode := range []string{modeOff, modeExact} {
+	for _, mode := range []string{jsprofile.ModeOff, jsprofile.ModeExact} {
 		run := jsprof(t, "", "run", "-q", "--mode", mode, "--plugin", dir, "--input", "testdata/shopify/input.json", module)
 		require.Equal(t, 0, run.code, run.stderr)
 		got = append(got, memory.FindString(run.stderr))

@@ -592,7 +592,7 @@ func (s *Session) Configure(o *runner.Options) {
 				// Counted exactly, never sampled: its own sample, so that
 				// the total is exact mode's.
 				s.moduleCode.add(s.windowed)
-				s.sampler.AddBucket(costs.BucketModuleCode, s.moduleCode.counted())
+				s.sampler.AddBucket(jsprofile.BucketModuleCode, s.moduleCode.counted())
 			}
 		}
 		return callErr
@@ -765,7 +765,7 @@ type Outcome struct {
 // skipped or abandoned: functions keep their addresses, and the profile
 // is written at once. Counters the guest wrote over (meter.ErrTampered)
 // leave a profile that still adds up, with a warning: what they cannot
-// place is charged to costs.BucketTampered.
+// place is charged to jsprofile.BucketTampered.
 func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	s.Finished()
 	if s.counting != nil {
@@ -1083,7 +1083,7 @@ type moduleCode struct {
 
 // add charges what the module's own code ran, from its instantiation
 // (its counter starts at 0 there, as function-runner's window does) to
-// the call's return, to costs.BucketModuleCode, on top of the meter's
+// the call's return, to jsprofile.BucketModuleCode, on top of the meter's
 // results. A nil moduleCode (a static module) does nothing, as do its
 // other methods.
 func (c *moduleCode) add(res *costs.Results) {
@@ -1095,7 +1095,7 @@ func (c *moduleCode) add(res *costs.Results) {
 		return
 	}
 	res.TotalInstructions += c.count
-	res.Buckets = append(res.Buckets, costs.BucketCost{Name: costs.BucketModuleCode, Instructions: c.count})
+	res.Buckets = append(res.Buckets, costs.BucketCost{Name: jsprofile.BucketModuleCode, Instructions: c.count})
 }
 
 // counted is what add added.

@@ -26,7 +26,7 @@ const (
 // Functions (and their Opcodes) and Lines are sorted by Wasm instructions,
 // most first.
 type Tables struct {
-	Mode string `json:"mode"` // "exact" or "sample"
+	Mode string `json:"mode"` // jsprofile.ModeExact or ModeSample
 	// TotalWasmInstructions is the jsprof.total_wasm_instructions comment:
 	// every instruction the run executed, the whole that shares are of.
 	TotalWasmInstructions uint64 `json:"total_wasm_instructions"`
