@@ -11,6 +11,7 @@ import (
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/view/costfmt"
 	"github.com/jsprof/jsprof/internal/view/diff"
 	"github.com/jsprof/jsprof/internal/view/htmlview"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -94,7 +95,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	rises := df.RisesOver(threshold, gateFunctions)
 	for _, r := range rises {
 		fmt.Fprintf(io.err, "jsprof: diff: %s rose %s (%s → %s Wasm instructions): --fail-over %s\n",
-			r.What, r.PercentText(), report.Human(r.Base), report.Human(r.New), *failOver)
+			r.What, r.PercentText(), costfmt.Human(r.Base), costfmt.Human(r.New), *failOver)
 	}
 	if len(rises) > 0 {
 		return cli.ExitFailure

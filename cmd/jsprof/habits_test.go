@@ -12,7 +12,7 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/cli"
-	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -189,7 +189,7 @@ func TestColor(t *testing.T) {
 	for _, color := range []bool{true, false} {
 		var errOut strings.Builder
 		io := stdio{err: &errOut, color: color}
-		profiler.WriteFunctionSummary(io.err, 12_000_000, "fuel", info, "", func(s string) string { return paint(io, red, s) })
+		report.WriteFunctionSummary(io.err, 12_000_000, "fuel", info, "", func(s string) string { return paint(io, red, s) })
 		warn(io, os.ErrClosed)
 		if color {
 			assert.Equal(t, 2, strings.Count(errOut.String(), "\x1b[1;31mOVER THE LIMIT\x1b[0m"), errOut.String())

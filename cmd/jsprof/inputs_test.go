@@ -14,7 +14,6 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/cli"
-	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
@@ -98,7 +97,7 @@ func TestSeveralInputs(t *testing.T) {
 	// Repeated --input FILE is the same as the folder.
 	two := jsprof(t, "", "run", "-q", "--plugin", dir, "--input", files[0], "--input", files[2], "-o", filepath.Join(out, "two.pb.gz"), module)
 	require.Equal(t, 0, two.code, two.stderr)
-	assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(files[2])+`\s+`+regexp.QuoteMeta(profiler.HumanInstructions(single[files[2]].Total))+`\s`, two.stderr)
+	assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(files[2])+`\s+`+regexp.QuoteMeta(report.HumanInstructions(single[files[2]].Total))+`\s`, two.stderr)
 
 	// --fail-over-limit: the input over the limit named, exit 1.
 	gate := jsprof(t, "", "run", "-q", "--fail-over-limit", "--plugin", dir, "--input", inputs, "-o", filepath.Join(out, "g.pb.gz"), module)

@@ -15,6 +15,7 @@ import (
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
+	"github.com/jsprof/jsprof/internal/view/costfmt"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -251,7 +252,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		// Whole lines, each starting "jsprof:", so that they stay apart
 		// from what the guest itself writes on stderr.
 		Progress: profiler.Progress{Every: f.progress, Say: func(instructions uint64, elapsed time.Duration) {
-			fmt.Fprintf(io.err, "jsprof: running: %s Wasm instructions, %s\n", report.Human(instructions), elapsed.Round(100*time.Millisecond))
+			fmt.Fprintf(io.err, "jsprof: running: %s Wasm instructions, %s\n", costfmt.Human(instructions), elapsed.Round(100*time.Millisecond))
 		}},
 		Cache:          f.cacheDir(),
 		DefaultSignals: io.defaultSignals,
@@ -312,8 +313,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			fmt.Fprintf(io.err, "jsprof: uncaught %s%s\n", out.Throw.Message, out.Throw.Place())
 		}
 		if done.Function {
-			profiler.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "", mark)
-			if over := profiler.OverLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
+			report.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "", mark)
+			if over := report.OverLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
 				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", inputName(f.input), mark(over))
 				if code == 0 {
 					code = cli.ExitFailure
@@ -323,7 +324,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	} else if done.Function {
 		// Only --mode off runs a function uninstrumented: one with no JS
 		// interpreter is counted all the same (countonly.go).
-		profiler.WriteFunctionSummary(io.err, 0, "", done.Info, "--mode off", mark)
+		report.WriteFunctionSummary(io.err, 0, "", done.Info, "--mode off", mark)
 	}
 	code = exitStatus(done.Guest, code, io)
 	// An interrupted run's last word is the interruption (exitStatus).

@@ -364,7 +364,7 @@ func TestWasmAPIFunction(t *testing.T) {
 				return ""
 			}
 			assert.Equal(t, fmt.Sprintf("jsprof: _start (shopify_function_v2, messagepack): Instructions: %s (fuel) of 11M%s; Linear Memory Usage: %dKB; Input Size: %s of 125.00KB%s; Output Size: %s of 19.53KB",
-				profiler.HumanInstructions(rep.Total), over(tt.over.InstructionsOver), rep.Run.Memory/1024, profiler.HumanSize(rep.Run.Input), over(tt.over.InputOver), profiler.HumanSize(rep.Run.Output)), lines[1])
+				report.HumanInstructions(rep.Total), over(tt.over.InstructionsOver), rep.Run.Memory/1024, report.HumanSize(rep.Run.Input), over(tt.over.InputOver), report.HumanSize(rep.Run.Output)), lines[1])
 			if tt.input == "testdata/shopify/input.json" {
 				assert.Equal(t, perInstruction.Total, rep.Total, "the per-instruction count of the same run")
 				assert.Equal(t, perInstruction.Run.StartupInstructions, rep.Run.Startup)

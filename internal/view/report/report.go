@@ -611,10 +611,6 @@ func New(p *jsprofile.Profile) *Tables {
 	return d
 }
 
-// Human scales a count for reading, as every report does: 999, 12.3k,
-// 4.56M, 7.89G.
-func Human(n uint64) string { return costfmt.Human(n) }
-
 // phaseOrder is the order phases are shown in: the run's.
 var phaseOrder = [...]string{jsprofile.PhaseStartup, jsprofile.PhaseInput, jsprofile.PhaseJS, jsprofile.PhaseOutput, jsprofile.PhaseGC, jsprofile.PhaseEngine}
 
