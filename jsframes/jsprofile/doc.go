@@ -18,4 +18,11 @@
 // It knows nothing of how stacks are measured (package stacks) or what is
 // computed from them (packages report, diff and htmlview), and it must not
 // import any of them.
+//
+// Stability: nothing here is stable yet. jsprof has made no release, and
+// any exported name of this package may change or be deleted in any
+// commit, so use it with caution (as wazero's experimental package says
+// of its own). The profile format is documented in docs/profile-format.md, but it too
+// may still change: a profile written by one commit is not promised to be
+// read by another.
 package jsprofile
