@@ -22,7 +22,7 @@
 // Stability: nothing here is stable yet. jsprof has made no release, and
 // any exported name of this package may change or be deleted in any
 // commit, so use it with caution (as wazero's experimental package says
-// of its own). The profile format is documented in docs/profile-format.md, but it too
-// may still change: a profile written by one commit is not promised to be
-// read by another.
+// of its own). The profile format is documented in
+// docs/profile-format.md, but it too may still change: a profile written
+// by one commit is not promised to be read by another.
 package jsprofile
