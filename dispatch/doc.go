@@ -35,4 +35,9 @@
 // It must not run modules or know about profiles: it reads a decoded
 // wasmcore.Module and returns a Report (JSON schema in docs/analyze.md).
 // The parsed opcode tables are cached once per process and never modified.
+//
+// Stability: nothing here is stable yet. jsprof has made no release, and
+// any exported name of this package may change or be deleted in any
+// commit, so use it with caution (as wazero's experimental package says
+// of its own).
 package dispatch

@@ -26,4 +26,9 @@
 // internal/profiler ties the stages into one run; package dispatch, which
 // finds the interpreter they measure, and package wasmcore, the Wasm
 // format they read and rewrite, are public beside this one.
+//
+// Stability: nothing here is stable yet. jsprof has made no release, and
+// any exported name of this package may change or be deleted in any
+// commit, so use it with caution (as wazero's experimental package says
+// of its own).
 package jsframes

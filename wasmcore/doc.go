@@ -64,4 +64,9 @@
 //
 // A Module is plain data and is not safe for concurrent mutation; a
 // Symbolizer is immutable and safe for concurrent use.
+//
+// Stability: nothing here is stable yet. jsprof has made no release, and
+// any exported name of this package may change or be deleted in any
+// commit, so use it with caution (as wazero's experimental package says
+// of its own).
 package wasmcore

@@ -33,31 +33,31 @@ func cmdAnalyze(ctx context.Context, args []string, io stdio) int {
 	path := fs.Arg(0)
 	wasm, err := os.ReadFile(path)
 	if err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	m, err := wasmcore.Decode(wasm)
 	if err != nil {
-		return fail(io, exitFailure, fmt.Errorf("%s: %w", path, err))
+		return fail(io, cli.ExitFailure, fmt.Errorf("%s: %w", path, err))
 	}
 	report, err := dispatch.Analyze(ctx, m)
 	if err != nil {
-		return fail(io, exitFailure, fmt.Errorf("%s: %w", path, err))
+		return fail(io, cli.ExitFailure, fmt.Errorf("%s: %w", path, err))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(io.out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(report); err != nil {
-			return fail(io, exitFailure, err)
+			return fail(io, cli.ExitFailure, err)
 		}
 		return 0
 	}
 	// The report quotes the module's names: each line is made printable.
 	var text strings.Builder
 	if err := report.WriteText(&text); err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	if _, err := io.out.Write([]byte(printable.Lines(text.String()))); err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	return 0
 }

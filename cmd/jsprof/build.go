@@ -38,52 +38,52 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one JS file, have %d", len(positional)))
 	}
 	if *pluginPath == "" {
-		return fail(io, exitUsage, errors.New("build: --plugin is required"))
+		return fail(io, cli.ExitUsage, errors.New("build: --plugin is required"))
 	}
 	// The module may not be written over an input (run refuses the same):
 	// -o h.js replaced the JS, --dynamic -o plugin.wasm the plugin.
 	if err := outfile.Distinct([]outfile.Named{{What: "-o", Path: *output}}, []outfile.Named{{What: "the JS file", Path: positional[0]}, {What: "the --plugin", Path: *pluginPath}}); err != nil {
-		return fail(io, exitUsage, fmt.Errorf("build: %w", err))
+		return fail(io, cli.ExitUsage, fmt.Errorf("build: %w", err))
 	}
 	src, err := os.ReadFile(positional[0])
 	if err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	dest, err := files.Create(*output)
 	if err != nil {
-		return fail(io, exitUsage, err)
+		return fail(io, cli.ExitUsage, err)
 	}
 	defer dest.Discard()
 	plugin, err := link.LoadPlugin(*pluginPath)
 	if err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	cd := cacheDir()
 	cache, err := cd.Open()
 	if err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	defer cd.Seal() // what was compiled, for the next runs
 	out, err := javy.BuildFile(ctx, plugin.Info, plugin.Wasm, plugin.Module, src, positional[0], *dynamic, cache)
 	if be := (*javy.BuildError)(nil); errors.As(err, &be) && be.Step == "compiling" {
-		return fail(io, exitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, be.Err))
+		return fail(io, cli.ExitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, be.Err))
 	} else if be != nil {
-		return fail(io, exitFailure, fmt.Errorf("building %s: %w", *output, be.Err))
+		return fail(io, cli.ExitFailure, fmt.Errorf("building %s: %w", *output, be.Err))
 	} else if compileErr := (*javy.CompileError)(nil); errors.As(err, &compileErr) && !strings.Contains(err.Error(), "could not load module") {
 		// A syntax error: at the file built, and, through its source map,
 		// at the file it was bundled from.
 		at, mapErr := javy.CompileErrorAt(compileErr.Message, positional[0], src)
 		warn(io, mapErr)
-		return fail(io, exitFailure, fmt.Errorf("%s: %s", positional[0], at))
+		return fail(io, cli.ExitFailure, fmt.Errorf("%s: %s", positional[0], at))
 	} else if err != nil {
 		if strings.Contains(err.Error(), "could not load module") {
 			// Javy compiles one file: imports must be bundled in.
 			err = fmt.Errorf("%w; bundle its imports into one file first, e.g. npx esbuild %s --bundle --format=esm --outfile=bundle.js", err, positional[0])
 		}
-		return fail(io, exitFailure, fmt.Errorf("%s: %w", positional[0], err))
+		return fail(io, cli.ExitFailure, fmt.Errorf("%s: %w", positional[0], err))
 	}
 	if err := dest.Commit(func(f *os.File) error { _, err := f.Write(out); return err }); err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	return 0
 }

@@ -64,27 +64,27 @@ func compareWith(ctx context.Context, args []string, io stdio, run compare.Runne
 		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one JS file (guest arguments go after --), have %d: %s", len(positional), strings.Join(positional, " ")))
 	}
 	if len(plugins) != 2 {
-		return fail(io, exitUsage, fmt.Errorf("compare: want two --plugin, the base and the new, have %d", len(plugins)))
+		return fail(io, cli.ExitUsage, fmt.Errorf("compare: want two --plugin, the base and the new, have %d", len(plugins)))
 	}
 	f, err := format("compare")
 	if err != nil {
-		return fail(io, exitUsage, err)
+		return fail(io, cli.ExitUsage, err)
 	}
 	if err := checkDiffBy(*by); err != nil {
-		return fail(io, exitUsage, fmt.Errorf("compare: %w", err))
+		return fail(io, cli.ExitUsage, fmt.Errorf("compare: %w", err))
 	}
 	cost, err := readCost()
 	if err != nil {
-		return fail(io, exitUsage, fmt.Errorf("compare: %w", err))
+		return fail(io, cli.ExitUsage, fmt.Errorf("compare: %w", err))
 	}
 	if *inputPath != "" && *stdinPath != "" {
-		return fail(io, exitUsage, errors.New("compare: --input and --stdin: choose one"))
+		return fail(io, cli.ExitUsage, errors.New("compare: --input and --stdin: choose one"))
 	}
 	sides, err := compare.Compare(ctx, compare.Comparison{SourcePath: positional[0], Plugins: [2]string{plugins[0], plugins[1]},
 		Function: *inputPath != "", Input: cmp.Or(*inputPath, *stdinPath), Args: guestArgs, Cost: cost, Timeout: timeout, Cache: cacheDir(),
 		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run, SourceMap: *sourceMap, OutDir: *outDir, Files: &files})
 	if err != nil {
-		return failInterrupted(ctx, io, exitFailure, err)
+		return failInterrupted(ctx, io, cli.ExitFailure, err)
 	}
 	names := [2]string{filepath.Base(plugins[0]), filepath.Base(plugins[1])}
 	if names[0] == names[1] {
@@ -92,7 +92,7 @@ func compareWith(ctx context.Context, args []string, io stdio, run compare.Runne
 	}
 	df := diff.New(sides[0].Done.Outcome.Tables, sides[1].Done.Outcome.Tables, names[0], names[1])
 	if err := writeDiff(io.out, df, f, *by, *top, *htmlPath, nil); err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	// The diff's counts mean nothing without their cost model, and its
 	// formats have no place for it: it is said beside them, in every format.
@@ -101,10 +101,10 @@ func compareWith(ctx context.Context, args []string, io stdio, run compare.Runne
 		// A guest stopped part-way did not do all its work: its output
 		// and its profile are no measure of the engine's, whether or not
 		// the other side was stopped too.
-		return fail(io, exitFailure, fmt.Errorf("compare: %s after --timeout %v: the profiles cover part of a run", stopped, timeout))
+		return fail(io, cli.ExitFailure, fmt.Errorf("compare: %s after --timeout %v: the profiles cover part of a run", stopped, timeout))
 	}
 	if mismatch := compare.Mismatch(sides); mismatch != "" {
-		return fail(io, exitFailure, errors.New("compare: the engines behaved differently: "+mismatch))
+		return fail(io, cli.ExitFailure, errors.New("compare: the engines behaved differently: "+mismatch))
 	}
 	fmt.Fprintf(io.err, "jsprof: both engines printed the same output (%s) and exited with %d\n", compare.LineCount(sides[0].Stdout.Bytes()), sides[0].Done.ExitCode)
 	return 0

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/compare"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -128,9 +129,9 @@ func TestCompareBehaviour(t *testing.T) {
 	}{
 		{"alike", map[string]string{"base": "a\nb\n", "new": "a\nb\n"}, nil, 0,
 			fuelLine + "jsprof: both engines printed the same output (3 lines) and exited with 0\n"},
-		{"outputs differ", map[string]string{"base": "a\nb\n", "new": "a\nc\n"}, nil, exitFailure,
+		{"outputs differ", map[string]string{"base": "a\nb\n", "new": "a\nc\n"}, nil, cli.ExitFailure,
 			fuelLine + `jsprof: compare: the engines behaved differently: the outputs differ from line 2: the base printed "b", the new "c"` + "\n"},
-		{"exit codes differ", nil, map[string]int{"new": 134}, exitFailure,
+		{"exit codes differ", nil, map[string]int{"new": 134}, cli.ExitFailure,
 			fuelLine + "jsprof: compare: the engines behaved differently: the base exited with 0, the new with 134\n"},
 	}
 	for _, tt := range tests {
@@ -157,13 +158,13 @@ func TestCompareCommandErrors(t *testing.T) {
 		want    string
 		engines bool
 	}{
-		{"no plugin", []string{src}, exitUsage, "want two --plugin, the base and the new, have 0", false},
-		{"no JS", []string{"--plugin", "a.wasm", "--plugin", "b.wasm"}, exitUsage, "want one JS file", false},
-		{"guest args without --", []string{"--plugin", "a.wasm", "--plugin", "b.wasm", src, "arg"}, exitUsage, "guest arguments go after --", false},
-		{"missing plugin", []string{"--plugin", "nope.wasm", "--plugin", "b.wasm", src}, exitFailure, "nope.wasm", false},
-		{"missing JS", []string{"--plugin", "a.wasm", "--plugin", "b.wasm", "nope.js"}, exitFailure, "nope.js", false},
-		{"bad view", []string{"--by", "line", "--plugin", "a.wasm", "--plugin", "b.wasm", src}, exitUsage, "compare: --by line: want opcode or wasm", false},
-		{"syntax error", nil, exitFailure, "broken.js (with ", true},
+		{"no plugin", []string{src}, cli.ExitUsage, "want two --plugin, the base and the new, have 0", false},
+		{"no JS", []string{"--plugin", "a.wasm", "--plugin", "b.wasm"}, cli.ExitUsage, "want one JS file", false},
+		{"guest args without --", []string{"--plugin", "a.wasm", "--plugin", "b.wasm", src, "arg"}, cli.ExitUsage, "guest arguments go after --", false},
+		{"missing plugin", []string{"--plugin", "nope.wasm", "--plugin", "b.wasm", src}, cli.ExitFailure, "nope.wasm", false},
+		{"missing JS", []string{"--plugin", "a.wasm", "--plugin", "b.wasm", "nope.js"}, cli.ExitFailure, "nope.js", false},
+		{"bad view", []string{"--by", "line", "--plugin", "a.wasm", "--plugin", "b.wasm", src}, cli.ExitUsage, "compare: --by line: want opcode or wasm", false},
+		{"syntax error", nil, cli.ExitFailure, "broken.js (with ", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

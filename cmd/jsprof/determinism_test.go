@@ -14,6 +14,7 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/measure/meter"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // TestDeterminism: two runs of the same static module give identical
@@ -55,7 +56,7 @@ func TestDeterminism(t *testing.T) {
 					require.NoError(t, os.MkdirAll(sub, 0o755))
 					p := filepath.Join(sub, mode)
 					args := []string{"run", "--mode", mode, "-o", p + ".pb.gz", "--collapsed", p + ".collapsed"}
-					if mode == modeExact {
+					if mode == jsprofile.ModeExact {
 						args = append(args, "--report-json", p+".json")
 					} else {
 						args = append(args, "--sample-every", "20000") // the programs are short
@@ -64,12 +65,12 @@ func TestDeterminism(t *testing.T) {
 					require.Equal(t, 0, got.code, got.stderr)
 					o := outputs{stdout: got.stdout, profile: readProfile(t, p+".pb.gz")}
 					o.collapsed = readFileText(t, p+".collapsed")
-					if mode == modeExact {
+					if mode == jsprofile.ModeExact {
 						o.report = readFileText(t, p+".json")
 					}
 					return o
 				}
-				for _, mode := range []string{modeExact, modeSample} {
+				for _, mode := range []string{jsprofile.ModeExact, jsprofile.ModeSample} {
 					a, b := run(0, mode), run(1, mode)
 					assert.Equal(t, a.stdout, b.stdout)
 					assert.Equal(t, a.report, b.report, "%s: cost report", mode)

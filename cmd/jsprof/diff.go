@@ -11,6 +11,7 @@ import (
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/run/javy"
+	"github.com/jsprof/jsprof/internal/view/costfmt"
 	"github.com/jsprof/jsprof/internal/view/diff"
 	"github.com/jsprof/jsprof/internal/view/htmlview"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -53,26 +54,26 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	}
 	f, err := format("diff")
 	if err != nil {
-		return fail(io, exitUsage, err)
+		return fail(io, cli.ExitUsage, err)
 	}
 	gateFunctions := *by == report.ByFunction
 	if gateFunctions {
 		*by = report.ByOpcode // its tables hold the functions
 	}
 	if err := checkDiffBy(*by); err != nil {
-		return fail(io, exitUsage, fmt.Errorf("diff: %w (or function)", err))
+		return fail(io, cli.ExitUsage, fmt.Errorf("diff: %w (or function)", err))
 	}
 	threshold, err := diff.ParsePercent(*failOver)
 	if err != nil {
-		return fail(io, exitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
+		return fail(io, cli.ExitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
 	}
 	if err := outfile.Distinct([]outfile.Named{{What: "--html", Path: *htmlPath}}, []outfile.Named{{What: "the BASE profile", Path: files[0]}, {What: "the NEW profile", Path: files[1]}}); err != nil {
-		return fail(io, exitUsage, fmt.Errorf("diff: %w", err))
+		return fail(io, cli.ExitUsage, fmt.Errorf("diff: %w", err))
 	}
 	var profs [2]*jsprofile.Profile
 	for i, path := range files {
 		if profs[i], err = jsprofile.ReadFile(path); err != nil {
-			return fail(io, exitFailure, err)
+			return fail(io, cli.ExitFailure, err)
 		}
 		profs[i], _, err = javy.MapSaved(profs[i], *sourceMap, path, nil)
 		warn(io, err)
@@ -86,7 +87,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 		flame = htmlview.NewFlameDiff(profs[0], profs[1], htmlview.FlameOptions{})
 	}
 	if err := writeDiff(io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	if *failOver == "" {
 		return 0
@@ -94,10 +95,10 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	rises := df.RisesOver(threshold, gateFunctions)
 	for _, r := range rises {
 		fmt.Fprintf(io.err, "jsprof: diff: %s rose %s (%s → %s Wasm instructions): --fail-over %s\n",
-			r.What, r.PercentText(), report.Human(r.Base), report.Human(r.New), *failOver)
+			r.What, r.PercentText(), costfmt.Human(r.Base), costfmt.Human(r.New), *failOver)
 	}
 	if len(rises) > 0 {
-		return exitFailure
+		return cli.ExitFailure
 	}
 	return 0
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -58,11 +59,11 @@ func TestDiffCommandErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"one profile", []string{base}, exitUsage, "want two profiles, BASE and NEW, have 1"},
-		{"missing new", []string{base, missing}, exitFailure, "nope.pb.gz"},
-		{"csv and json", []string{"--csv", "--json", base, base}, exitUsage, "choose one"},
-		{"bad top", []string{"--top", "-5", base, base}, exitUsage, "--top -5"},
-		{"bad view", []string{"--by", "line", base, base}, exitUsage, "diff: --by line: want opcode or wasm"},
+		{"one profile", []string{base}, cli.ExitUsage, "want two profiles, BASE and NEW, have 1"},
+		{"missing new", []string{base, missing}, cli.ExitFailure, "nope.pb.gz"},
+		{"csv and json", []string{"--csv", "--json", base, base}, cli.ExitUsage, "choose one"},
+		{"bad top", []string{"--top", "-5", base, base}, cli.ExitUsage, "--top -5"},
+		{"bad view", []string{"--by", "line", base, base}, cli.ExitUsage, "diff: --by line: want opcode or wasm"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

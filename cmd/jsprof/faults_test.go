@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -44,9 +45,9 @@ func TestGuestFaultsStillWriteTheProfile(t *testing.T) {
 	}{
 		{"uncaught JS exception", "testdata/throws.js", nil, 134, "guest trapped: wasm error: unreachable", ""},
 		{"stack exhaustion", "testdata/deep.js", nil, 134, "guest trapped: wasm error:", ""},
-		{"instruction limit", "testdata/forever.js", []string{"--max-instructions", "3000000"}, exitLimit, "stopped: the guest reached the instruction limit (3000000 Wasm instructions)", ""},
-		{"timeout", "testdata/forever.js", []string{"--timeout", "300ms"}, exitLimit, "stopped after --timeout 300ms", ""},
-		{"instruction limit, sampling", "testdata/forever.js", []string{"--mode", "sample", "--max-instructions", "3000000"}, exitLimit, "instruction limit", ""},
+		{"instruction limit", "testdata/forever.js", []string{"--max-instructions", "3000000"}, cli.ExitLimit, "stopped: the guest reached the instruction limit (3000000 Wasm instructions)", ""},
+		{"timeout", "testdata/forever.js", []string{"--timeout", "300ms"}, cli.ExitLimit, "stopped after --timeout 300ms", ""},
+		{"instruction limit, sampling", "testdata/forever.js", []string{"--mode", "sample", "--max-instructions", "3000000"}, cli.ExitLimit, "instruction limit", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,7 +146,7 @@ func TestInterruptWritesTheProfile(t *testing.T) {
 func TestProgressLines(t *testing.T) {
 	module := buildJS(t, "testdata/forever.js")
 	got := jsprof(t, "", "run", "--progress", "100ms", "--timeout", "700ms", module)
-	assert.Equal(t, exitLimit, got.code)
+	assert.Equal(t, cli.ExitLimit, got.code)
 	lines := strings.Split(strings.TrimSpace(got.stderr), "\n")
 	require.GreaterOrEqual(t, len(lines), 4, got.stderr)
 	assert.Regexp(t, `^jsprof: running: [0-9.]+[kMG]? Wasm instructions, [0-9.]+m?s$`, lines[len(lines)-3])

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +31,7 @@ func TestFailOverLimit(t *testing.T) {
 	over, under := spinInput(t, inputs, 20_000), spinInput(t, inputs, 10)
 
 	got := jsprof(t, "", "run", "--fail-over-limit", "--plugin", dir, "--input", over, module)
-	assert.Equal(t, exitFailure, got.code, got.stderr)
+	assert.Equal(t, cli.ExitFailure, got.code, got.stderr)
 	assert.Contains(t, got.stderr, "— OVER THE LIMIT", "the summary says so")
 	assert.Regexp(t, `(?m)^jsprof: `+regexp.QuoteMeta(over)+`: over the limit: Instructions [0-9.]+M of 11M \(--fail-over-limit\)$`, got.stderr)
 	assert.NotEmpty(t, got.stdout, "the function's output is printed all the same")
@@ -48,10 +49,10 @@ func TestFailOverLimit(t *testing.T) {
 	// Limits are a function's: refused for a module that has none, and
 	// for a run that counts nothing.
 	notFunction := jsprof(t, "", "run", "--fail-over-limit", buildJS(t, filepath.Join("testdata", "forever.js")))
-	assert.Equal(t, exitUsage, notFunction.code)
+	assert.Equal(t, cli.ExitUsage, notFunction.code)
 	assert.Contains(t, notFunction.stderr, "imports no Shopify Functions provider: it has no limits")
 	off := jsprof(t, "", "run", "--mode", "off", "--fail-over-limit", "--plugin", dir, "--input", under, module)
-	assert.Equal(t, exitUsage, off.code)
+	assert.Equal(t, cli.ExitUsage, off.code)
 	assert.Contains(t, off.stderr, "--fail-over-limit counts instructions: it needs a profiling --mode")
 }
 
@@ -69,14 +70,14 @@ func TestDiffFailOver(t *testing.T) {
 		code int
 		want []string
 	}{
-		{"rose 6% against 5%", []string{"--fail-over", "5%", new, base}, exitFailure,
+		{"rose 6% against 5%", []string{"--fail-over", "5%", new, base}, cli.ExitFailure,
 			[]string{"jsprof: diff: the total rose by 6.15% (15.31M → 16.25M Wasm instructions): --fail-over 5%"}},
 		{"fell", []string{"--fail-over", "5%", base, new}, 0, nil},
 		{"fell, any rise", []string{"--fail-over", "0", base, new}, 0, nil},
 		{"rose 6% against 7", []string{"--fail-over", "7", new, base}, 0, nil},
-		{"a function rose 14% against 7", []string{"--by", "function", "--fail-over", "7", new, base}, exitFailure,
+		{"a function rose 14% against 7", []string{"--by", "function", "--fail-over", "7", new, base}, cli.ExitFailure,
 			[]string{"jsprof: diff: fib (function.mjs:1) rose by 13.7% (12.02M → 13.66M Wasm instructions): --fail-over 7"}},
-		{"functions, when the total fell", []string{"--by", "function", "--fail-over", "0", base, new}, exitFailure,
+		{"functions, when the total fell", []string{"--by", "function", "--fail-over", "0", base, new}, cli.ExitFailure,
 			[]string{"fibLoop (function.mjs:7) rose by 8.65%"}},
 		{"unchanged", []string{"--by", "function", "--fail-over", "0", base, base}, 0, nil},
 	}
@@ -95,7 +96,7 @@ func TestDiffFailOver(t *testing.T) {
 	}
 	for _, bad := range []string{"x", "-5", "5%%", "inf"} {
 		got := jsprof(t, "", "diff", "--fail-over", bad, base, new)
-		assert.Equal(t, exitUsage, got.code, bad)
+		assert.Equal(t, cli.ExitUsage, got.code, bad)
 		assert.Contains(t, got.stderr, "--fail-over "+bad+": want a percentage")
 	}
 }

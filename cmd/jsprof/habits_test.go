@@ -12,7 +12,7 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/cli"
-	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -28,7 +28,7 @@ func TestVersion(t *testing.T) {
 	assert.Regexp(t, `^jsprof \S+, revision .+, go1\.\d+.*\n$`, flag.stdout)
 	assert.Equal(t, 1, strings.Count(flag.stdout, "\n"))
 	bad := jsprof(t, "", "version", "extra")
-	assert.Equal(t, exitUsage, bad.code)
+	assert.Equal(t, cli.ExitUsage, bad.code)
 }
 
 func TestVersionLine(t *testing.T) {
@@ -65,7 +65,7 @@ func TestVersionLine(t *testing.T) {
 func TestUnknownCommand(t *testing.T) {
 	for _, args := range [][]string{{"profile", "x.wasm"}, {"profile"}, {"reports", "p.pb.gz"}} {
 		got := jsprof(t, "", args...)
-		assert.Equal(t, exitUsage, got.code, args)
+		assert.Equal(t, cli.ExitUsage, got.code, args)
 		assert.Contains(t, got.stderr, `jsprof: unknown command "`+args[0]+`"`)
 		for _, c := range commands() {
 			assert.Contains(t, got.stderr, c.name)
@@ -75,7 +75,7 @@ func TestUnknownCommand(t *testing.T) {
 	// Negative controls: a .wasm path is a module, missing or not, and so
 	// is an existing file of any name.
 	missing := jsprof(t, "", "missing.wasm")
-	assert.Equal(t, exitFailure, missing.code)
+	assert.Equal(t, cli.ExitFailure, missing.code)
 	assert.Contains(t, missing.stderr, "missing.wasm: no such file or directory")
 	module := buildJS(t, fixtures.Path("js", "fib.js"))
 	renamed := filepath.Join(t.TempDir(), "fibmodule")
@@ -105,7 +105,7 @@ func TestBadFlagIsShort(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args[:min(2, len(tt.args))], " "), func(t *testing.T) {
 			got := jsprof(t, "", tt.args...)
-			assert.Equal(t, exitUsage, got.code)
+			assert.Equal(t, cli.ExitUsage, got.code)
 			lines := strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n")
 			assert.LessOrEqual(t, len(lines), 3, got.stderr)
 			assert.Contains(t, lines[0], tt.want)
@@ -150,14 +150,14 @@ func TestRunHabits(t *testing.T) {
 	t.Run("--mode off refuses -o", func(t *testing.T) {
 		t.Parallel()
 		got := jsprof(t, "", "run", "--mode", "off", "-o", filepath.Join(t.TempDir(), "p.pb.gz"), module)
-		assert.Equal(t, exitUsage, got.code)
+		assert.Equal(t, cli.ExitUsage, got.code)
 		assert.Contains(t, got.stderr, "--mode off writes no profile")
 		assert.Empty(t, got.stdout)
 	})
 	t.Run("JS given to run", func(t *testing.T) {
 		t.Parallel()
 		got := jsprof(t, "", "run", fixtures.Path("js", "fib.js"))
-		assert.Equal(t, exitUsage, got.code)
+		assert.Equal(t, cli.ExitUsage, got.code)
 		assert.Contains(t, got.stderr, "fib.js is JavaScript, not a Wasm module: build it first (jsprof build --plugin PLUGIN.wasm ")
 		assert.Equal(t, 1, strings.Count(got.stderr, "\n"), got.stderr)
 	})
@@ -170,7 +170,7 @@ func TestUnbundledImportHint(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "index.js")
 	require.NoError(t, os.WriteFile(src, []byte("import { run } from \"@shopify/shopify_function\";\nrun();\n"), 0o644))
 	got := jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), src, "-o", filepath.Join(t.TempDir(), "x.wasm"))
-	assert.Equal(t, exitFailure, got.code)
+	assert.Equal(t, cli.ExitFailure, got.code)
 	assert.Contains(t, got.stderr, "could not load module '@shopify/shopify_function'; bundle its imports into one file first, e.g. npx esbuild ")
 	assert.Equal(t, 1, strings.Count(got.stderr, "\n"), got.stderr)
 }
@@ -189,7 +189,7 @@ func TestColor(t *testing.T) {
 	for _, color := range []bool{true, false} {
 		var errOut strings.Builder
 		io := stdio{err: &errOut, color: color}
-		profiler.WriteFunctionSummary(io.err, 12_000_000, "fuel", info, "", func(s string) string { return paint(io, red, s) })
+		report.WriteFunctionSummary(io.err, 12_000_000, "fuel", info, "", func(s string) string { return paint(io, red, s) })
 		warn(io, os.ErrClosed)
 		if color {
 			assert.Equal(t, 2, strings.Count(errOut.String(), "\x1b[1;31mOVER THE LIMIT\x1b[0m"), errOut.String())

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -115,7 +116,7 @@ func TestOutputLinksAreNotFollowed(t *testing.T) {
 				require.NoError(t, os.Lchown(link, tt.owner, tt.owner))
 			}
 			got := jsprof(t, "", "run", "-o", link, module)
-			assert.Equal(t, exitUsage, got.code)
+			assert.Equal(t, cli.ExitUsage, got.code)
 			assert.Empty(t, got.stdout, "the guest did not run")
 			assert.Equal(t, "jsprof: writing "+link+": a symbolic link: jsprof writes no file through a link (name the file itself)\n", got.stderr)
 			st, err := os.Lstat(link)
@@ -207,7 +208,7 @@ func TestStopsBeforeTheExportCall(t *testing.T) {
 				args = append(args, "-o", prof) // --mode off writes no profile
 			}
 			got := jsprof(t, "", append(args, tt.args...)...)
-			assert.Equal(t, exitLimit, got.code, got.stderr)
+			assert.Equal(t, cli.ExitLimit, got.code, got.stderr)
 			lines := strings.Split(strings.TrimSpace(got.stderr), "\n")
 			assert.Equal(t, tt.line, lines[len(lines)-1])
 			if !tt.profile {
@@ -216,7 +217,7 @@ func TestStopsBeforeTheExportCall(t *testing.T) {
 			p, err := jsprofile.ReadFile(prof)
 			require.NoError(t, err, got.stderr)
 			require.NotNil(t, p.Meta.ExitCode)
-			assert.Equal(t, exitLimit, *p.Meta.ExitCode)
+			assert.Equal(t, cli.ExitLimit, *p.Meta.ExitCode)
 		})
 	}
 }
@@ -300,7 +301,7 @@ func TestRepeatedSignalIsOneSignal(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		require.ErrorAs(t, err, &exit)
-		assert.Equal(t, exitLimit, exit.ExitCode(), "timeout's code for a command it stopped")
+		assert.Equal(t, cli.ExitLimit, exit.ExitCode(), "timeout's code for a command it stopped")
 		assert.Equal(t, "jsprof: interrupted by terminated\n", string(out))
 		assert.Positive(t, sampleTotal(readProfile(t, prof)))
 	})
@@ -353,7 +354,7 @@ func TestReadingProfilesIsBounded(t *testing.T) {
 	want := "jsprof: " + bomb + ": too large: more than 128 MiB uncompressed\n"
 	for _, args := range [][]string{{"report", bomb}, {"report", "--html", filepath.Join(t.TempDir(), "r.html"), bomb}, {"diff", bomb, bomb}} {
 		got := jsprof(t, "", args...)
-		assert.Equal(t, exitFailure, got.code, "%v", args)
+		assert.Equal(t, cli.ExitFailure, got.code, "%v", args)
 		assert.Equal(t, want, got.stderr, "%v", args)
 	}
 }
@@ -411,7 +412,7 @@ func TestBuildKeepsItsInputs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := jsprof(t, "", append(append([]string{"build", "--plugin", plugin}, tt.args...), js)...)
-			assert.Equal(t, exitUsage, got.code)
+			assert.Equal(t, cli.ExitUsage, got.code)
 			assert.Equal(t, tt.want, got.stderr)
 		})
 	}
@@ -577,7 +578,7 @@ func TestHostileCompilationIsBounded(t *testing.T) {
 		for _, mode := range []string{"exact", "off"} {
 			t.Run(tt.name+", --mode "+mode, func(t *testing.T) {
 				got := jsprof(t, "", "run", "--mode", mode, "--cache-dir", t.TempDir(), module)
-				assert.Equal(t, exitFailure, got.code)
+				assert.Equal(t, cli.ExitFailure, got.code)
 				lines := strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n")
 				last := lines[len(lines)-1]
 				assert.True(t, strings.HasPrefix(last, "jsprof: hostile.wasm: function 0 (offset 0x"), last)
@@ -622,7 +623,7 @@ func TestHTMLKeepsItsInputs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := jsprof(t, "", tt.args...)
-			assert.Equal(t, exitUsage, got.code)
+			assert.Equal(t, cli.ExitUsage, got.code)
 			assert.Equal(t, tt.want, got.stderr)
 			assert.Empty(t, got.stdout)
 		})

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/internal/measure/costs"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -59,7 +59,7 @@ func TestOutputsCheckedBeforeTheGuestRuns(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := jsprof(t, "", append(append([]string{"run"}, tt.args...), module)...)
-			assert.Equal(t, exitUsage, got.code)
+			assert.Equal(t, cli.ExitUsage, got.code)
 			assert.Empty(t, got.stdout, "the guest did not run")
 			assert.Contains(t, got.stderr, tt.want)
 			assert.Equal(t, 1, strings.Count(got.stderr, "\n"), "one line: %q", got.stderr)
@@ -132,7 +132,7 @@ func TestBadFlagsAreUsageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := jsprof(t, "", append(append([]string{"run"}, tt.args...), module)...)
-			assert.Equal(t, exitUsage, got.code)
+			assert.Equal(t, cli.ExitUsage, got.code)
 			assert.Contains(t, got.stderr, tt.want)
 			assert.Empty(t, got.stdout, "the guest did not run")
 		})
@@ -227,7 +227,7 @@ func TestReportRefusesOverflowingSums(t *testing.T) {
 		require.NoError(t, q.Write(f))
 		require.NoError(t, f.Close())
 		got := jsprof(t, "", "report", path)
-		assert.Equal(t, exitFailure, got.code)
+		assert.Equal(t, cli.ExitFailure, got.code)
 		assert.Contains(t, got.stderr, "overflow")
 	}
 }
@@ -268,7 +268,7 @@ func TestCompareTimeout(t *testing.T) {
 	t.Parallel()
 	got := jsprof(t, "", "compare", "--cache-dir", t.TempDir(), "--timeout", "300ms",
 		"--plugin", fixtures.EnginePath(t, "javy-plugin-1.1.0"), "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), "testdata/forever.js")
-	assert.Equal(t, exitFailure, got.code, got.stderr)
+	assert.Equal(t, cli.ExitFailure, got.code, got.stderr)
 	lines := strings.Split(strings.TrimSpace(got.stderr), "\n")
 	assert.Equal(t, "jsprof: compare: both guests were stopped after --timeout 300ms: the profiles cover part of a run", lines[len(lines)-1])
 	assert.Contains(t, got.stdout, "<eval> (function.mjs:1)", "named, not by address")
@@ -282,7 +282,7 @@ func TestCompareTimeout(t *testing.T) {
 // jsprof.* globals from the instrumented plugin.
 func TestModuleImportingMeterState(t *testing.T) {
 	got := jsprof(t, "", "run", "testdata/imports_meter.wasm")
-	assert.Equal(t, exitFailure, got.code)
+	assert.Equal(t, cli.ExitFailure, got.code)
 	assert.Contains(t, got.stderr, "the module imports javy_quickjs_provider_v3.jsprof.next_sample: only jsprof's own instrumentation may use jsprof's names")
 }
 
@@ -339,7 +339,7 @@ func TestGuestOverwritesItsMemory(t *testing.T) {
 			require.Len(t, lines, 1, "one warning line: %q", got.stderr)
 			assert.True(t, strings.HasPrefix(lines[0], "jsprof: warning: meter: the guest wrote over the profiler's counters"), lines[0])
 			assert.Contains(t, lines[0], tt.header)
-			assert.Contains(t, lines[0], "charged to "+costs.BucketTampered)
+			assert.Contains(t, lines[0], "charged to "+jsprofile.BucketTampered)
 
 			p, err := jsprofile.ReadFile(prof)
 			require.NoError(t, err, "the profile reads back: its samples add up to its total")
@@ -350,9 +350,9 @@ func TestGuestOverwritesItsMemory(t *testing.T) {
 			for _, s := range p.Sample {
 				for _, loc := range s.Location {
 					switch loc.Line[0].Function.Name {
-					case costs.BucketTampered:
+					case jsprofile.BucketTampered:
 						tampered += s.Value[jsprofile.ValueInstructions]
-					case costs.BucketModuleCode:
+					case jsprofile.BucketModuleCode:
 						own += s.Value[jsprofile.ValueInstructions]
 					}
 				}
@@ -364,7 +364,7 @@ func TestGuestOverwritesItsMemory(t *testing.T) {
 			assert.Equal(t, int64(p.Meta.TotalInstructions), tampered+own)
 			b, err := os.ReadFile(collapsed)
 			require.NoError(t, err)
-			assert.Contains(t, string(b), costs.BucketTampered+" ")
+			assert.Contains(t, string(b), jsprofile.BucketTampered+" ")
 		})
 	}
 }
@@ -386,13 +386,13 @@ func TestBlockedGuestTimeout(t *testing.T) {
 			code := Main(context.Background(), []string{"run", "-q", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"),
 				"--plugin", plugin, "-e", export, "--timeout", "300ms", "-o", prof, "testdata/blocked.wasm"},
 				stdio{in: stdin, out: &out, err: &errOut})
-			assert.Equal(t, exitLimit, code, errOut.String())
+			assert.Equal(t, cli.ExitLimit, code, errOut.String())
 			assert.Equal(t, "fib 6765\n", out.String())
 			assert.Equal(t, "jsprof: stopped after --timeout 300ms\n", errOut.String())
 			p, err := jsprofile.ReadFile(prof)
 			require.NoError(t, err)
 			require.NotNil(t, p.Meta.ExitCode)
-			assert.Equal(t, exitLimit, *p.Meta.ExitCode)
+			assert.Equal(t, cli.ExitLimit, *p.Meta.ExitCode)
 			assert.Equal(t, "stopped after --timeout 300ms", p.Meta.Trap)
 			assert.Contains(t, functionNames(p.Profile), "<eval>", "the JS that ran is in it")
 			assert.Positive(t, sampleTotal(p.Profile))

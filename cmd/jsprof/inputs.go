@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/view/report"
 )
 
 // runInputs is jsprof run with several inputs: the module prepared once,
@@ -20,7 +22,7 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio) int 
 	}
 	s, err := p.RunSeveral(ctx, job.Inputs)
 	if err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	mark := func(s string) string { return paint(io, red, s) }
 	code := s.ExitCode
@@ -29,11 +31,11 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio) int 
 			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s%s\n", printable.String(in.Input), in.Throw.Message, in.Throw.Place())
 		}
 	}
-	profiler.WriteInputsTable(io.err, s.Facts, mark)
+	report.WriteInputsTable(io.err, s.Facts, mark)
 	for _, in := range s.Facts {
-		if over := profiler.InputOverLimit(in); f.failLimit && in.Error == "" && over != "" {
+		if over := report.InputOverLimit(in); f.failLimit && in.Error == "" && over != "" {
 			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", printable.String(in.Input), mark(over))
-			code = cmp.Or(code, exitFailure)
+			code = cmp.Or(code, cli.ExitFailure)
 		}
 	}
 	if s.Merged != nil && !f.quiet {

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
@@ -97,11 +97,11 @@ func TestSeveralInputs(t *testing.T) {
 	// Repeated --input FILE is the same as the folder.
 	two := jsprof(t, "", "run", "-q", "--plugin", dir, "--input", files[0], "--input", files[2], "-o", filepath.Join(out, "two.pb.gz"), module)
 	require.Equal(t, 0, two.code, two.stderr)
-	assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(files[2])+`\s+`+regexp.QuoteMeta(profiler.HumanInstructions(single[files[2]].Total))+`\s`, two.stderr)
+	assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(files[2])+`\s+`+regexp.QuoteMeta(report.HumanInstructions(single[files[2]].Total))+`\s`, two.stderr)
 
 	// --fail-over-limit: the input over the limit named, exit 1.
 	gate := jsprof(t, "", "run", "-q", "--fail-over-limit", "--plugin", dir, "--input", inputs, "-o", filepath.Join(out, "g.pb.gz"), module)
-	assert.Equal(t, exitFailure, gate.code)
+	assert.Equal(t, cli.ExitFailure, gate.code)
 	assert.Contains(t, gate.stderr, "jsprof: "+over+": over the limit: Instructions ")
 	assert.Equal(t, 1, strings.Count(gate.stderr, ": over the limit"), gate.stderr)
 }
@@ -121,14 +121,14 @@ func TestSeveralInputsErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"an empty folder", []string{"--input", empty}, exitFailure, "no *.json file in the folder"},
-		{"--out-dir with one input", []string{"--input", in, "--out-dir", t.TempDir()}, exitUsage, "--out-dir holds each input's profile"},
-		{"--mode off", []string{"--mode", "off", "--input", inputs}, exitUsage, "they need a profiling --mode"},
-		{"--pprof-addr", []string{"--mode", "sample", "--pprof-addr", ":0", "--input", inputs}, exitUsage, "--pprof-addr serves one run"},
-		{"two inputs, one profile name", []string{"--input", in, "--input", in, "--out-dir", t.TempDir()}, exitUsage, "would both be"},
+		{"an empty folder", []string{"--input", empty}, cli.ExitFailure, "no *.json file in the folder"},
+		{"--out-dir with one input", []string{"--input", in, "--out-dir", t.TempDir()}, cli.ExitUsage, "--out-dir holds each input's profile"},
+		{"--mode off", []string{"--mode", "off", "--input", inputs}, cli.ExitUsage, "they need a profiling --mode"},
+		{"--pprof-addr", []string{"--mode", "sample", "--pprof-addr", ":0", "--input", inputs}, cli.ExitUsage, "--pprof-addr serves one run"},
+		{"two inputs, one profile name", []string{"--input", in, "--input", in, "--out-dir", t.TempDir()}, cli.ExitUsage, "would both be"},
 		// One input is checked so (hostile_test.go); several were not, and
 		// the profile replaced the input.
-		{"-o one of the inputs", []string{"--input", in, "--input", other, "-o", other}, exitUsage, "-o " + other + ": that is an --input file"},
+		{"-o one of the inputs", []string{"--input", in, "--input", other, "-o", other}, cli.ExitUsage, "-o " + other + ": that is an --input file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/jsprof/jsprof/internal/cli"
-	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/runner"
 )
 
@@ -38,7 +37,7 @@ func main() {
 }
 
 // interrupted is the cause of a context cancelled by a signal.
-type interrupted = profiler.Interrupted
+type interrupted = cli.Interrupted
 
 // stdio is the user's terminal, or a test's buffers.
 type stdio struct {
@@ -53,13 +52,6 @@ type stdio struct {
 	// stop it (run.go).
 	defaultSignals func()
 }
-
-// exitUsage is the exit code for a command line jsprof can't follow, and
-// exitFailure for input it can't use (both before any guest runs).
-const (
-	exitFailure = 1
-	exitUsage   = cli.ExitUsage
-)
 
 type command struct {
 	name, summary string
@@ -83,7 +75,7 @@ func commands() []command {
 func Main(ctx context.Context, args []string, io stdio) int {
 	if len(args) == 0 {
 		usage(io.err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -102,7 +94,7 @@ func Main(ctx context.Context, args []string, io stdio) int {
 	if !strings.HasPrefix(args[0], "-") && !strings.HasSuffix(strings.ToLower(args[0]), ".wasm") && !isFile(args[0]) {
 		fmt.Fprintf(io.err, "jsprof: unknown command %q (and no such module file)\n", args[0])
 		usage(io.err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	return cmdRun(ctx, args, io)
 }
@@ -124,7 +116,7 @@ func usage(w io.Writer) {
 
 // fail prints err as one line prefixed with jsprof and returns code.
 func fail(io stdio, code int, err error) int {
-	fmt.Fprintf(io.err, "jsprof: %s\n", profiler.FirstLine(err.Error()))
+	fmt.Fprintf(io.err, "jsprof: %s\n", cli.FirstLine(err.Error()))
 	return code
 }
 
@@ -142,7 +134,7 @@ func cacheFlag(fs *flag.FlagSet) func() runner.CacheDir {
 	size := fs.Int64("cache-size", defSize, "keep the cache within `MB` megabytes, dropping what was used least recently (env JSPROF_CACHE_SIZE)")
 	// A directory that cannot be used is said once, on the flag set's
 	// output (stderr), and the run goes uncached.
-	warn := func(err error) { fmt.Fprintf(fs.Output(), "jsprof: warning: %s\n", profiler.FirstLine(err.Error())) }
+	warn := func(err error) { fmt.Fprintf(fs.Output(), "jsprof: warning: %s\n", cli.FirstLine(err.Error())) }
 	return func() runner.CacheDir {
 		if envErr != nil {
 			warn(envErr)

@@ -17,15 +17,13 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
-
-// exitLimit: a guest stopped by --timeout or --max-instructions.
-const exitLimit = profiler.ExitLimit
 
 // invocation is one in-process run of jsprof.
 type invocation struct {
@@ -178,7 +176,7 @@ func TestBuildReportsCompileErrors(t *testing.T) {
 	for _, plugin := range javyPlugins {
 		t.Run(plugin, func(t *testing.T) {
 			got := jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, plugin), src, "-o", filepath.Join(t.TempDir(), "x.wasm"))
-			assert.Equal(t, exitFailure, got.code)
+			assert.Equal(t, cli.ExitFailure, got.code)
 			assert.Contains(t, got.stderr, "broken.js: ")
 			assert.Contains(t, got.stderr, "invalid property name")
 			assert.NotContains(t, got.stderr, "panicked")
@@ -223,24 +221,24 @@ func TestRunExitCodesAndErrors(t *testing.T) {
 		{"exit code passes through", []string{"run", "--mode", "off", "testdata/exit3.wasm"}, 3, ""},
 		{"trap", []string{"run", "--mode", "off", "testdata/trap.wasm"}, 134, "guest trapped: wasm error: unreachable"},
 		{"unresolved import names it", []string{"run", "--mode", "off", "testdata/unresolved.wasm"}, 134, "env.missing_host_function, which jsprof does not provide"},
-		{"no _start", []string{"run", "--mode", "off", "testdata/reactor.wasm"}, exitFailure, "no _start or shopify_main export"},
-		{"no interpreter, report asked", []string{"run", "--report", "testdata/exit3.wasm"}, exitFailure, "no JS interpreter found"},
-		{"bad --mode", []string{"run", "--mode", "fast", "testdata/exit3.wasm"}, exitUsage, "want exact, sample or off"},
-		{"truncated module", []string{truncated}, exitFailure, "truncated.wasm"},
-		{"not wasm", []string{garbage}, exitFailure, "garbage.wasm"},
-		{"missing module", []string{filepath.Join(dir, "nope.wasm")}, exitFailure, "no such file"},
-		{"missing plugin", []string{"run", "--plugin", filepath.Join(dir, "nope.wasm"), dynamic}, exitFailure, "plugin"},
-		{"dynamic without plugin", []string{"run", "--mode", "off", dynamic}, exitFailure, ": give its plugin with --plugin"},
-		{"plugin is not a plugin", []string{"run", "--plugin", "testdata/trap.wasm", dynamic}, exitFailure, "not a Javy plugin"},
-		{"plugin of another namespace", []string{"run", "--plugin", otherNS, dynamic}, exitFailure,
+		{"no _start", []string{"run", "--mode", "off", "testdata/reactor.wasm"}, cli.ExitFailure, "no _start or shopify_main export"},
+		{"no interpreter, report asked", []string{"run", "--report", "testdata/exit3.wasm"}, cli.ExitFailure, "no JS interpreter found"},
+		{"bad --mode", []string{"run", "--mode", "fast", "testdata/exit3.wasm"}, cli.ExitUsage, "want exact, sample or off"},
+		{"truncated module", []string{truncated}, cli.ExitFailure, "truncated.wasm"},
+		{"not wasm", []string{garbage}, cli.ExitFailure, "garbage.wasm"},
+		{"missing module", []string{filepath.Join(dir, "nope.wasm")}, cli.ExitFailure, "no such file"},
+		{"missing plugin", []string{"run", "--plugin", filepath.Join(dir, "nope.wasm"), dynamic}, cli.ExitFailure, "plugin"},
+		{"dynamic without plugin", []string{"run", "--mode", "off", dynamic}, cli.ExitFailure, ": give its plugin with --plugin"},
+		{"plugin is not a plugin", []string{"run", "--plugin", "testdata/trap.wasm", dynamic}, cli.ExitFailure, "not a Javy plugin"},
+		{"plugin of another namespace", []string{"run", "--plugin", otherNS, dynamic}, cli.ExitFailure,
 			"the module imports javy_chainlink_sdk, but plugin " + otherNS + " is javy_other_sdk (by its import_namespace section)"},
-		{"plugin of another ABI", []string{"run", "--plugin", fixtures.EnginePath(t, "javy-plugin-1.1.0"), dynamic}, exitFailure,
+		{"plugin of another ABI", []string{"run", "--plugin", fixtures.EnginePath(t, "javy-plugin-1.1.0"), dynamic}, cli.ExitFailure,
 			"(javy_chainlink_sdk) exports no func cabi_realloc, which the function imports from it"},
-		{"bad --env", []string{"run", "--mode", "off", "--env", "NOEQUALS", "testdata/exit3.wasm"}, exitFailure, "KEY=VALUE"},
-		{"bad --dir", []string{"run", "--dir", filepath.Join(dir, "nodir"), "testdata/exit3.wasm"}, exitUsage, "not a directory"},
-		{"build without plugin", []string{"build", fib}, exitUsage, "--plugin is required"},
-		{"build with missing plugin", []string{"build", "--plugin", filepath.Join(dir, "nope.wasm"), fib}, exitFailure, "no such file"},
-		{"no arguments", nil, exitUsage, "usage: jsprof"},
+		{"bad --env", []string{"run", "--mode", "off", "--env", "NOEQUALS", "testdata/exit3.wasm"}, cli.ExitFailure, "KEY=VALUE"},
+		{"bad --dir", []string{"run", "--dir", filepath.Join(dir, "nodir"), "testdata/exit3.wasm"}, cli.ExitUsage, "not a directory"},
+		{"build without plugin", []string{"build", fib}, cli.ExitUsage, "--plugin is required"},
+		{"build with missing plugin", []string{"build", "--plugin", filepath.Join(dir, "nope.wasm"), fib}, cli.ExitFailure, "no such file"},
+		{"no arguments", nil, cli.ExitUsage, "usage: jsprof"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -339,7 +337,7 @@ func TestAnalyze(t *testing.T) {
 		})
 	}
 	got := jsprof(t, "", "analyze", "testdata/nope.wasm")
-	assert.Equal(t, exitFailure, got.code)
+	assert.Equal(t, cli.ExitFailure, got.code)
 	assert.Contains(t, got.stderr, "nope.wasm")
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/output"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // files are the files jsprof writes, for exitNow to remove their
@@ -14,7 +15,7 @@ var files outfile.Set
 // outputs are the outputs run's flags ask for (none with --mode off),
 // inputs those of several inputs; an error is a usage error.
 func (f *runFlags) outputs(inputs []string, io stdio) ([]output.Output, error) {
-	if f.mode == modeOff {
+	if f.mode == jsprofile.ModeOff {
 		return nil, nil
 	}
 	outs := []output.Output{&output.File{Path: f.output}}

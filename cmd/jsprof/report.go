@@ -83,10 +83,10 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	}
 	f, err := format("report")
 	if err != nil {
-		return fail(io, exitUsage, err)
+		return fail(io, cli.ExitUsage, err)
 	}
 	if (len(sources) > 0 || *module != "") && *htmlPath == "" && *sourceMap == "" {
-		return fail(io, exitUsage, errors.New("report: --source and --module annotate the HTML report: add --html FILE"))
+		return fail(io, cli.ExitUsage, errors.New("report: --source and --module annotate the HTML report: add --html FILE"))
 	}
 	path := files[0]
 	inputs := []outfile.Named{{What: "the profile", Path: path}, {What: "the --module", Path: *module}}
@@ -94,17 +94,17 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		inputs = append(inputs, outfile.Named{What: "a --source file", Path: s})
 	}
 	if err := outfile.Distinct([]outfile.Named{{What: "--html", Path: *htmlPath}}, inputs); err != nil {
-		return fail(io, exitUsage, fmt.Errorf("report: %w", err))
+		return fail(io, cli.ExitUsage, fmt.Errorf("report: %w", err))
 	}
 	prof, err := jsprofile.ReadFile(path)
 	if err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	var given []javy.SourceFile // the JS of --source and --module
 	if len(sources) > 0 || *module != "" {
 		var note string
 		if given, note, err = javy.ReadSources(sources, *module); err != nil {
-			return fail(io, exitFailure, fmt.Errorf("report: %w", err))
+			return fail(io, cli.ExitFailure, fmt.Errorf("report: %w", err))
 		} else if note != "" {
 			fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", *module, printable.String(note))
 		}
@@ -119,7 +119,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	if *htmlPath != "" {
 		r, err := report.NewReport(data, opts)
 		if err != nil {
-			return fail(io, exitUsage, fmt.Errorf("report: %w", err))
+			return fail(io, cli.ExitUsage, fmt.Errorf("report: %w", err))
 		}
 		srcs := javy.ReportSources(prof, smap, given, len(sources) == 0 && *module == "", path)
 		for _, s := range htmlview.UnmatchedSources(r.Data(), srcs, prof.Meta) {
@@ -127,7 +127,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		}
 		o := htmlview.ReportOptions{Flame: htmlview.NewFlame(prof, htmlview.FlameOptions{Function: *function}), Sources: srcs}
 		if err := writeHTML(*htmlPath, reportPage(r, o)); err != nil {
-			return fail(io, exitFailure, err)
+			return fail(io, cli.ExitFailure, err)
 		}
 	}
 	if f == report.FormatText && *top < 0 {
@@ -135,10 +135,10 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	}
 	r, err := report.NewReport(data, opts)
 	if err != nil {
-		return fail(io, exitUsage, fmt.Errorf("report: %w", err))
+		return fail(io, cli.ExitUsage, fmt.Errorf("report: %w", err))
 	}
 	if err := f.Write(io.out, r.WriteText, r.WriteCSV, r.WriteJSON); err != nil {
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
 	return 0
 }

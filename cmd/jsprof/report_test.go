@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -167,20 +168,20 @@ func TestReportCommandErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no profile", nil, exitUsage, "want one profile, have 0"},
-		{"two profiles", []string{base, base}, exitUsage, "want one profile, have 2"},
-		{"missing", []string{filepath.Join(dir, "nope.pb.gz")}, exitFailure, "nope.pb.gz: no such file"},
-		{"not a profile", []string{notProfile}, exitFailure, "notes.txt: not a pprof profile"},
-		{"csv and json", []string{"--csv", "--json", base}, exitUsage, "--csv and --json: choose one"},
-		{"bad top", []string{"--top", "-3", base}, exitUsage, "--top -3: want 0 (all) or more"},
-		{"bad view", []string{"--by", "file", base}, exitUsage, "--by file: want opcode, function, line, summary or wasm"},
-		{"wasm view of one function", []string{"--by", "wasm", "--function", "fib", base}, exitUsage, "--by wasm covers the whole profile: --function fib does not apply to it"},
-		{"unknown function", []string{"--function", "nope", base}, exitUsage, `no JS function named "nope" in the profile (it has fib, <eval>, fibLoop)`},
-		{"html in a missing directory", []string{"--html", filepath.Join(dir, "no", "such", "dir", "r.html"), base}, exitFailure, "r.html"},
-		{"source without html", []string{"--source", notProfile, base}, exitUsage, "--source and --module annotate the HTML report: add --html FILE"},
-		{"module without html", []string{"--module", notProfile, base}, exitUsage, "add --html FILE"},
-		{"missing source", []string{"--html", filepath.Join(dir, "r.html"), "--source", filepath.Join(dir, "nope.js"), base}, exitFailure, "--source: open " + filepath.Join(dir, "nope.js")},
-		{"module not a module", []string{"--html", filepath.Join(dir, "r.html"), "--module", notProfile, base}, exitFailure, "--module " + notProfile},
+		{"no profile", nil, cli.ExitUsage, "want one profile, have 0"},
+		{"two profiles", []string{base, base}, cli.ExitUsage, "want one profile, have 2"},
+		{"missing", []string{filepath.Join(dir, "nope.pb.gz")}, cli.ExitFailure, "nope.pb.gz: no such file"},
+		{"not a profile", []string{notProfile}, cli.ExitFailure, "notes.txt: not a pprof profile"},
+		{"csv and json", []string{"--csv", "--json", base}, cli.ExitUsage, "--csv and --json: choose one"},
+		{"bad top", []string{"--top", "-3", base}, cli.ExitUsage, "--top -3: want 0 (all) or more"},
+		{"bad view", []string{"--by", "file", base}, cli.ExitUsage, "--by file: want opcode, function, line, summary or wasm"},
+		{"wasm view of one function", []string{"--by", "wasm", "--function", "fib", base}, cli.ExitUsage, "--by wasm covers the whole profile: --function fib does not apply to it"},
+		{"unknown function", []string{"--function", "nope", base}, cli.ExitUsage, `no JS function named "nope" in the profile (it has fib, <eval>, fibLoop)`},
+		{"html in a missing directory", []string{"--html", filepath.Join(dir, "no", "such", "dir", "r.html"), base}, cli.ExitFailure, "r.html"},
+		{"source without html", []string{"--source", notProfile, base}, cli.ExitUsage, "--source and --module annotate the HTML report: add --html FILE"},
+		{"module without html", []string{"--module", notProfile, base}, cli.ExitUsage, "add --html FILE"},
+		{"missing source", []string{"--html", filepath.Join(dir, "r.html"), "--source", filepath.Join(dir, "nope.js"), base}, cli.ExitFailure, "--source: open " + filepath.Join(dir, "nope.js")},
+		{"module not a module", []string{"--html", filepath.Join(dir, "r.html"), "--module", notProfile, base}, cli.ExitFailure, "--module " + notProfile},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

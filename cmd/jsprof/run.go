@@ -16,7 +16,9 @@ import (
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
+	"github.com/jsprof/jsprof/internal/view/costfmt"
 	"github.com/jsprof/jsprof/internal/view/report"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -36,13 +38,6 @@ trapped. The profile is written however the guest ended.`
 
 // sourceMapUsage is the --source-map flag's help.
 const sourceMapUsage = "name JS positions after the source map `file` (default: the one the JS's //# sourceMappingURL= comment names, inline or beside the JS)"
-
-// Profiling modes.
-const (
-	modeExact  = "exact"
-	modeSample = "sample"
-	modeOff    = "off"
-)
 
 // runFlags is jsprof run's command line: its flags as given, and what
 // check derives from them.
@@ -96,7 +91,7 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.StringVar(&f.export, "export", "", "the export to run (default _start, else shopify_main)")
 	fs.StringVar(&f.export, "e", "", "short for --export")
 	f.readCost = costFlag(fs)
-	fs.StringVar(&f.mode, "mode", modeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
+	fs.StringVar(&f.mode, "mode", jsprofile.ModeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
 	fs.Uint64Var(&f.every, "sample-every", profiler.DefaultSampleEvery, "with --mode sample, take a sample about every `N` Wasm instructions")
 	fs.BoolVar(&f.wasmFrames, "wasm-frames", true, "with --mode exact, lay the Wasm frames (apportioned from sampled Wasm stacks) around the exact JS frames; =false leaves them out")
 	fs.Uint64Var(&f.stackEvery, "wasm-stack-every", profiler.DefaultWasmStackEvery, "with --mode exact, take a Wasm stack for the Wasm frames about every `N` instructions at first (less often as the run grows); smaller gives a short run a finer split")
@@ -130,7 +125,7 @@ func parseRun(f *runFlags, args []string, io stdio) (code int, done bool) {
 		return cli.BadCommandLine(io.err, fs, "no module given"), true
 	}
 	if err := f.check(fs); err != nil {
-		return fail(io, exitUsage, err), true
+		return fail(io, cli.ExitUsage, err), true
 	}
 	if rest := fs.Args()[1:]; len(rest) == 0 || rest[0] != "--" {
 		if name := cli.FlagAmong(fs, rest); name != "" {
@@ -143,16 +138,16 @@ func parseRun(f *runFlags, args []string, io stdio) (code int, done bool) {
 // check checks that the flags go together, and derives what the run
 // needs from them; its error is a usage error.
 func (f *runFlags) check(fs *flag.FlagSet) error {
-	profiling := f.mode != modeOff
+	profiling := f.mode != jsprofile.ModeOff
 	switch f.mode {
-	case modeExact, modeSample, modeOff:
+	case jsprofile.ModeExact, jsprofile.ModeSample, jsprofile.ModeOff:
 	default:
 		return fmt.Errorf("--mode %q: want exact, sample or off", f.mode)
 	}
 	switch {
 	case !profiling && (f.report || f.reportJSON != "" || f.collapsed != ""):
 		return errors.New("--report, --report-json and --collapsed need a profiling --mode")
-	case f.mode != modeSample && f.pprofAddr != "":
+	case f.mode != jsprofile.ModeSample && f.pprofAddr != "":
 		return errors.New("--pprof-addr needs --mode sample")
 	case !profiling && f.maxInstr > 0:
 		return errors.New("--max-instructions counts instructions: it needs a profiling --mode")
@@ -189,11 +184,11 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	// A period given for a mode that takes none would be ignored in
 	// silence: the user meant another mode.
 	switch {
-	case f.mode == modeSample && f.every == 0:
+	case f.mode == jsprofile.ModeSample && f.every == 0:
 		return errors.New("--sample-every 0: want a period of at least 1 instruction")
-	case cli.Given(fs, "sample-every") && f.mode != modeSample:
+	case cli.Given(fs, "sample-every") && f.mode != jsprofile.ModeSample:
 		return errors.New("--sample-every needs --mode sample")
-	case cli.Given(fs, "wasm-stack-every") && f.mode != modeExact:
+	case cli.Given(fs, "wasm-stack-every") && f.mode != jsprofile.ModeExact:
 		return errors.New("--wasm-stack-every needs --mode exact")
 	}
 	if f.pprofAddr != "" {
@@ -234,12 +229,12 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if f.several {
 		var err error
 		if inputs, err = profiler.InputFiles(f.inputs); err != nil {
-			return fail(io, exitFailure, err)
+			return fail(io, cli.ExitFailure, err)
 		}
 	}
 	outs, err := f.outputs(inputs, io)
 	if err != nil {
-		return fail(io, exitUsage, err)
+		return fail(io, cli.ExitUsage, err)
 	}
 	job := profiler.Job{
 		ModulePath: f.module,
@@ -249,7 +244,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Input:  f.input,
 		Inputs: inputs,
 		Codec:  f.codec,
-		Off:    f.mode == modeOff,
+		Off:    f.mode == jsprofile.ModeOff,
 		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
 		NeedProfile: f.report || f.reportJSON != "",
@@ -258,7 +253,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		// Whole lines, each starting "jsprof:", so that they stay apart
 		// from what the guest itself writes on stderr.
 		Progress: profiler.Progress{Every: f.progress, Say: func(instructions uint64, elapsed time.Duration) {
-			fmt.Fprintf(io.err, "jsprof: running: %s Wasm instructions, %s\n", report.Human(instructions), elapsed.Round(100*time.Millisecond))
+			fmt.Fprintf(io.err, "jsprof: running: %s Wasm instructions, %s\n", costfmt.Human(instructions), elapsed.Round(100*time.Millisecond))
 		}},
 		Cache:          f.cacheDir(),
 		DefaultSignals: io.defaultSignals,
@@ -266,13 +261,13 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			Prepared: func(sess *profiler.Session, why error) error {
 				switch {
 				case why != nil:
-					fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", profiler.FirstLine(why.Error()))
+					fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", cli.FirstLine(why.Error()))
 				case sess != nil && sess.CountOnly() != nil:
-					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", profiler.FirstLine(sess.CountOnly().Error()), profiler.BucketWasm)
+					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", cli.FirstLine(sess.CountOnly().Error()), jsprofile.BucketWasm)
 				}
 				return nil
 			},
-			OutputError: func(err error) { fail(io, exitFailure, err) },
+			OutputError: func(err error) { fail(io, cli.ExitFailure, err) },
 			Ready: func(linked link.Linking) error {
 				if f.failLimit && linked.Provider == nil {
 					return usageError{fmt.Errorf("--fail-over-limit: %s imports no Shopify Functions provider: it has no limits", f.module)}
@@ -283,7 +278,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Outputs: outs,
 		Files:   &files,
 	}
-	if f.mode != modeOff {
+	if f.mode != jsprofile.ModeOff {
 		warn(io, job.ReadProgram(f.sourceMap))
 	}
 	if f.several {
@@ -302,18 +297,18 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			fmt.Fprintf(io.err, "jsprof: uncaught %s%s\n", out.Throw.Message, out.Throw.Place())
 		}
 		if done.Function {
-			profiler.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "", mark)
-			if over := profiler.OverLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
+			report.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "", mark)
+			if over := report.OverLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
 				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", inputName(f.input), mark(over))
 				if code == 0 {
-					code = exitFailure
+					code = cli.ExitFailure
 				}
 			}
 		}
 	} else if done.Function {
 		// Only --mode off runs a function uninstrumented: one with no JS
 		// interpreter is counted all the same (countonly.go).
-		profiler.WriteFunctionSummary(io.err, 0, "", done.Info, "--mode off", mark)
+		report.WriteFunctionSummary(io.err, 0, "", done.Info, "--mode off", mark)
 	}
 	code = exitStatus(done.Guest, code, io)
 	// An interrupted run's last word is the interruption (exitStatus).
@@ -338,11 +333,11 @@ func failJob(ctx context.Context, io stdio, err error) int {
 	var out *profiler.OutputError
 	switch {
 	case errors.As(err, new(usageError)), errors.As(err, &out) && out.Open:
-		return fail(io, exitUsage, err)
+		return fail(io, cli.ExitUsage, err)
 	case out != nil:
-		return fail(io, exitFailure, err)
+		return fail(io, cli.ExitFailure, err)
 	}
-	return failInterrupted(ctx, io, exitFailure, err)
+	return failInterrupted(ctx, io, cli.ExitFailure, err)
 }
 
 // failInterrupted is fail, unless ctx was cancelled by a signal: then the
@@ -350,7 +345,7 @@ func failJob(ctx context.Context, io stdio, err error) int {
 func failInterrupted(ctx context.Context, io stdio, code int, err error) int {
 	var sig interrupted
 	if errors.As(context.Cause(ctx), &sig) {
-		return fail(io, profiler.ExitSignalBase+int(sig.Sig), sig)
+		return fail(io, cli.ExitSignalBase+int(sig.Sig), sig)
 	}
 	return fail(io, code, err)
 }
@@ -360,7 +355,7 @@ func warn(io stdio, err error) {
 	if err == nil {
 		return
 	}
-	fmt.Fprintf(io.err, "jsprof: %s %s\n", paint(io, yellow, "warning:"), profiler.FirstLine(err.Error()))
+	fmt.Fprintf(io.err, "jsprof: %s %s\n", paint(io, yellow, "warning:"), cli.FirstLine(err.Error()))
 }
 
 // exitStatus says how the guest ended, when it did not end by itself

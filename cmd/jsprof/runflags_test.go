@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -53,7 +54,7 @@ func TestRunFlagCombinations(t *testing.T) {
 				return
 			}
 			assert.True(t, done)
-			assert.Equal(t, exitUsage, code)
+			assert.Equal(t, cli.ExitUsage, code)
 			assert.Contains(t, errOut.String(), tt.want)
 		})
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/internal/name/bytecode"
 	"github.com/jsprof/jsprof/internal/profiler"
@@ -75,7 +76,7 @@ func TestScaleExactMode(t *testing.T) {
 		// Compile the instrumented module into the cache first, so that
 		// compilation is not part of what is measured.
 		warm := jsprof(t, "", "run", "--max-instructions", "1000", module)
-		require.Equal(t, exitLimit, warm.code, warm.stderr)
+		require.Equal(t, cli.ExitLimit, warm.code, warm.stderr)
 
 		m := &got[i]
 		out := filepath.Join(t.TempDir(), size.name+".pb.gz")

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
-	"github.com/jsprof/jsprof/internal/measure/costs"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/runner"
@@ -112,7 +112,7 @@ func TestShopifyProviders(t *testing.T) {
 			assert.Equal(t, counted.Total, rep.Total, "the call's count, the function's own _start included, as function-runner counts it")
 			var own uint64
 			for _, b := range rep.Buckets {
-				if b.Name == costs.BucketModuleCode {
+				if b.Name == jsprofile.BucketModuleCode {
 					own = b.WasmInstructions
 				}
 			}
@@ -172,15 +172,15 @@ func TestShopifyErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"invalid JSON", []string{"--plugin", dir, "--input", bad, v3}, exitFailure, "input " + bad + ": "},
-		{"missing input", []string{"--plugin", dir, "--input", "/nonexistent/in.json", v3}, exitFailure, "--input: open /nonexistent/in.json"},
-		{"WASI with an in-memory provider", []string{"--plugin", dir, "testdata/wasi_inmemory.wasm"}, exitFailure, "imports shopify_functions_javy_v3, whose I/O is in memory, and WASI"},
-		{"no such export", []string{"--plugin", dir, "--input", "testdata/shopify/input.json", "-e", "nope", v3}, exitFailure, "no export nope to run"},
-		{"no provider given", []string{"--input", "testdata/shopify/input.json", v3}, exitFailure, "the function imports provider shopify_functions_javy_v3: give its file"},
-		{"wrong provider", []string{"--plugin", filepath.Join(dir, "shopify_functions_javy_v4.wasm"), "--input", "testdata/shopify/input.json", v3}, exitFailure,
+		{"invalid JSON", []string{"--plugin", dir, "--input", bad, v3}, cli.ExitFailure, "input " + bad + ": "},
+		{"missing input", []string{"--plugin", dir, "--input", "/nonexistent/in.json", v3}, cli.ExitFailure, "--input: open /nonexistent/in.json"},
+		{"WASI with an in-memory provider", []string{"--plugin", dir, "testdata/wasi_inmemory.wasm"}, cli.ExitFailure, "imports shopify_functions_javy_v3, whose I/O is in memory, and WASI"},
+		{"no such export", []string{"--plugin", dir, "--input", "testdata/shopify/input.json", "-e", "nope", v3}, cli.ExitFailure, "no export nope to run"},
+		{"no provider given", []string{"--input", "testdata/shopify/input.json", v3}, cli.ExitFailure, "the function imports provider shopify_functions_javy_v3: give its file"},
+		{"wrong provider", []string{"--plugin", filepath.Join(dir, "shopify_functions_javy_v4.wasm"), "--input", "testdata/shopify/input.json", v3}, cli.ExitFailure,
 			"is shopify_functions_javy_v4 (by its import_namespace section), but the function imports shopify_functions_javy_v3"},
-		{"bad codec", []string{"--codec", "xml", v3}, exitUsage, "--codec"},
-		{"bad cost model", []string{"--cost", "time", v3}, exitUsage, `--cost "time": want fuel or all`},
+		{"bad codec", []string{"--codec", "xml", v3}, cli.ExitUsage, "--codec"},
+		{"bad cost model", []string{"--cost", "time", v3}, cli.ExitUsage, `--cost "time": want fuel or all`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -307,7 +307,7 @@ func TestCompareProviders(t *testing.T) {
 		})
 	}
 	got := jsprof(t, "", args("--cost", "time")...)
-	assert.Equal(t, exitUsage, got.code)
+	assert.Equal(t, cli.ExitUsage, got.code)
 	assert.Equal(t, "jsprof: compare: --cost \"time\": want fuel or all\n", got.stderr)
 }
 
@@ -350,7 +350,7 @@ func TestWasmAPIFunction(t *testing.T) {
 			rep := readRunReport(t, doc)
 			assert.Equal(t, "fuel", rep.CostModel)
 			assert.Equal(t, "shopify_function_v2", rep.Run.Provider)
-			assert.Equal(t, []report.BucketCost{{Name: profiler.BucketWasm, WasmInstructions: rep.Total}}, rep.Buckets)
+			assert.Equal(t, []report.BucketCost{{Name: jsprofile.BucketWasm, WasmInstructions: rep.Total}}, rep.Buckets)
 			want := jsprofile.Limits{Instructions: 11_000_000, InputBytes: 128_000, OutputBytes: 20_000}
 			want.InstructionsOver, want.InputOver, want.OutputOver = tt.over.InstructionsOver, tt.over.InputOver, tt.over.OutputOver
 			assert.Equal(t, &want, rep.Run.Limits)
@@ -364,7 +364,7 @@ func TestWasmAPIFunction(t *testing.T) {
 				return ""
 			}
 			assert.Equal(t, fmt.Sprintf("jsprof: _start (shopify_function_v2, messagepack): Instructions: %s (fuel) of 11M%s; Linear Memory Usage: %dKB; Input Size: %s of 125.00KB%s; Output Size: %s of 19.53KB",
-				profiler.HumanInstructions(rep.Total), over(tt.over.InstructionsOver), rep.Run.Memory/1024, profiler.HumanSize(rep.Run.Input), over(tt.over.InputOver), profiler.HumanSize(rep.Run.Output)), lines[1])
+				report.HumanInstructions(rep.Total), over(tt.over.InstructionsOver), rep.Run.Memory/1024, report.HumanSize(rep.Run.Input), over(tt.over.InputOver), report.HumanSize(rep.Run.Output)), lines[1])
 			if tt.input == "testdata/shopify/input.json" {
 				assert.Equal(t, perInstruction.Total, rep.Total, "the per-instruction count of the same run")
 				assert.Equal(t, perInstruction.Run.StartupInstructions, rep.Run.Startup)
@@ -382,7 +382,7 @@ func TestShopifyMemoryUnprofiled(t *testing.T) {
 	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "shopify_function.js"))
 	memory := regexp.MustCompile(`Linear Memory Usage: \d+KB`)
 	var got []string
-	for _, mode := range []string{modeOff, modeExact} {
+	for _, mode := range []string{jsprofile.ModeOff, jsprofile.ModeExact} {
 		run := jsprof(t, "", "run", "-q", "--mode", mode, "--plugin", dir, "--input", "testdata/shopify/input.json", module)
 		require.Equal(t, 0, run.code, run.stderr)
 		got = append(got, memory.FindString(run.stderr))

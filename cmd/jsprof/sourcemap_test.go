@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/view/report"
 )
 
@@ -295,7 +296,7 @@ func TestSourceMapBuildError(t *testing.T) {
 	require.NotEqual(t, string(b), broken)
 	require.NoError(t, os.WriteFile(js, []byte(broken), 0o644))
 	got := jsprof(t, "", "build", "--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), js, "-o", filepath.Join(dir, "calc.wasm"))
-	assert.Equal(t, exitFailure, got.code)
+	assert.Equal(t, cli.ExitFailure, got.code)
 	line := lineOf(t, broken, "return x * ;")
 	assert.Contains(t, got.stderr, "at "+filepath.Join(dir, "src", "calc.ts")+":4:")
 	assert.Contains(t, got.stderr, "(calc.js:"+strconv.Itoa(line)+":")

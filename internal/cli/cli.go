@@ -10,9 +10,6 @@ import (
 	"time"
 )
 
-// ExitUsage is the exit code for a command line jsprof cannot follow.
-const ExitUsage = 2
-
 // NewFlagSet returns a flag set that reports errors on stderr and prints
 // synopsis above the flags for --help (Parse prints it once, on stdout).
 func NewFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {

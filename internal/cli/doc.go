@@ -8,6 +8,14 @@
 // (CancelOnSignals: the first cancels the run, a second ends jsprof at
 // once, a repeat of the first within moments is the same event).
 //
+// It is the one owner of jsprof's exit codes (exit.go: ExitFailure,
+// ExitUsage, ExitLimit, ExitSignalBase, ExitTrap, which
+// internal/run/runner reports for a trapped guest, and the largest a
+// process can have), of a run cancelled by a signal (Interrupted, the
+// cause the handler gives; Signaled) and of a message told in one line
+// (FirstLine). internal/testrules fails a second package that defines an
+// exit code.
+//
 // It knows nothing of what the commands do: which flags they have, what
 // they check and say belong to cmd/jsprof.
 package cli

@@ -68,6 +68,6 @@ func ExitNow(cleanup func()) func(syscall.Signal) {
 		case <-said:
 		case <-time.After(200 * time.Millisecond):
 		}
-		os.Exit(128 + int(sig))
+		os.Exit(ExitSignalBase + int(sig))
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -87,7 +87,7 @@ func (s *Session) Configure(o *runner.Options) {
 				// Counted exactly, never sampled: its own sample, so that
 				// the total is exact mode's.
 				s.moduleCode.add(s.windowed)
-				s.sampler.AddBucket(costs.BucketModuleCode, s.moduleCode.counted())
+				s.sampler.AddBucket(jsprofile.BucketModuleCode, s.moduleCode.counted())
 			}
 		}
 		return callErr

@@ -22,11 +22,6 @@ import (
 // just before the function module is instantiated and read just after its
 // export call.
 
-// BucketWasm roots the one stack of a count-only profile: every
-// instruction of the export call, charged to no function, since nothing
-// of the run is JS and the count is not split by Wasm function.
-const BucketWasm = "(Wasm code, no JS interpreter)"
-
 // errCountOnly is why a session made by PrepareCount counts only.
 var errCountOnly = errors.New("counting instructions only, as asked")
 
@@ -159,7 +154,7 @@ func (c *counting) restart() (uint64, error) {
 }
 
 // finishCount makes a count-only session's profile: one stack, the
-// BucketWasm frame, holding the export call's count (or, when the guest
+// jsprofile.BucketWasm frame, holding the export call's count (or, when the guest
 // never reached the call, all that ran).
 func (s *Session) finishCount(run Run) (*Outcome, error) {
 	c := s.counting
@@ -174,7 +169,7 @@ func (s *Session) finishCount(run Run) (*Outcome, error) {
 	meta.Mode, meta.TotalInstructions = jsprofile.ModeExact, total
 	b := jsprofile.NewBuilder(meta)
 	if total > 0 {
-		b.Add([]jsprofile.Frame{jsprofile.BucketFrame(BucketWasm)}, int64(total), 0, 0)
+		b.Add([]jsprofile.Frame{jsprofile.BucketFrame(jsprofile.BucketWasm)}, int64(total), 0, 0)
 	}
 	prof, err := b.Profile()
 	if err != nil {

@@ -56,15 +56,15 @@
 // parallel, with their table's facts, their merged profile and the exit
 // code of the first input that failed.
 //
-// It also says how a run ended (ExitCode, Ending: the exit codes jsprof
-// documents; Interrupted, the cause of a signal's cancellation), reads
-// the uncaught JS error an engine told before it trapped (Uncaught, from a
-// Tail of the guest's stderr; Outcome.Throw, its stack found in the run's
-// own profile) and lets a running guest be watched (Session is an
-// output.Live: Window, Done). It owns the
-// order of those steps, what passes between them and the files a run
-// reads, nothing else: flags, messages, exit codes and which outputs are
-// asked for belong to cmd/jsprof; what each output writes to
-// internal/output; how a file is written to internal/outfile; the work
-// of each step to the package named beside it.
+// It also says how a run ended (ExitCode, Ending: which of internal/cli's
+// exit codes it ends with, and why), reads the uncaught JS error an
+// engine told before it trapped (Uncaught, from a Tail of the guest's
+// stderr; Outcome.Throw, its stack found in the run's own profile) and
+// lets a running guest be watched (Session is an output.Live: Window,
+// Done). It owns the order of those steps, what passes between them and
+// the files a run reads, nothing else: flags, messages and which outputs
+// are asked for belong to cmd/jsprof; the exit codes, a message's first
+// line and the cause of a signal's cancellation to internal/cli; what
+// each output writes to internal/output; how a file is written to
+// internal/outfile; the work of each step to the package named beside it.
 package profiler

@@ -10,12 +10,12 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/merge/stacks"
 	"github.com/jsprof/jsprof/internal/name/naming"
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
-	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -64,7 +64,7 @@ type Outcome struct {
 // skipped or abandoned: functions keep their addresses, and the profile
 // is written at once. Counters the guest wrote over (meter.ErrTampered)
 // leave a profile that still adds up, with a warning: what they cannot
-// place is charged to costs.BucketTampered.
+// place is charged to jsprofile.BucketTampered.
 func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 	s.Finished()
 	if s.counting != nil {
@@ -251,21 +251,9 @@ func (s *Session) meta(run Run) jsprofile.Meta {
 		}
 	}
 	if run.Trap != nil {
-		m.Trap = strings.TrimSuffix(FirstLine(run.Trap.Error()), " (recovered by wazero)")
+		m.Trap = strings.TrimSuffix(cli.FirstLine(run.Trap.Error()), " (recovered by wazero)")
 	}
 	return m
-}
-
-// FirstLine keeps the first line of a message, trimmed and made
-// printable (printable.String): wazero appends Wasm stack traces on the
-// following lines, jsprof says an error in one line, and a message may
-// quote what a guest chose (an import's name, a custom section).
-func FirstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return printable.String(s)
 }
 
 func (s *Session) costModel() wasmcore.CostModel {
@@ -326,7 +314,7 @@ type moduleCode struct {
 
 // add charges what the module's own code ran, from its instantiation
 // (its counter starts at 0 there, as function-runner's window does) to
-// the call's return, to costs.BucketModuleCode, on top of the meter's
+// the call's return, to jsprofile.BucketModuleCode, on top of the meter's
 // results. A nil moduleCode (a static module) does nothing, as do its
 // other methods.
 func (c *moduleCode) add(res *costs.Results) {
@@ -338,7 +326,7 @@ func (c *moduleCode) add(res *costs.Results) {
 		return
 	}
 	res.TotalInstructions += c.count
-	res.Buckets = append(res.Buckets, costs.BucketCost{Name: costs.BucketModuleCode, Instructions: c.count})
+	res.Buckets = append(res.Buckets, costs.BucketCost{Name: jsprofile.BucketModuleCode, Instructions: c.count})
 }
 
 // counted is what add added.

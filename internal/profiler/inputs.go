@@ -4,20 +4,17 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/output"
-	"github.com/jsprof/jsprof/internal/printable"
-	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
@@ -191,7 +188,7 @@ func InputFacts(runs []InputRun) []report.InputRun {
 		f := report.InputRun{Input: r.Input}
 		switch {
 		case r.Err != nil:
-			f.Error, f.ExitCode = FirstLine(r.Err.Error()), 1
+			f.Error, f.ExitCode = cli.FirstLine(r.Err.Error()), cli.ExitFailure
 		default:
 			d := r.Done
 			f.ExitCode, f.MemoryBytes, f.InputBytes, f.OutputBytes = d.ExitCode, d.Info.MemoryBytes, d.Info.InputBytes, d.Info.OutputBytes
@@ -207,50 +204,4 @@ func InputFacts(runs []InputRun) []report.InputRun {
 		facts[i] = f
 	}
 	return facts
-}
-
-// WriteInputsTable writes, on w (stderr), one row per input, the most
-// instructions first: the instructions against function-runner's limit
-// (a function's) and their share of it, memory, the input's and
-// output's sizes, the limits it went over (dressed by mark, when not
-// nil) and its exit code. An input jsprof could not run shows why.
-func WriteInputsTable(w io.Writer, facts []report.InputRun, mark func(string) string) {
-	rows := slices.Clone(facts)
-	slices.SortStableFunc(rows, func(a, b report.InputRun) int { return cmp.Compare(b.TotalWasmInstructions, a.TotalWasmInstructions) })
-	width := len("input")
-	for i := range rows {
-		// File names found in a folder: made safe for the terminal.
-		rows[i].Input, rows[i].Error = printable.String(rows[i].Input), printable.String(rows[i].Error)
-		width = max(width, len(rows[i].Input))
-	}
-	fmt.Fprintf(w, "%-*s  %12s  %7s  %8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", "of 11M", "memory", "input", "output", "exit", "over the limit")
-	for _, r := range rows {
-		if r.Error != "" {
-			fmt.Fprintf(w, "%-*s  %s\n", width, r.Input, r.Error)
-			continue
-		}
-		var over []string
-		if l := r.Limits; l != nil {
-			for _, o := range []struct {
-				over bool
-				what string
-			}{{l.InstructionsOver, "instructions"}, {l.InputOver, "input"}, {l.OutputOver, "output"}} {
-				if o.over {
-					over = append(over, o.what)
-				}
-			}
-		}
-		flags := strings.Join(over, ", ")
-		if flags != "" && mark != nil {
-			flags = mark(flags)
-		}
-		share := float64(r.TotalWasmInstructions) / float64(shopify.InstructionLimit) * 100
-		fmt.Fprintf(w, "%-*s  %12s  %6.1f%%  %6dKB  %9s  %9s  %4d  %s\n", width, r.Input, HumanInstructions(r.TotalWasmInstructions), share,
-			r.MemoryBytes/1024, HumanSize(r.InputBytes), HumanSize(r.OutputBytes), r.ExitCode, flags)
-	}
-}
-
-// InputOverLimit is OverLimit for one input's run.
-func InputOverLimit(f report.InputRun) string {
-	return OverLimit(f.TotalWasmInstructions, jsprofile.RunInfo{Limits: f.Limits, InputBytes: f.InputBytes, OutputBytes: f.OutputBytes})
 }

@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/dispatch"
-	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/merge/stacks"
 	"github.com/jsprof/jsprof/internal/name/natives"
 	"github.com/jsprof/jsprof/internal/profiler/enginecache"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -57,7 +57,7 @@ func (s *Session) prepareNatives(plan *meter.Plan) {
 	quickjs := strings.HasPrefix(s.analysis.Engine.Family, "quickjs")
 	if plan.Natives == nil && quickjs {
 		_, err := nativeCalls(s.engine, s.analysis)
-		s.warn(fmt.Errorf("native functions are counted together as %s: %w", costs.BucketNative, err))
+		s.warn(fmt.Errorf("native functions are counted together as %s: %w", jsprofile.BucketNative, err))
 	}
 	list, err := s.engineFacts().NativesFound()
 	switch {

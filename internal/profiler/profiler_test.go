@@ -101,7 +101,7 @@ func TestCountWithoutInterpreter(t *testing.T) {
 			total := out.Tables.TotalWasmInstructions
 			assert.Positive(t, total)
 			assert.Equal(t, cost.String(), out.Tables.CostModel)
-			assert.Equal(t, []report.BucketCost{{Name: profiler.BucketWasm, WasmInstructions: total}}, out.Tables.Buckets)
+			assert.Equal(t, []report.BucketCost{{Name: jsprofile.BucketWasm, WasmInstructions: total}}, out.Tables.Buckets)
 			assert.Empty(t, out.Tables.Functions)
 
 			slow, slowPrinted := count(t, profiler.Options{Meter: &meter.Options{PerInstruction: true, Cost: cost}})

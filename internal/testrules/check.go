@@ -60,7 +60,7 @@ func skipDir(name string) bool {
 // Violation is one place where a test breaks a rule.
 type Violation struct {
 	Pos     token.Position // Filename relative to the root checked
-	Rule    string         // RuleProcessState, RuleParallelAllocs or RuleWallTime
+	Rule    string         // RuleProcessState, RuleParallelAllocs, RuleWallTime or RuleOneOwner
 	Message string
 }
 
@@ -70,9 +70,11 @@ func (v Violation) String() string {
 
 // Check reads every *_test.go file under root (not entering testdata,
 // node_modules, or directories whose names start with "." or "_") and
-// returns where they break the rules, by file and line.
+// returns where they break the rules, by file and line; and, for
+// RuleOneOwner, every other Go file there too.
 func Check(root string) ([]Violation, error) {
-	dirs := map[string][]string{}
+	dirs := map[string][]string{}  // directory → its test files
+	var sources []string           // every Go file, for RuleOneOwner
 	modules := map[string]string{} // directory → module path, where a go.mod is
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -93,6 +95,9 @@ func Check(root string) ([]Violation, error) {
 			modules[filepath.Dir(p)] = mod
 		case strings.HasSuffix(d.Name(), "_test.go"):
 			dirs[filepath.Dir(p)] = append(dirs[filepath.Dir(p)], p)
+			sources = append(sources, p)
+		case strings.HasSuffix(d.Name(), ".go"):
+			sources = append(sources, p)
 		}
 		return nil
 	})
@@ -101,18 +106,17 @@ func Check(root string) ([]Violation, error) {
 	}
 	fset := token.NewFileSet()
 	var out []Violation
+	for _, p := range sources {
+		f, err := parseFile(fset, root, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, checkFacts(fset, f, moduleDir(root, filepath.Dir(p), modules))...)
+	}
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		a := &analyzer{fset: fset, pkgs: map[string]*pkgInfo{}, importPath: importPath(root, dir, modules)}
 		for _, p := range dirs[dir] {
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return nil, err
-			}
-			rel, err := filepath.Rel(root, p)
-			if err != nil {
-				return nil, err
-			}
-			f, err := parser.ParseFile(fset, filepath.ToSlash(rel), src, parser.SkipObjectResolution)
+			f, err := parseFile(fset, root, p)
 			if err != nil {
 				return nil, err
 			}
@@ -130,6 +134,23 @@ func Check(root string) ([]Violation, error) {
 		return strings.Compare(x.Rule, y.Rule)
 	})
 	return out, nil
+}
+
+// parseFile parses the Go file p, named relative to root.
+func parseFile(fset *token.FileSet, root, p string) (*ast.File, error) {
+	src, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p, err)
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return nil, fmt.Errorf("naming %s: %w", p, err)
+	}
+	f, err := parser.ParseFile(fset, filepath.ToSlash(rel), src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, fmt.Errorf("parsing: %w", err)
+	}
+	return f, nil
 }
 
 // modulePath reads the module path of a go.mod file.

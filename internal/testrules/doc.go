@@ -1,12 +1,22 @@
-// Package testrules owns the project's rules for its own tests, checked by
-// reading their source: its test parses every *_test.go file of the
-// repository (go/parser and go/ast, no type checking; testdata,
-// node_modules and directories named ".*" or "_*" left out) and fails,
+// Package testrules owns the project's rules for its own tests, and for
+// where its facts are defined, checked by reading their source: its test
+// parses every *_test.go file of the repository (go/parser and go/ast, no
+// type checking; testdata, node_modules and directories named ".*" or
+// "_*" left out), and every other Go file for one-owner, and fails,
 // listing file:line, wherever a rule is broken; a negative control,
 // testdata/control, proves that each rule bites.
 //
-// The rule it holds today: every test is deterministic. No test asserts
-// on anything another goroutine, test or process can move.
+// one-owner: each fact has one owner, and no other package defines it as
+// a constant (facts.go). Exit codes belong to internal/cli: a constant
+// named Exit*, exit* or *Exit* whose value is not a string, or one named
+// like a code or status whose value is 124, 128 or 134. Mode and bucket
+// names belong to jsframes/jsprofile: a constant named Mode* or mode*
+// whose value is a string, one named Bucket* or bucket* whose value is a
+// string in parentheses, or either naming another package's Mode* or
+// Bucket* constant (an alias is a second definition too).
+//
+// The other rules: every test is deterministic. No test asserts on
+// anything another goroutine, test or process can move.
 //
 //   - process-state: runtime.ReadMemStats, runtime.NumGoroutine,
 //     runtime/metrics.Read, runtime/debug.ReadGCStats,

@@ -146,6 +146,24 @@ const (
 	BucketNative = "(native functions)"
 	// BucketTruncated: a sampled Wasm stack deeper than jsprof walks.
 	BucketTruncated = "(truncated Wasm stack)"
+	// BucketTampered: what the run counted (the instruction counter, a
+	// global the guest cannot name, is always trusted) that the counters
+	// in guest memory, written over by the guest, cannot place. It keeps
+	// a tampered run's profile adding up to its total, as every exact
+	// profile must, without charging a function for what it may not have
+	// run.
+	BucketTampered = "(counters overwritten by the guest)"
+	// BucketModuleCode: the code of a dynamic module itself, run in the
+	// measured call around the plugin's (its export, before and after it
+	// calls into the plugin). function-runner counts it with the
+	// provider's; jsprof counts it with wasmcore's counter and adds it
+	// here.
+	BucketModuleCode = "(module code outside the plugin)"
+	// BucketWasm roots the one stack of a count-only profile (a run with
+	// no JS interpreter): every instruction of the export call, charged
+	// to no function, since nothing of the run is JS and the count is not
+	// split by Wasm function.
+	BucketWasm = "(Wasm code, no JS interpreter)"
 )
 
 // The phases of a run (docs/profile-format.md): each exact profile's
@@ -192,10 +210,11 @@ func BucketFrame(name string) Frame {
 	return Frame{Kind: KindBucket, Name: name, SystemName: sys}
 }
 
-// Modes of a profile.
+// Modes of a profile, and ModeOff, jsprof run's mode that writes none.
 const (
 	ModeExact  = "exact"
 	ModeSample = "sample"
+	ModeOff    = "off"
 )
 
 // EngineInfo says which engine ran, as the dispatch analysis identified it.

@@ -14,31 +14,6 @@ import (
 // setup, argument copying): the profile format's, so that the two agree.
 const CallSetup = jsprofile.CallSetup
 
-// Buckets: instructions that ran outside any JS function's opcodes.
-const (
-	// BucketOutside: no interpreter activation was running — engine start-up,
-	// parsing and compiling, GC and host glue between JS calls.
-	BucketOutside = jsprofile.BucketOutside
-	// BucketNative: an interpreter activation that never dispatched an
-	// opcode and was not identified as a native (Results.Natives): a
-	// native function called where js_call_c_function is not known, and
-	// activations past the shadow stack's depth.
-	BucketNative = jsprofile.BucketNative
-	// BucketTampered: what the run counted (the instruction counter, a
-	// global the guest cannot name, is always trusted) that the counters
-	// in guest memory, written over by the guest, cannot place
-	// (ErrTampered). It keeps a tampered run's profile adding up to its
-	// total, as every exact profile must, without charging a function
-	// for what it may not have run.
-	BucketTampered = "(counters overwritten by the guest)"
-	// BucketModuleCode: the code of a dynamic module itself, run in the
-	// measured call around the plugin's (its export, before and after it
-	// calls into the plugin). function-runner counts it with the
-	// provider's; the profiler counts it with wasmcore's counter and adds
-	// it here.
-	BucketModuleCode = "(module code outside the plugin)"
-)
-
 // Results is the exact cost of one run.
 type Results struct {
 	// TotalInstructions is every Wasm instruction the run executed
@@ -258,7 +233,7 @@ func (r *Results) parts() (uint64, error) {
 
 // ChargeUntrusted makes the results of a run whose guest wrote over its
 // counters add up again: what the counters that passed their checks do
-// not account for is charged to BucketTampered. Should they account for
+// not account for is charged to jsprofile.BucketTampered. Should they account for
 // more than the counter (blocks forged to pass their checks), or not
 // agree among themselves, none of them can be told apart from the forged
 // ones: every count is dropped and the whole run charged to the bucket.
@@ -269,7 +244,7 @@ func (r *Results) ChargeUntrusted() {
 		r.dropCounts()
 		sum = 0
 	}
-	r.Buckets = append(r.Buckets, BucketCost{Name: BucketTampered, Instructions: r.TotalInstructions - sum})
+	r.Buckets = append(r.Buckets, BucketCost{Name: jsprofile.BucketTampered, Instructions: r.TotalInstructions - sum})
 }
 
 // dropCounts zeroes every count read from guest memory, keeping what the

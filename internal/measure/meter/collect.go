@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/jsprof/jsprof/internal/measure/costs"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -123,7 +124,7 @@ func (rb *readBack) err() error {
 	if rb.more > 0 {
 		more = fmt.Sprintf(" (and %d more)", rb.more)
 	}
-	return fmt.Errorf("meter: %w: %w%s; what they counted is charged to %s", ErrTampered, rb.first, more, costs.BucketTampered)
+	return fmt.Errorf("meter: %w: %w%s; what they counted is charged to %s", ErrTampered, rb.first, more, jsprofile.BucketTampered)
 }
 
 // ErrNotStarted is Collect's error when the instrumented module never
@@ -280,8 +281,8 @@ func (mt *Meter) Collect() (*costs.Results, error) {
 		return instrs
 	}
 	res.Buckets = []costs.BucketCost{
-		{Name: costs.BucketOutside, Instructions: bucket(costs.BucketOutside, mt.outside)},
-		{Name: costs.BucketNative, Instructions: bucket(costs.BucketNative, mt.native)},
+		{Name: jsprofile.BucketOutside, Instructions: bucket(jsprofile.BucketOutside, mt.outside)},
+		{Name: jsprofile.BucketNative, Instructions: bucket(jsprofile.BucketNative, mt.native)},
 	}
 	res.OutsideBeforeJS = min(mt.beforeJS, res.Buckets[0].Instructions)
 	if mt.awaitingEntry {
@@ -303,7 +304,7 @@ func (mt *Meter) Collect() (*costs.Results, error) {
 		if cerr := res.Check(); cerr != nil {
 			// Each block passed its checks, yet the parts do not add up
 			// to the counter the injected code keeps them equal to.
-			err = fmt.Errorf("%w: %w; what they do not account for is charged to %s", cerr, ErrTampered, costs.BucketTampered)
+			err = fmt.Errorf("%w: %w; what they do not account for is charged to %s", cerr, ErrTampered, jsprofile.BucketTampered)
 		}
 	}
 	if err != nil {

@@ -29,7 +29,7 @@
 // made (address, base, limit, a check word), each count against the
 // instruction counter (a global the guest's code cannot name), and the
 // parts must add up to it. What fails is left out and reported as
-// ErrTampered, what it counted charged to costs.BucketTampered so that the
+// ErrTampered, what it counted charged to jsprofile.BucketTampered so that the
 // results still add up; allocation follows what the host made, never a
 // size read from the guest; the lookups and host loops over guest-kept
 // tables are bounded, so a guest that fills them cannot hang the run. A

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/wasmcore"
@@ -48,7 +49,7 @@ func TestAddStops(t *testing.T) {
 	res, err := runner.Run(ctx, wasm, runner.Options{Name: "spin.wasm", KeepOnContextDone: true, Link: meter.New(&meter.Plan{}).Link})
 	require.NoError(t, err)
 	assert.ErrorIs(t, res.Trap, cause)
-	assert.Equal(t, uint32(runner.ExitTrap), res.ExitCode)
+	assert.Equal(t, uint32(cli.ExitTrap), res.ExitCode)
 
 	noLoop := []byte{0, 'a', 's', 'm', 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 3, 2, 1, 0, 10, 4, 1, 2, 0, 0x0b}
 	m, err = wasmcore.Decode(noLoop)

@@ -16,6 +16,7 @@ import (
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/testrules"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // tamperTarget is one finished run of tinyJS on a real engine, whose
@@ -170,13 +171,13 @@ func TestCollectTampered(t *testing.T) {
 			// What the trusted counters do not place is charged to one
 			// bucket, so that the results still add up to the counter.
 			require.NoError(t, res.Check(), "the results add up")
-			tampered := bucket(res, costs.BucketTampered)
+			tampered := bucket(res, jsprofile.BucketTampered)
 			assert.Positive(t, tampered)
-			assert.Contains(t, err.Error(), "charged to "+costs.BucketTampered)
+			assert.Contains(t, err.Error(), "charged to "+jsprofile.BucketTampered)
 			if tc.allLost {
 				assert.Zero(t, self, "no count of a tampered block is used")
 				for _, b := range res.Buckets {
-					if b.Name != costs.BucketTampered {
+					if b.Name != jsprofile.BucketTampered {
 						assert.Zero(t, b.Instructions, b.Name)
 					}
 				}
@@ -226,7 +227,7 @@ func TestTamperedForgedBlocks(t *testing.T) {
 	assert.NotContains(t, err.Error(), "header says")
 	require.NotNil(t, res)
 	require.NoError(t, res.Check(), "the results add up")
-	assert.Equal(t, tt.clean.TotalInstructions, bucket(res, costs.BucketTampered))
+	assert.Equal(t, tt.clean.TotalInstructions, bucket(res, jsprofile.BucketTampered))
 	require.Len(t, res.Functions, len(tt.clean.Functions))
 	for i, f := range res.Functions {
 		assert.Equal(t, tt.clean.Functions[i].Address, f.Address)

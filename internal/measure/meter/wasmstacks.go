@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/jsprof/jsprof/internal/measure/costs"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/tetratelabs/wazero/experimental"
 )
 
@@ -71,16 +72,16 @@ func (mt *Meter) exactSample(si experimental.StackIterator, weight uint64) {
 	case mt.ctxByBlock[block] != nil:
 		ctx = mt.ctxByBlock[block]
 	case block == mt.outside:
-		bucket = costs.BucketOutside
+		bucket = jsprofile.BucketOutside
 	case block == mt.native:
-		bucket = costs.BucketNative
+		bucket = jsprofile.BucketNative
 	default:
 		mt.unplacedWeight += weight
 		return
 	}
 	if ctx == nil {
 		wasm, _ := mt.walkWasm(si, false)
-		if bucket == costs.BucketOutside && mt.awaitingEntry {
+		if bucket == jsprofile.BucketOutside && mt.awaitingEntry {
 			bucket = bucketBeforeJS
 		}
 		mt.file(nil, bucket, 0, wasm, append(mt.segsBuf[:0], [2]int{0, len(wasm)}), weight)
@@ -284,7 +285,7 @@ func (mt *Meter) file(ctx *callContext, bucket string, slot uint32, wasm []costs
 	}
 	split := costs.WasmSplit{Context: -1, Bucket: bucket, Slot: slot, Segments: copied, Weight: weight}
 	if bucket == bucketBeforeJS {
-		split.Bucket, split.BeforeJS = costs.BucketOutside, true
+		split.Bucket, split.BeforeJS = jsprofile.BucketOutside, true
 	}
 	mt.addSplit(string(k), ctx, split)
 }

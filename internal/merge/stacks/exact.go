@@ -81,7 +81,7 @@ func ExactProfile(res *costs.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 	natives := make([]jsprofile.Frame, len(res.Natives))
 	for i, n := range res.Natives {
 		if n.Unidentified {
-			natives[i] = jsprofile.BucketFrame(costs.BucketNative)
+			natives[i] = jsprofile.BucketFrame(jsprofile.BucketNative)
 		} else {
 			natives[i] = jsprofile.NativeFrame(nativeName(id, n.TableIndex, n.Magic), n.TableIndex, n.Magic)
 		}
@@ -213,7 +213,7 @@ func ExactProfile(res *costs.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		// The outside bucket is engine start-up until the first activation
 		// began, the engine's own work after; its samples say which.
 		parts := []bucketPart{{jsprofile.PhaseJS, bk.Instructions, nil}}
-		if bk.Name == costs.BucketOutside {
+		if bk.Name == jsprofile.BucketOutside {
 			before := min(res.OutsideBeforeJS, bk.Instructions)
 			parts = []bucketPart{
 				{jsprofile.PhaseStartup, before, func(s *costs.WasmSplit) bool { return s.BeforeJS }},

@@ -420,7 +420,7 @@ func (s *Sampler) Taken() int {
 
 // AddBucket adds a sample of weight rooted at the bucket frame name: what
 // was counted exactly outside the sampled code (a dynamic module's own
-// code, costs.BucketModuleCode), so that the samples and the total
+// code, jsprofile.BucketModuleCode), so that the samples and the total
 // account for it.
 func (s *Sampler) AddBucket(name string, weight uint64) {
 	if weight == 0 {
@@ -607,13 +607,13 @@ func (s *Sampler) frames(f rawFrame, id Identity) []jsprofile.Frame {
 		if name := forwardCallName(id, *f.fn, f.pc); name != "" {
 			return []jsprofile.Frame{jsprofile.CalledNativeFrame(name)}
 		}
-		return []jsprofile.Frame{jsprofile.BucketFrame(costs.BucketNative)}
+		return []jsprofile.Frame{jsprofile.BucketFrame(jsprofile.BucketNative)}
 	}
 	switch {
 	case f.entering && f.fn == nil: // no telling whose
 		return []jsprofile.Frame{jsprofile.OpcodeFrame(jsprofile.CallSetupName, costs.CallSetup)}
 	case f.fn == nil:
-		return []jsprofile.Frame{jsprofile.BucketFrame(costs.BucketNative)}
+		return []jsprofile.Frame{jsprofile.BucketFrame(jsprofile.BucketNative)}
 	}
 	fn := *f.fn
 	name, file, line, col := id.Function(fn)

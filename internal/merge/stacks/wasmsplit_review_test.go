@@ -79,7 +79,7 @@ func nativeChainResults(splits []costs.WasmSplit, outer map[int][][]costs.WasmFr
 			{Function: -1, Native: 0, Parent: 0, CallSite: 3, HasCallSite: true, Calls: 1, NativeInstructions: 30},
 			{Function: 1, Native: -1, Parent: 1, Calls: 2, PCs: []costs.PCCost{{PC: 1, Opcode: 2, Executions: 2, Instructions: 40}}},
 		},
-		Buckets:           []costs.BucketCost{{Name: costs.BucketOutside, Instructions: 7 + 13}, {Name: costs.BucketNative, Instructions: 11}},
+		Buckets:           []costs.BucketCost{{Name: jsprofile.BucketOutside, Instructions: 7 + 13}, {Name: jsprofile.BucketNative, Instructions: 11}},
 		OutsideBeforeJS:   7,
 		WasmSplits:        splits,
 		OuterWasmSegments: outer,
@@ -100,9 +100,9 @@ func TestLayeredNativeChain(t *testing.T) {
 		// N itself
 		{Context: 1, Segments: [][]costs.WasmFrame{{w(1), w(2)}, {w(3)}, {w(4)}}, Aligned: true, Weight: 1},
 		// buckets
-		{Context: -1, Bucket: costs.BucketOutside, Segments: [][]costs.WasmFrame{{w(1), w(8)}}, BeforeJS: true, Weight: 2},
-		{Context: -1, Bucket: costs.BucketOutside, Segments: [][]costs.WasmFrame{{w(1), w(9)}}, Weight: 0},
-		{Context: -1, Bucket: costs.BucketNative, Segments: [][]costs.WasmFrame{{w(1), w(3)}}, Weight: 5},
+		{Context: -1, Bucket: jsprofile.BucketOutside, Segments: [][]costs.WasmFrame{{w(1), w(8)}}, BeforeJS: true, Weight: 2},
+		{Context: -1, Bucket: jsprofile.BucketOutside, Segments: [][]costs.WasmFrame{{w(1), w(9)}}, Weight: 0},
+		{Context: -1, Bucket: jsprofile.BucketNative, Segments: [][]costs.WasmFrame{{w(1), w(3)}}, Weight: 5},
 	}, map[int][][]costs.WasmFrame{1: {{w(1), w(2)}, {w(3)}}, 2: {{w(1), w(2)}, {w(3)}, {w(5)}}})
 	p, err := ExactProfile(res, jsprofile.Meta{}, OpcodeNamer{"", "one", "two", "three", "call"}, AddressIdentity{}, reviewNames)
 	require.NoError(t, err)
@@ -139,7 +139,7 @@ func TestLayeredNativeChain(t *testing.T) {
 func TestBucketFrameExact(t *testing.T) {
 	w := func(i uint32) costs.WasmFrame { return costs.WasmFrame{Index: i} }
 	with := nativeChainResults([]costs.WasmSplit{
-		{Context: -1, Bucket: costs.BucketOutside, Segments: [][]costs.WasmFrame{{w(1), w(8)}}, BeforeJS: true, Weight: 2},
+		{Context: -1, Bucket: jsprofile.BucketOutside, Segments: [][]costs.WasmFrame{{w(1), w(8)}}, BeforeJS: true, Weight: 2},
 	}, nil)
 	without := nativeChainResults(nil, nil)
 	pw, err := ExactProfile(with, jsprofile.Meta{}, OpcodeNamer{}, AddressIdentity{}, reviewNames)
@@ -163,7 +163,7 @@ func TestSplitsSumToTotal(t *testing.T) {
 		{Context: 0, Slot: 2, Segments: [][]costs.WasmFrame{{w(1)}, {w(7)}}, Aligned: true, Weight: 9}, // a slot with no count
 		{Context: 2, Slot: 1, Segments: [][]costs.WasmFrame{{w(1)}, nil, nil, {w(6)}}, Weight: 1 << 50},
 		{Context: 2, Slot: 1, Segments: [][]costs.WasmFrame{{w(2)}, {w(3)}, {w(5)}, {w(6)}}, Aligned: true, Weight: 1},
-		{Context: -1, Bucket: costs.BucketNative, Segments: [][]costs.WasmFrame{nil}, Weight: 1},
+		{Context: -1, Bucket: jsprofile.BucketNative, Segments: [][]costs.WasmFrame{nil}, Weight: 1},
 	}
 	pw, err := ExactProfile(nativeChainResults(splits, nil), jsprofile.Meta{}, OpcodeNamer{}, AddressIdentity{}, reviewNames)
 	require.NoError(t, err)

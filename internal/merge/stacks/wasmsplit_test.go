@@ -79,11 +79,11 @@ func TestExactProfileLaysWasmFramesAround(t *testing.T) {
 				{PC: 1, Opcode: 2, Executions: 2, Instructions: 20},
 			}},
 		},
-		Buckets: []costs.BucketCost{{Name: costs.BucketOutside, Instructions: 10}, {Name: costs.BucketNative}},
+		Buckets: []costs.BucketCost{{Name: jsprofile.BucketOutside, Instructions: 10}, {Name: jsprofile.BucketNative}},
 		WasmSplits: []costs.WasmSplit{
 			{Context: 1, Slot: 0, Segments: [][]costs.WasmFrame{{w(0), w(1)}, {w(5)}, {w(7)}}, Aligned: true, Weight: 3},
 			{Context: 1, Slot: 0, Segments: [][]costs.WasmFrame{{w(0), w(1)}, {w(5)}, {w(8), w(9)}}, Aligned: true, Weight: 1},
-			{Context: -1, Bucket: costs.BucketOutside, Segments: [][]costs.WasmFrame{{w(0), {Foreign: "_start"}}}, Weight: 4},
+			{Context: -1, Bucket: jsprofile.BucketOutside, Segments: [][]costs.WasmFrame{{w(0), {Foreign: "_start"}}}, Weight: 4},
 		},
 		OuterWasmSegments: map[int][][]costs.WasmFrame{1: {{w(0), w(1)}, {w(5)}}},
 		WasmStackSamples:  5,
@@ -148,12 +148,12 @@ func TestExactProfilePhases(t *testing.T) {
 			{Function: -1, Native: 0, Parent: 0, CallSite: 2, HasCallSite: true, Calls: 1, NativeInstructions: 30},
 			{Function: 1, Native: -1, Parent: 1, Calls: 2, PCs: []costs.PCCost{{PC: 0, Opcode: 1, Executions: 2, Instructions: 6}}},
 		},
-		Buckets:         []costs.BucketCost{{Name: costs.BucketOutside, Instructions: 90}, {Name: costs.BucketNative}},
+		Buckets:         []costs.BucketCost{{Name: jsprofile.BucketOutside, Instructions: 90}, {Name: jsprofile.BucketNative}},
 		OutsideBeforeJS: 50,
 		WasmSplits: []costs.WasmSplit{
-			{Context: -1, Bucket: costs.BucketOutside, Segments: [][]costs.WasmFrame{{w(0), w(2)}}, BeforeJS: true, Weight: 1},
-			{Context: -1, Bucket: costs.BucketOutside, Segments: [][]costs.WasmFrame{{w(0), w(3)}}, Weight: 1},
-			{Context: -1, Bucket: costs.BucketOutside, Segments: [][]costs.WasmFrame{{w(0), w(4)}}, Weight: 3},
+			{Context: -1, Bucket: jsprofile.BucketOutside, Segments: [][]costs.WasmFrame{{w(0), w(2)}}, BeforeJS: true, Weight: 1},
+			{Context: -1, Bucket: jsprofile.BucketOutside, Segments: [][]costs.WasmFrame{{w(0), w(3)}}, Weight: 1},
+			{Context: -1, Bucket: jsprofile.BucketOutside, Segments: [][]costs.WasmFrame{{w(0), w(4)}}, Weight: 3},
 		},
 		WasmStackSamples: 5,
 	}
@@ -201,7 +201,7 @@ func TestExactProfileUnreadCode(t *testing.T) {
 			{Function: 0, Native: -1, Parent: -1, Calls: 1, PCs: []costs.PCCost{{PC: 3, Opcode: -1, Executions: 1, Instructions: 7}}},
 			{Function: 1, Native: -1, Parent: 0, CallSite: 3, HasCallSite: true, Calls: 1, PCs: []costs.PCCost{{PC: 1, Opcode: 2, Executions: 1, Instructions: 5}}},
 		},
-		Buckets: []costs.BucketCost{{Name: costs.BucketOutside}, {Name: costs.BucketNative}},
+		Buckets: []costs.BucketCost{{Name: jsprofile.BucketOutside}, {Name: jsprofile.BucketNative}},
 	}
 	p, err := ExactProfile(res, jsprofile.Meta{}, OpcodeNamer{"", "one", "two"}, nil, WasmNames{})
 	require.NoError(t, err)

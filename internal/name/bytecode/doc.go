@@ -7,8 +7,9 @@
 // and the version byte (docs/naming.md, "Formats").
 //
 // It owns the registry of engine releases (releases.go): one record per
-// release, or run of commits, that writes one layout, with its version
-// bytes, the opcode tables of dispatch's catalog its engines are
+// release, or run of commits, that writes one layout, carrying that
+// Layout (embedded, derived in the registry from the one before it), with
+// its version bytes, the opcode tables of dispatch's catalog its engines are
 // identified by, where its engines keep a function's bytecode object in
 // memory (read by naming) and what tests it. Layout selection reads the
 // registry, docs/naming.md's release table is generated from it, and a

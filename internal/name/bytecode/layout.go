@@ -12,8 +12,9 @@ import (
 // Layout is one serialization layout of JS_WriteObject: the independent
 // switches in which the releases of both QuickJS families differ. One
 // parser reads every layout; a Layout only says which fields are there
-// and how they are encoded. Layouts are values of the immutable registry
-// (Layouts, LayoutByName); the parser never changes them.
+// and how they are encoded. Layouts are values of the immutable registry,
+// each its release's (Release, releases.go; Layouts, LayoutByName); the
+// parser never changes them.
 type Layout struct {
 	// Name is the layout's name, as in docs/naming.md's table (B2020,
 	// NG13, ...).
@@ -250,77 +251,13 @@ const (
 	flagsThroughSuper = 9 // bits 0-8
 )
 
-// layouts is the registry. Each entry derives from an earlier one by the
-// differences between consecutive formats (docs/naming.md, "Formats").
+// layouts are the releases' layouts (releases.go), in their order.
 var layouts = func() []*Layout {
-	var all []*Layout
-	add := func(l Layout) *Layout {
-		p := &l
-		all = append(all, p)
-		return p
+	out := make([]*Layout, len(releases))
+	for i, r := range releases {
+		out[i] = r.Layout
 	}
-	from := func(base *Layout, name, releases string, verified bool, change func(l *Layout)) *Layout {
-		l := *base
-		l.Name, l.Releases, l.Verified = name, releases, verified
-		change(&l)
-		return add(l)
-	}
-	fq, fng := dispatch.FamilyQuickJS, dispatch.FamilyQuickJSNG
-	b2019a := add(Layout{Name: "B2019a", Family: fq, Releases: "Bellard 2019-07-09 - 2019-07-28", Verified: true,
-		Tags: tags2019, HasDebugBit: 9, FlagBits: 10, BigNum: bigNum2019, VarDef: varDefs2019a,
-		Debug: debugLayout{Line: true}})
-	b2019b := from(b2019a, "B2019b", "Bellard 2019-08-10 - 2019-10-27", false, func(l *Layout) {
-		l.HasDebugBit, l.FlagBits, l.VarDef = 10, 11, varDefs2019
-	})
-	b2019c := from(b2019b, "B2019c", "Bellard 2019-12-21", true, func(l *Layout) { l.FlagBits = 12 })
-	b2020a := from(b2019c, "B2020a", "Bellard 2020-01-05 - 2020-09-06", true, func(l *Layout) {
-		l.Tags, l.BigNum = tags2020, bigNumLibbf
-	})
-	b2020 := from(b2020a, "B2020", "Bellard 2020-11-08 - 2023-12-09", true, func(l *Layout) { l.VarDef = varDefs })
-	from(b2020, "B2rq", "rquickjs 0.4-0.5 (Bellard 2021-03-27 + error_column_number.patch)", false, func(l *Layout) {
-		l.Debug.SeparateColumns, l.RQuickJS = true, true
-	})
-	b2024 := from(b2020, "B2024", "Bellard 2024-01-13, 2024-02-14", true, func(l *Layout) {
-		l.FlagBits, l.Module.HasTLA = 13, true
-	})
-	b3 := from(b2024, "B3", "Bellard 2024-02-18 - 2025-03-17 (unreleased)", true, func(l *Layout) { l.Tags = tagsB3 })
-	from(b3, "B3rq", "rquickjs 0.6 (Bellard 2024-03-23 + error_column_number.patch)", true, func(l *Layout) {
-		l.Debug.SeparateColumns, l.RQuickJS = true, true
-	})
-	b4a := from(b3, "B4a", "Bellard 2025-03-18 - 2025-03-19 (unreleased)", false, func(l *Layout) {
-		l.Tags, l.BigNum = tagsB4, bigNumTwos
-	})
-	b4b := from(b4a, "B4b", "Bellard 2025-03-20 - 2025-04-11 (unreleased)", false, func(l *Layout) { l.FlagBits = 12 })
-	from(b4b, "B4c", "Bellard 2025-04-12 - 2025-04-13 (unreleased)", false, func(l *Layout) { l.Debug.Source = true })
-	b4 := from(b4b, "B4", "Bellard 2025-04-14 - 2025-04-28 (release 2025-04-26)", true, func(l *Layout) {
-		l.Debug = debugLayout{PC2LineHeader: true, ColumnDeltas: true, Source: true}
-	})
-	b5a := from(b4, "B5a", "Bellard 2025-04-29 - 2025-05-23 (unreleased)", false, func(l *Layout) { l.Module.ImportIsStar = true })
-	b5b := from(b5a, "B5b", "Bellard 2025-05-24 - 2025-11-02 (release 2025-09-13)", true, func(l *Layout) { l.Module.ReqAttributes = true })
-	b5c := from(b5b, "B5c", "Bellard 2025-11-03 - 2025-11-14 (unreleased)", false, func(l *Layout) { l.Closure = closureU16 })
-	from(b5c, "B5d", "Bellard 2025-11-15 and later (unreleased)", true, func(l *Layout) {
-		l.VarRefCount = true
-		l.VarDef = varDefLayout{RefIdx: varRefIdxAlways, KindBits: 4, ConstBit: 4, LexicalBit: 5, CapturedBit: 6}
-	})
-
-	ng01 := from(b2020, "NG01", "QuickJS-NG v0.1.0", true, func(l *Layout) { l.Family, l.Tags = fng, tagsNG })
-	from(ng01, "NG02", "QuickJS-NG v0.2.0", true, func(l *Layout) { l.IC = icInDebug })
-	ng03 := from(ng01, "NG03", "QuickJS-NG v0.3.0 - v0.4.1", true, func(l *Layout) {
-		l.HasDebugBit, l.FlagBits, l.IC = -1, 11, icAfterDebug
-		l.Debug = debugLayout{Line: true, ColumnAfterLine: true, ColumnDeltas: true, Source: true}
-	})
-	ng05 := from(ng03, "NG05", "QuickJS-NG v0.5.0 - v0.6.0", true, func(l *Layout) {
-		l.HasDebugBit, l.FlagBits, l.SignExtendedFlags, l.IC = 11, 12, true, icNone
-		l.CpoolFirst, l.Module.HasTLA = true, true
-	})
-	ng061 := from(ng05, "NG061", "QuickJS-NG v0.6.1 - v0.8.0", true, func(l *Layout) { l.TypedAtoms = true })
-	ng09 := from(ng061, "NG09", "QuickJS-NG v0.9.0", true, func(l *Layout) { l.SignExtendedFlags = false })
-	ng10 := from(ng09, "NG10", "QuickJS-NG v0.10.0 - v0.11.0", true, func(l *Layout) { l.BigNum = bigNumTwos })
-	ng12 := from(ng10, "NG12", "QuickJS-NG v0.12.0 - v0.12.1", true, func(l *Layout) {
-		l.VarRefCount, l.VarDef.RefIdx, l.Closure = true, varRefIdxIfCaptured, closureLEB
-	})
-	from(ng12, "NG13", "QuickJS-NG v0.13.0 - v0.16.2 and next", true, func(l *Layout) { l.Checksum = true })
-	return all
+	return out
 }()
 
 // Layouts returns the registry's layouts, oldest first.
@@ -364,7 +301,7 @@ func SelectLayout(spec EngineSpec, version byte) (*Layout, error) {
 	if len(tables) == 0 && spec.TableID != "" {
 		tables = []string{spec.TableID}
 	}
-	var names []string
+	var fit []*Layout
 	known := false
 	var allowed []string
 	for _, id := range tables {
@@ -377,7 +314,7 @@ func SelectLayout(spec EngineSpec, version byte) (*Layout, error) {
 		for v, ls := range byVersion {
 			allowed = append(allowed, fmt.Sprintf("%#x", v))
 			if v == version {
-				names = append(names, ls...)
+				fit = append(fit, ls...)
 			}
 		}
 	}
@@ -389,24 +326,22 @@ func SelectLayout(spec EngineSpec, version byte) (*Layout, error) {
 		// engine): the version byte alone, within the family when known;
 		// several layouts are refused below.
 		for _, byVersion := range tableLayouts {
-			for _, n := range byVersion[version] {
-				l, _ := LayoutByName(n)
+			for _, l := range byVersion[version] {
 				if spec.Family == "" || l.Family == spec.Family {
-					names = append(names, n)
+					fit = append(fit, l)
 				}
 			}
 		}
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	if len(names) > 1 {
-		names = narrowRQuickJS(names, spec.RQuickJS)
+	slices.SortFunc(fit, func(a, b *Layout) int { return strings.Compare(a.Name, b.Name) })
+	fit = slices.Compact(fit)
+	if len(fit) > 1 {
+		fit = narrowRQuickJS(fit, spec.RQuickJS)
 	}
 	engine := engineDesc(spec)
-	switch len(names) {
+	switch len(fit) {
 	case 1:
-		l, _ := LayoutByName(names[0])
-		return l, nil
+		return fit[0], nil
 	case 0:
 		if slices.Contains(transitional[spec.Family], version) {
 			return nil, &LayoutError{Version: version, Msg: fmt.Sprintf("serialization version %#x of %s: only unreleased commits between two releases wrote it, and no layout is kept for it", version, engine)}
@@ -418,6 +353,10 @@ func SelectLayout(spec EngineSpec, version byte) (*Layout, error) {
 		}
 		return nil, &LayoutError{Version: version, Msg: fmt.Sprintf("unsupported serialization version %#x for %s", version, engine)}
 	}
+	names := make([]string, len(fit))
+	for i, l := range fit {
+		names[i] = l.Name
+	}
 	return nil, &LayoutError{Version: version, Candidates: names,
 		Msg: fmt.Sprintf("serialization version %#x of %s is ambiguous: layouts %s fit the identified engine equally, and the bytes cannot tell them apart reliably", version, engine, strings.Join(names, ", "))}
 }
@@ -425,16 +364,16 @@ func SelectLayout(spec EngineSpec, version byte) (*Layout, error) {
 // narrowRQuickJS keeps the rquickjs-patched layouts when the engine is
 // built with rquickjs 0.4-0.6 (the releases that applied
 // error_column_number.patch to Bellard's QuickJS), the others otherwise.
-func narrowRQuickJS(names []string, rq string) []string {
+func narrowRQuickJS(layouts []*Layout, rq string) []*Layout {
 	patched := strings.HasPrefix(rq, "0.4.") || strings.HasPrefix(rq, "0.5.") || strings.HasPrefix(rq, "0.6.")
-	var out []string
-	for _, n := range names {
-		if l, _ := LayoutByName(n); l.RQuickJS == patched {
-			out = append(out, n)
+	var out []*Layout
+	for _, l := range layouts {
+		if l.RQuickJS == patched {
+			out = append(out, l)
 		}
 	}
 	if len(out) == 0 {
-		return names
+		return layouts
 	}
 	return out
 }

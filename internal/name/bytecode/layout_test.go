@@ -88,10 +88,10 @@ func TestLayoutsCoverCatalog(t *testing.T) {
 			assert.True(t, strings.HasPrefix(tb.ID, "quickjs-ng-2023-11-") && len(tb.ShippedIn) == 0, "table %s has no layouts", tb.ID)
 			continue
 		}
-		for v, names := range byVersion {
-			for _, n := range names {
-				_, ok := LayoutByName(n)
-				assert.True(t, ok, "%s %#x: %s", tb.ID, v, n)
+		for v, layouts := range byVersion {
+			for _, l := range layouts {
+				byName, ok := LayoutByName(l.Name)
+				assert.True(t, ok && byName == l, "%s %#x: %s", tb.ID, v, l)
 			}
 			if len(tb.ShippedIn) > 0 {
 				l, err := SelectLayout(EngineSpec{TableID: tb.ID, Releases: tb.ShippedIn}, v)

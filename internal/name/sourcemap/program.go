@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
-	"github.com/jsprof/jsprof/internal/printable"
+	"github.com/jsprof/jsprof/internal/cli"
 )
 
 // Program is a program's JS as jsprof has it, to find and check its map.
@@ -44,16 +43,7 @@ func FindMap(flag string, prog Program) (*Loaded, error) {
 		err = l.Check(NewGenerated(filepath.Base(prog.Path), prog.Text))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("source map: %s; showing bundle positions", firstLine(err.Error()))
+		return nil, fmt.Errorf("source map: %s; showing bundle positions", cli.FirstLine(err.Error()))
 	}
 	return &l, nil
-}
-
-// firstLine is s's first line, trimmed, safe for a terminal.
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return printable.String(s)
 }

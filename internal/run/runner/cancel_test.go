@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/testrules"
 )
 
@@ -58,7 +59,7 @@ func TestBlockedGuestIsCancelled(t *testing.T) {
 				Deterministic: tt.deterministic,
 			})
 			require.NoError(t, err)
-			assert.Equal(t, uint32(ExitTrap), res.ExitCode)
+			assert.Equal(t, uint32(cli.ExitTrap), res.ExitCode)
 			assert.ErrorIs(t, res.Trap, cause)
 
 			// The goroutine blocked in the pipe ends when the pipe does.

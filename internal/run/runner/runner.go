@@ -23,13 +23,10 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/wasmcore"
 )
-
-// ExitTrap is the exit code reported for a guest that trapped, as wasmtime
-// reports it on Unix (128 + SIGABRT).
-const ExitTrap = 134
 
 // Mount grants the guest one host directory.
 type Mount struct {
@@ -155,7 +152,7 @@ type Instances struct {
 // Result is how a guest ended.
 type Result struct {
 	// ExitCode is the guest's exit code: 0 when the entry point returned,
-	// the proc_exit code, or ExitTrap.
+	// the proc_exit code, or cli.ExitTrap (a trap, as wasmtime reports it).
 	ExitCode uint32
 	// Trap is the trap (or host-call failure) that ended the guest, nil
 	// otherwise.
@@ -584,7 +581,7 @@ func run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	}
 	if err != nil && err != callErr && callErr == nil {
 		// The guest ran to its end; what came after (its output) failed.
-		res.ExitCode, res.Trap = ExitTrap, err
+		res.ExitCode, res.Trap = cli.ExitTrap, err
 		return res, nil
 	}
 	return ended(ctx, res, callErr), nil
@@ -600,11 +597,11 @@ func run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 func ended(ctx context.Context, res Result, err error) Result {
 	switch code, exited := exitCode(err); {
 	case ctx.Err() != nil:
-		res.ExitCode, res.Trap = ExitTrap, context.Cause(ctx)
+		res.ExitCode, res.Trap = cli.ExitTrap, context.Cause(ctx)
 	case exited:
 		res.ExitCode = code
 	case err != nil:
-		res.ExitCode, res.Trap = ExitTrap, err
+		res.ExitCode, res.Trap = cli.ExitTrap, err
 	}
 	return res
 }

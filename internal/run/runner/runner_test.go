@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
 
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -97,7 +98,7 @@ func TestWithTimeout(t *testing.T) {
 				return
 			}
 			assert.ErrorIs(t, res.Trap, tt.wantTrap)
-			assert.Equal(t, uint32(ExitTrap), res.ExitCode)
+			assert.Equal(t, uint32(cli.ExitTrap), res.ExitCode)
 		})
 	}
 }

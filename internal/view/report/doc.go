@@ -5,6 +5,12 @@
 // jsprof report and of jsprof run --report and --report-json (Report;
 // Format picks one of the three writers, for a report or a diff).
 //
+// It also writes jsprof run's text tables for a Shopify Function
+// (function.go): the one-line summary in function-runner's words and
+// units (WriteFunctionSummary, HumanInstructions, HumanSize), the limits
+// a run went over (OverLimit), and, for several inputs, a row per input
+// (WriteInputsTable, InputOverLimit).
+//
 // It is the one computation of those tables: whatever prints a cost reads
 // it from here, so every output agrees. It reads profiles through package
 // jsprofile and must not depend on how they were measured. It shows one

@@ -26,7 +26,7 @@ const (
 // Functions (and their Opcodes) and Lines are sorted by Wasm instructions,
 // most first.
 type Tables struct {
-	Mode string `json:"mode"` // "exact" or "sample"
+	Mode string `json:"mode"` // jsprofile.ModeExact or ModeSample
 	// TotalWasmInstructions is the jsprof.total_wasm_instructions comment:
 	// every instruction the run executed, the whole that shares are of.
 	TotalWasmInstructions uint64 `json:"total_wasm_instructions"`
@@ -610,10 +610,6 @@ func New(p *jsprofile.Profile) *Tables {
 	}
 	return d
 }
-
-// Human scales a count for reading, as every report does: 999, 12.3k,
-// 4.56M, 7.89G.
-func Human(n uint64) string { return costfmt.Human(n) }
 
 // phaseOrder is the order phases are shown in: the run's.
 var phaseOrder = [...]string{jsprofile.PhaseStartup, jsprofile.PhaseInput, jsprofile.PhaseJS, jsprofile.PhaseOutput, jsprofile.PhaseGC, jsprofile.PhaseEngine}

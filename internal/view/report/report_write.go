@@ -85,7 +85,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		costfmt.WriteTable(&b, rows)
 	case ByFunction:
-		cum := d.Mode == "sample"
+		cum := d.Mode == jsprofile.ModeSample
 		head := []string{"function / opcode", "calls", "executions", "wasm instr", "instr/exec", "share"}
 		if cum {
 			head = append(head, "cum instr", "cum share")
@@ -242,10 +242,10 @@ func (r *Report) writeHeading(b *strings.Builder) {
 		}
 		b.WriteString("\n")
 	}
-	if d.Mode == "sample" && d.Executions == 0 {
+	if d.Mode == jsprofile.ModeSample && d.Executions == 0 {
 		b.WriteString("sample mode counts no opcode executions or calls (--mode exact does)\n")
 	}
-	if d.Mode == "sample" && d.SampledWasmInstructions != d.TotalWasmInstructions {
+	if d.Mode == jsprofile.ModeSample && d.SampledWasmInstructions != d.TotalWasmInstructions {
 		fmt.Fprintf(b, "samples: %s Wasm instructions\n", costfmt.Human(d.SampledWasmInstructions))
 	}
 	if d.UnnamedWasmInstructions > 0 {

@@ -1,4 +1,4 @@
-package profiler
+package report
 
 import (
 	"strings"
