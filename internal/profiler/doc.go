@@ -57,9 +57,8 @@
 // code of the first input that failed.
 //
 // It also says how a run ended (ExitCode, Ending: which of internal/cli's
-// exit codes it ends with, and why), reads the uncaught JS error an
-// engine told before it trapped (Uncaught, from a Tail of the guest's
-// stderr; Outcome.Throw, its stack found in the run's own profile) and
+// exit codes it ends with, and why), keeps the uncaught JS error an
+// engine told before it trapped (Outcome.Throw: internal/name/throw) and
 // lets a running guest be watched (Session is an output.Live: Window,
 // Done). It owns the order of those steps, what passes between them and
 // the files a run reads, nothing else: flags, messages and which outputs

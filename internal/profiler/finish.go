@@ -16,6 +16,7 @@ import (
 	"github.com/jsprof/jsprof/internal/merge/stacks"
 	"github.com/jsprof/jsprof/internal/name/naming"
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
+	"github.com/jsprof/jsprof/internal/name/throw"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -129,7 +130,7 @@ func (s *Session) Finish(ctx context.Context, run Run) (*Outcome, error) {
 		return nil, err
 	}
 	if run.Trap != nil {
-		if out.Throw = throwOf(out.Profile, run.GuestOutput); out.Throw != nil {
+		if out.Throw = throw.Find(out.Profile, run.GuestOutput); out.Throw != nil {
 			jsprofile.SetThrow(out.Profile, out.Throw)
 		}
 	}

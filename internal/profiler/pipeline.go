@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
+	"github.com/jsprof/jsprof/internal/name/throw"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/run/javy"
@@ -312,7 +313,7 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 		stderr = io.Discard
 	}
 	// What the guest writes on stderr last tells an uncaught JS error.
-	guestErr := &Tail{W: stderr}
+	guestErr := &throw.Tail{W: stderr}
 	opts.Stdout, opts.Stderr = stdout, guestErr
 	var function *shopify.Run
 	if p.provider != nil {

@@ -1,4 +1,4 @@
-package profiler
+package throw
 
 import (
 	"bytes"
@@ -138,10 +138,10 @@ func clip(s string, n int) string {
 	return s
 }
 
-// throwOf is the Throw of a run that trapped, told in output (Uncaught),
+// Find is the Throw of a run that trapped, told in output (Uncaught),
 // its stack read from the run's own profile p; nil when the output tells
 // no error.
-func throwOf(p *profile.Profile, output []byte) *jsprofile.Throw {
+func Find(p *profile.Profile, output []byte) *jsprofile.Throw {
 	msg, backtrace, ok := Uncaught(output)
 	if !ok {
 		return nil
