@@ -110,7 +110,8 @@ func TestPush(t *testing.T) {
 }
 
 // TestPushFails: a push that fails, however, is one printable warning
-// line naming the server (its password redacted), and Write returns nil:
+// line naming the server (its password redacted), and Write returns nil
+// (an interrupted run sends nothing, and says so):
 // the run's other outputs and exit code are its own. A push taken (the
 // negative control, in TestPush) says nothing.
 func TestPushFails(t *testing.T) {
@@ -121,6 +122,8 @@ func TestPushFails(t *testing.T) {
 	t.Cleanup(notPyroscope.Close)
 	refusing := pushtest.New(t, connect.NewError(connect.CodePermissionDenied, errors.New("tenant \x1b[31mnobody\n")))
 	one := Result{Profile: testProfile(t, functionMeta(1000))}
+	interrupted, cancel := context.WithCancel(context.Background())
+	cancel()
 	t.Cleanup(func() { // once the parallel subtests have ended
 		assert.Len(t, refusing.Pushes(), 1, "the refused push reached the server; the run without a profile sent none")
 	})
@@ -128,13 +131,15 @@ func TestPushFails(t *testing.T) {
 		name   string
 		url    string
 		result Result
+		ctx    context.Context
 		want   []string // in the warning
 	}{
-		{"refused", refusing.URL, one, []string{"--push " + refusing.URL + ": profile not sent: permission_denied: tenant  [31mnobody"}},
-		{"down", down.URL, one, []string{"--push " + down.URL + ": profile not sent: unavailable:", "connection refused"}},
-		{"not Pyroscope", notPyroscope.URL, one, []string{"--push " + notPyroscope.URL + ": profile not sent: unimplemented"}},
-		{"password redacted", strings.Replace(down.URL, "://", "://user:secret@", 1), one, []string{"--push " + strings.Replace(down.URL, "://", "://user:xxxxx@", 1)}},
-		{"no profile", refusing.URL, Result{}, []string{"profile not sent: the run made no profile"}},
+		{"refused", refusing.URL, one, context.Background(), []string{"--push " + refusing.URL + ": profile not sent: permission_denied: tenant  [31mnobody"}},
+		{"down", down.URL, one, context.Background(), []string{"--push " + down.URL + ": profile not sent: unavailable:", "connection refused"}},
+		{"not Pyroscope", notPyroscope.URL, one, context.Background(), []string{"--push " + notPyroscope.URL + ": profile not sent: unimplemented"}},
+		{"password redacted", strings.Replace(down.URL, "://", "://user:secret@", 1), one, context.Background(), []string{"--push " + strings.Replace(down.URL, "://", "://user:xxxxx@", 1)}},
+		{"no profile", refusing.URL, Result{}, context.Background(), []string{"profile not sent: the run made no profile"}},
+		{"interrupted", refusing.URL, one, interrupted, []string{"profile not sent: canceled"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,7 +147,7 @@ func TestPushFails(t *testing.T) {
 			var warnings []string
 			p := &Push{URL: tt.url, Warn: func(err error) { warnings = append(warnings, err.Error()) }}
 			require.NoError(t, p.Open(context.Background(), Opening{}))
-			require.NoError(t, p.Write(context.Background(), tt.result), "a failed push is not the run's error")
+			require.NoError(t, p.Write(tt.ctx, tt.result), "a failed push is not the run's error")
 			require.Len(t, warnings, 1, "one warning")
 			for _, w := range tt.want {
 				assert.Contains(t, warnings[0], w)
