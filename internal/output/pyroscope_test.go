@@ -110,10 +110,10 @@ func TestPush(t *testing.T) {
 }
 
 // TestPushFails: a push that fails, however, is one printable warning
-// line naming the server (its password redacted), and Write returns nil
-// (an interrupted run sends nothing, and says so):
-// the run's other outputs and exit code are its own. A push taken (the
-// negative control, in TestPush) says nothing.
+// line naming the server (its password redacted), and Write returns nil:
+// the run's other outputs and exit code are its own. An interrupted run
+// sends nothing, and says so. A push taken (the negative control, in
+// TestPush) says nothing.
 func TestPushFails(t *testing.T) {
 	t.Parallel()
 	down := httptest.NewServer(http.NotFoundHandler())
