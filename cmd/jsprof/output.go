@@ -40,5 +40,8 @@ func (f *runFlags) outputs(inputs []string, io stdio) ([]output.Output, error) {
 			fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
 		}})
 	}
+	if f.push != "" {
+		outs = append(outs, &output.Push{URL: f.push, Labels: f.pushLabels, Warn: func(err error) { warn(io, err) }})
+	}
 	return outs, nil
 }

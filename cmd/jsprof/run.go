@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/link"
@@ -56,6 +57,8 @@ type runFlags struct {
 	top        int
 	every      uint64
 	pprofAddr  string
+	push       string
+	pushLabels cli.List
 	maxInstr   uint64
 	timeout    time.Duration
 	quiet      bool
@@ -96,6 +99,8 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.BoolVar(&f.wasmFrames, "wasm-frames", true, "with --mode exact, lay the Wasm frames (apportioned from sampled Wasm stacks) around the exact JS frames; =false leaves them out")
 	fs.Uint64Var(&f.stackEvery, "wasm-stack-every", profiler.DefaultWasmStackEvery, "with --mode exact, take a Wasm stack for the Wasm frames about every `N` instructions at first (less often as the run grows); smaller gives a short run a finer split")
 	fs.StringVar(&f.pprofAddr, "pprof-addr", "", "with --mode sample, serve the running guest's profile at http://`HOST:PORT`/debug/pprof/profile?seconds=N")
+	fs.StringVar(&f.push, "push", "", "also send the profile to the Pyroscope server at `URL` (http://localhost:4040); one per input with several inputs; a failed push is a warning")
+	fs.Var(&f.pushLabels, "push-label", "label what --push sends with `NAME=VALUE` (repeatable)")
 	fs.StringVar(&f.output, "o", "jsprof.pb.gz", "write the pprof profile to `file`")
 	fs.StringVar(&f.collapsed, "collapsed", "", "also write the stacks in collapsed format (flamegraph.pl, speedscope) to `file`")
 	fs.BoolVar(&f.report, "report", false, "print the per-opcode and per-function cost table on stderr when the guest ends")
@@ -155,6 +160,13 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 		return errors.New("--fail-over-limit counts instructions: it needs a profiling --mode")
 	case !profiling && cli.Given(fs, "o"):
 		return fmt.Errorf("-o %s: --mode off writes no profile", f.output)
+	case !profiling && f.push != "":
+		return errors.New("--push sends the profile: it needs a profiling --mode")
+	case len(f.pushLabels) > 0 && f.push == "":
+		return errors.New("--push-label labels what --push sends: give --push URL")
+	}
+	if _, err := output.PushLabels(f.pushLabels); err != nil {
+		return fmt.Errorf("--push-label %w", err)
 	}
 	if len(f.inputs) == 1 {
 		if st, err := os.Stat(f.inputs[0]); err != nil || !st.IsDir() {

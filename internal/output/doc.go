@@ -10,6 +10,9 @@
 //	outdir.go     --out-dir: each input's own profile (Dir)
 //	server.go     --pprof-addr: the running guest's profile served over
 //	              HTTP (Server, a Watcher)
+//	pyroscope.go  --push: the profile, or each input's, sent to a
+//	              Pyroscope server by its Connect push API (Push); the
+//	              server of its tests is pushtest's
 //
 // Adding an output is one new file here with a type that implements
 // Output, and the line in cmd/jsprof that chooses it from a flag.

@@ -23,13 +23,21 @@ import (
 // add ran total instructions.
 func testResult(t *testing.T, total uint64) Result {
 	t.Helper()
-	b := jsprofile.NewBuilder(jsprofile.Meta{Mode: jsprofile.ModeExact, TotalInstructions: total, CostModel: jsprofile.CostFuel})
-	b.Add([]jsprofile.Frame{jsprofile.JSFrame("f", "app.js", 1, 2, 0x1000, 4), jsprofile.OpcodeFrame("add", 157)}, int64(total), 2, 0)
-	p, err := b.Profile()
-	require.NoError(t, err)
+	p := testProfile(t, jsprofile.Meta{Mode: jsprofile.ModeExact, TotalInstructions: total, CostModel: jsprofile.CostFuel})
 	tables, err := report.FromProfile(p)
 	require.NoError(t, err)
 	return Result{Profile: p, Tables: tables}
+}
+
+// testProfile is an exact profile with meta's facts: one JS function, f,
+// whose add ran meta.TotalInstructions.
+func testProfile(t *testing.T, meta jsprofile.Meta) *profile.Profile {
+	t.Helper()
+	b := jsprofile.NewBuilder(meta)
+	b.Add([]jsprofile.Frame{jsprofile.JSFrame("f", "app.js", 1, 2, 0x1000, 4), jsprofile.OpcodeFrame("add", 157)}, int64(meta.TotalInstructions), 2, 0)
+	p, err := b.Profile()
+	require.NoError(t, err)
+	return p
 }
 
 // TestOpenRefusesReads: no output may be one of the files the run reads,
