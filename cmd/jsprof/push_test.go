@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/output/pushtest"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
@@ -127,7 +128,7 @@ func TestRunPushUsage(t *testing.T) {
 				args = append(args, "-o", prof)
 			}
 			got := jsprof(t, "", append(append(args, tt.args...), module)...)
-			assert.Equal(t, exitUsage, got.code, got.stderr)
+			assert.Equal(t, cli.ExitUsage, got.code, got.stderr)
 			assert.Regexp(t, `^`+regexp.QuoteMeta(tt.want)+`[^\n]*\n$`, got.stderr, "one line")
 			assert.Empty(t, got.stdout, "the guest did not run")
 			assert.NoFileExists(t, prof)
