@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/jsprof/jsprof/internal/outfile"
@@ -44,4 +45,13 @@ func (f *runFlags) outputs(inputs []string, io stdio) ([]output.Output, error) {
 		outs = append(outs, &output.Push{URL: f.push, Labels: f.pushLabels, Warn: func(err error) { warn(io, err) }})
 	}
 	return outs, nil
+}
+
+// writeOutput opens out and writes r into it (jsprof report --html).
+func writeOutput(ctx context.Context, out output.Output, r output.Result) error {
+	if err := out.Open(ctx, output.Opening{Files: &files}); err != nil {
+		return err
+	}
+	defer out.Discard()
+	return out.Write(ctx, r)
 }

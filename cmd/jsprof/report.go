@@ -12,6 +12,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/outfile"
+	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/view/htmlview"
@@ -125,8 +126,8 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		for _, s := range htmlview.UnmatchedSources(r.Data(), srcs, prof.Meta) {
 			fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", printable.String(s.From))
 		}
-		o := htmlview.ReportOptions{Flame: htmlview.NewFlame(prof, htmlview.FlameOptions{Function: *function}), Sources: srcs}
-		if err := writeHTML(*htmlPath, reportPage(r, o)); err != nil {
+		page := &output.HTML{Path: *htmlPath, Options: opts, Sources: func(*jsprofile.Profile) []javy.SourceFile { return srcs }}
+		if err := writeOutput(ctx, page, output.Result{Profile: prof.Profile, Tables: data}); err != nil {
 			return fail(io, cli.ExitFailure, err)
 		}
 	}
@@ -141,11 +142,6 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		return fail(io, cli.ExitFailure, err)
 	}
 	return 0
-}
-
-// reportPage writes r's HTML page with o.
-func reportPage(r *report.Report, o htmlview.ReportOptions) func(io.Writer) error {
-	return func(w io.Writer) error { return htmlview.WriteReport(w, r, o) }
 }
 
 // writeHTML writes a page to path, atomically; errors name the file.

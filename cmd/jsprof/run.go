@@ -54,6 +54,7 @@ type runFlags struct {
 	collapsed  string
 	report     bool
 	reportJSON string
+	html       string
 	top        int
 	every      uint64
 	pprofAddr  string
@@ -105,6 +106,7 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.StringVar(&f.collapsed, "collapsed", "", "also write the stacks in collapsed format (flamegraph.pl, speedscope) to `file`")
 	fs.BoolVar(&f.report, "report", false, "print the per-opcode and per-function cost table on stderr when the guest ends")
 	fs.StringVar(&f.reportJSON, "report-json", "", "write the cost report as JSON to `file`")
+	fs.StringVar(&f.html, "html", "", "also write the HTML report (jsprof report --html's page: flame graph, annotated source) to `file`")
 	fs.IntVar(&f.top, "top", 20, "rows of each table of --report (0: all)")
 	fs.Uint64Var(&f.maxInstr, "max-instructions", 0, "stop the guest after `N` Wasm instructions (exit 124), profile written (needs a profiling --mode)")
 	cli.DurationVar(fs, &f.timeout, "timeout", 0, "stop the guest after this `duration` (exit 124), profile written")
@@ -152,6 +154,8 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	switch {
 	case !profiling && (f.report || f.reportJSON != "" || f.collapsed != ""):
 		return errors.New("--report, --report-json and --collapsed need a profiling --mode")
+	case !profiling && f.html != "":
+		return errors.New("--html needs a profiling --mode")
 	case f.mode != jsprofile.ModeSample && f.pprofAddr != "":
 		return errors.New("--pprof-addr needs --mode sample")
 	case !profiling && f.maxInstr > 0:
@@ -259,8 +263,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Off:    f.mode == jsprofile.ModeOff,
 		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
-		NeedProfile: f.report || f.reportJSON != "",
-		ProfileOnly: !f.report && f.reportJSON == "",
+		NeedProfile: f.report || f.reportJSON != "" || f.html != "",
+		ProfileOnly: !f.report && f.reportJSON == "" && f.html == "",
 		Timeout:     f.timeout,
 		// Whole lines, each starting "jsprof:", so that they stay apart
 		// from what the guest itself writes on stderr.
@@ -292,6 +296,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	}
 	if f.mode != jsprofile.ModeOff {
 		warn(io, job.ReadProgram(f.sourceMap))
+	}
+	if f.html != "" { // annotated with the JS ReadProgram found
+		job.Outputs = append(job.Outputs, output.RunHTML(f.html, f.output, job.Module, f.module, job.Profile.SourceMap))
 	}
 	if f.several {
 		return runInputs(ctx, job, f, io)

@@ -7,6 +7,8 @@
 //	collapsed.go  --collapsed: the stacks in collapsed format (Collapsed)
 //	report.go     --report-json and --report: the cost report as JSON
 //	              (ReportJSON) and as text tables (ReportText)
+//	html.go       --html: the HTML report, jsprof report --html's page
+//	              (HTML; RunHTML for jsprof run)
 //	outdir.go     --out-dir: each input's own profile (Dir)
 //	server.go     --pprof-addr: the running guest's profile served over
 //	              HTTP (Server, a Watcher)
