@@ -49,7 +49,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, cli.ExitFailure, err)
 	}
-	dest, err := files.Create(*output)
+	dest, err := io.files.Create(*output)
 	if err != nil {
 		return fail(io, cli.ExitUsage, err)
 	}

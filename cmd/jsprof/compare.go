@@ -82,7 +82,7 @@ func compareWith(ctx context.Context, args []string, io stdio, run compare.Runne
 	}
 	sides, err := compare.Compare(ctx, compare.Comparison{SourcePath: positional[0], Plugins: [2]string{plugins[0], plugins[1]},
 		Function: *inputPath != "", Input: cmp.Or(*inputPath, *stdinPath), Args: guestArgs, Cost: cost, Timeout: timeout, Cache: cacheDir(),
-		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run, SourceMap: *sourceMap, OutDir: *outDir, Files: &files})
+		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run, SourceMap: *sourceMap, OutDir: *outDir, Files: io.files})
 	if err != nil {
 		return failInterrupted(ctx, io, cli.ExitFailure, err)
 	}
@@ -91,7 +91,7 @@ func compareWith(ctx context.Context, args []string, io stdio, run compare.Runne
 		names = [2]string{plugins[0], plugins[1]}
 	}
 	df := diff.New(sides[0].Done.Outcome.Tables, sides[1].Done.Outcome.Tables, names[0], names[1])
-	if err := writeDiff(io.out, df, f, *by, *top, *htmlPath, nil); err != nil {
+	if err := writeDiff(io.files, io.out, df, f, *by, *top, *htmlPath, nil); err != nil {
 		return fail(io, cli.ExitFailure, err)
 	}
 	// The diff's counts mean nothing without their cost model, and its

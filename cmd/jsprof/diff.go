@@ -86,7 +86,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if *htmlPath != "" {
 		flame = htmlview.NewFlameDiff(profs[0], profs[1], htmlview.FlameOptions{})
 	}
-	if err := writeDiff(io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
+	if err := writeDiff(io.files, io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
 		return fail(io, cli.ExitFailure, err)
 	}
 	if *failOver == "" {
@@ -120,10 +120,10 @@ func checkDiffBy(by string) error {
 // htmlPath unless it is empty: top rows of each table; -1: the default, 20
 // in text and all in HTML. The page has every view, and the new profile's
 // flame graph coloured by change when flame is not nil.
-func writeDiff(w io.Writer, df *diff.Diff, f report.Format, by string, top int, htmlPath string, flame *htmlview.Flame) error {
+func writeDiff(files *outfile.Set, w io.Writer, df *diff.Diff, f report.Format, by string, top int, htmlPath string, flame *htmlview.Flame) error {
 	if htmlPath != "" {
 		o := htmlview.DiffOptions{Top: max(top, 0), Flame: flame}
-		if err := writeHTML(htmlPath, func(w io.Writer) error { return htmlview.WriteDiff(w, df, o) }); err != nil {
+		if err := writeHTML(files, htmlPath, func(w io.Writer) error { return htmlview.WriteDiff(w, df, o) }); err != nil {
 			return err
 		}
 	}

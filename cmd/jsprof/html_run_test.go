@@ -41,7 +41,7 @@ func TestRunHTML(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no profile", []string{"--mode", "off", "--html", page}, "--html needs a profiling --mode"},
+		{"no profile", []string{"--mode", "off", "--html", page}, "--report, --report-json, --collapsed and --html need a profiling --mode"},
 		{"the module", []string{"--html", module}, "--html " + module + ": that is the module being run"},
 		{"two outputs", []string{"--html", profile, "-o", profile}, "-o and --html both name " + profile},
 	} {

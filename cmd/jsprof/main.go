@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/run/runner"
 )
 
@@ -23,6 +24,7 @@ func main() {
 	// with 128 + the signal's number.
 	// A second signal, while jsprof is still writing, ends it at once.
 	ctx, cancel := context.WithCancelCause(context.Background())
+	files := new(outfile.Set)
 	stopNotify, reset := cli.CancelOnSignals(func(sig syscall.Signal) { cancel(interrupted{Sig: sig}) }, cli.ExitNow(files.RemoveTemporaries))
 	// A reader that has gone (jsprof run … | head) must not kill jsprof
 	// before it writes the profile: writes to it fail with EPIPE instead,
@@ -30,7 +32,7 @@ func main() {
 	signal.Ignore(syscall.SIGPIPE)
 	code := Main(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr,
 		color:          cli.UseColor(cli.IsTerminal(os.Stderr), os.Getenv),
-		defaultSignals: reset})
+		defaultSignals: reset, files: files})
 	stopNotify()
 	cancel(nil)
 	os.Exit(code)
@@ -51,6 +53,9 @@ type stdio struct {
 	// process: --mode off without --timeout runs the guest where Go cannot
 	// stop it (run.go).
 	defaultSignals func()
+	// files are those jsprof writes: a second signal removes their
+	// temporaries (outfile.Set.RemoveTemporaries). nil: Main makes one.
+	files *outfile.Set
 }
 
 type command struct {
@@ -73,6 +78,9 @@ func commands() []command {
 // Main runs jsprof with args (without the program name) and returns the
 // exit code.
 func Main(ctx context.Context, args []string, io stdio) int {
+	if io.files == nil {
+		io.files = new(outfile.Set)
+	}
 	if len(args) == 0 {
 		usage(io.err)
 		return cli.ExitUsage

@@ -4,14 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
-
-// files are the files jsprof writes, for exitNow to remove their
-// temporary files (outfile.Set.RemoveTemporaries).
-var files outfile.Set
 
 // outputs are the outputs run's flags ask for (none with --mode off),
 // inputs those of several inputs; an error is a usage error.
@@ -47,9 +42,10 @@ func (f *runFlags) outputs(inputs []string, io stdio) ([]output.Output, error) {
 	return outs, nil
 }
 
-// writeOutput opens out and writes r into it (jsprof report --html).
-func writeOutput(ctx context.Context, out output.Output, r output.Result) error {
-	if err := out.Open(ctx, output.Opening{Files: &files}); err != nil {
+// writeOutput opens out in io's files and writes r into it (jsprof
+// report --html).
+func writeOutput(ctx context.Context, io stdio, out output.Output, r output.Result) error {
+	if err := out.Open(ctx, output.Opening{Files: io.files}); err != nil {
 		return err
 	}
 	defer out.Discard()

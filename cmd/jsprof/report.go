@@ -127,7 +127,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 			fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", printable.String(s.From))
 		}
 		page := &output.HTML{Path: *htmlPath, Options: opts, Sources: func(*jsprofile.Profile) []javy.SourceFile { return srcs }}
-		if err := writeOutput(ctx, page, output.Result{Profile: prof.Profile, Tables: data}); err != nil {
+		if err := writeOutput(ctx, io, page, output.Result{Profile: prof.Profile, Tables: data}); err != nil {
 			return fail(io, cli.ExitFailure, err)
 		}
 	}
@@ -145,7 +145,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 }
 
 // writeHTML writes a page to path, atomically; errors name the file.
-func writeHTML(path string, write func(io.Writer) error) error {
+func writeHTML(files *outfile.Set, path string, write func(io.Writer) error) error {
 	err := files.WriteAtomic(path, func(f *os.File) error { return write(f) })
 	if err != nil && !strings.Contains(err.Error(), path) {
 		err = fmt.Errorf("--html %s: %w", path, err)

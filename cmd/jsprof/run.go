@@ -152,10 +152,8 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("--mode %q: want exact, sample or off", f.mode)
 	}
 	switch {
-	case !profiling && (f.report || f.reportJSON != "" || f.collapsed != ""):
-		return errors.New("--report, --report-json and --collapsed need a profiling --mode")
-	case !profiling && f.html != "":
-		return errors.New("--html needs a profiling --mode")
+	case !profiling && (f.report || f.reportJSON != "" || f.collapsed != "" || f.html != ""):
+		return errors.New("--report, --report-json, --collapsed and --html need a profiling --mode")
 	case f.mode != jsprofile.ModeSample && f.pprofAddr != "":
 		return errors.New("--pprof-addr needs --mode sample")
 	case !profiling && f.maxInstr > 0:
@@ -292,7 +290,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			},
 		},
 		Outputs: outs,
-		Files:   &files,
+		Files:   io.files,
 	}
 	if f.mode != jsprofile.ModeOff {
 		warn(io, job.ReadProgram(f.sourceMap))
