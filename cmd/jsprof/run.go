@@ -258,7 +258,6 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Input:  f.input,
 		Inputs: inputs,
 		Codec:  f.codec,
-		Off:    f.mode == jsprofile.ModeOff,
 		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
 		NeedProfile: f.report || f.reportJSON != "" || f.html != "",

@@ -53,9 +53,8 @@ type Job struct {
 	// function-runner's I/O, as with Input, and no output may be one of
 	// them.
 	Inputs []string
-	// Off runs the module without profiling it; Profile says how
-	// otherwise (Profile.CacheDir: Cache.Dir when empty).
-	Off     bool
+	// Profile says how the module is profiled (Profile.CacheDir:
+	// Cache.Dir when empty); Profile.Mode Off runs it unprofiled.
 	Profile Options
 	// NeedProfile makes a run with no JS interpreter an error rather than
 	// a run without a profile (Hooks.Prepared hears why).
@@ -74,7 +73,7 @@ type Job struct {
 	// Progress is said while a profiled guest runs.
 	Progress Progress
 	// DefaultSignals, when set, gives SIGINT and SIGTERM back their
-	// default action; it is called before a run with Off and no timeout
+	// default action; it is called before a run with mode Off and no timeout
 	// (Execute says why).
 	DefaultSignals func()
 	// Outputs are where the profile goes, each opened once the module is
@@ -130,7 +129,7 @@ type Hooks struct {
 	// and before its outputs are opened and anything is prepared.
 	Ready func(link.Linking) error
 	// Prepared hears the session about to run (nil when the run is not
-	// profiled: why says why, nil for Job.Off) just before the guest
+	// profiled: why says why, nil for mode Off) just before the guest
 	// starts.
 	Prepared func(s *Session, why error) error
 	// OutputError hears a Shopify Function's output that could not be had
@@ -264,7 +263,7 @@ func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
 		}
 	}()
 	popts := job.Profile
-	if !job.Off {
+	if job.Profile.Mode != Off {
 		var plugin []byte
 		if opts.Plugin != nil {
 			plugin = opts.Plugin.Wasm
@@ -348,7 +347,7 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 		// by it: a guest its timeout stopped still has its functions named.
 		runCtx = runner.WithTimeout(ctx, job.Timeout, fmt.Errorf("%s %v", TimeoutPrefix, job.Timeout))
 	}
-	if job.Off && job.Timeout == 0 && job.DefaultSignals != nil {
+	if job.Profile.Mode == Off && job.Timeout == 0 && job.DefaultSignals != nil {
 		// wazero stops a guest when its context ends only if it compiled
 		// checks into every loop and call, which makes QuickJS run up to
 		// six times slower (fib(30): 1.38 s against 0.21 s). Profiled runs

@@ -30,6 +30,8 @@ const (
 	// Sample records the full Wasm and JS stack every SampleEvery
 	// instructions.
 	Sample Mode = jsprofile.ModeSample
+	// Off runs the module as it is, unprofiled (a Job's mode only).
+	Off Mode = jsprofile.ModeOff
 )
 
 // DefaultSampleEvery is the default sampling period: about 10,000 samples
