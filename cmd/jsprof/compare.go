@@ -11,6 +11,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/compare"
+	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/view/diff"
 )
 
@@ -82,7 +83,8 @@ func compareWith(ctx context.Context, args []string, io stdio, run compare.Runne
 	}
 	sides, err := compare.Compare(ctx, compare.Comparison{SourcePath: positional[0], Plugins: [2]string{plugins[0], plugins[1]},
 		Function: *inputPath != "", Input: cmp.Or(*inputPath, *stdinPath), Args: guestArgs, Cost: cost, Timeout: timeout, Cache: cacheDir(),
-		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run, SourceMap: *sourceMap, OutDir: *outDir, Files: io.files})
+		Stderr: io.err, Warn: func(err error) { warn(io, err) }, Run: run, SourceMap: *sourceMap, OutDir: *outDir, Files: io.files,
+		Outputs: []outfile.Named{{What: "--html", Path: *htmlPath}}})
 	if err != nil {
 		return failInterrupted(ctx, io, cli.ExitFailure, err)
 	}

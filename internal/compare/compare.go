@@ -49,9 +49,14 @@ type Comparison struct {
 	// another).
 	Run Runner
 	// OutDir, when set, is made, and each side once it has run is kept
-	// there (base.wasm, base.pb.gz, base.stdout, new.…), written in Files.
-	OutDir string
-	Files  *outfile.Set
+	// there (base.wasm, base.pb.gz, base.stdout, new.…), written in Files:
+	// created before anything is built, none of them a file the
+	// comparison reads (the JS, its map, the plugins, the input) or one of
+	// Outputs, the command's other outputs (--html), which may not be a
+	// file it reads either.
+	OutDir  string
+	Files   *outfile.Set
+	Outputs []outfile.Named
 }
 
 // Runner runs a job as profiler.Execute does.
@@ -76,6 +81,15 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 	if err != nil {
 		return sides, err
 	}
+	kept, err := c.keeping()
+	if err != nil {
+		return sides, err
+	}
+	defer func() {
+		for _, f := range kept {
+			f.Discard()
+		}
+	}()
 	cache, err := c.Cache.Open()
 	if err != nil {
 		return sides, err
@@ -108,8 +122,8 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		if err != nil {
 			return sides, fmt.Errorf("running %s built with %s: %w", c.SourcePath, s.PluginPath, err)
 		}
-		if c.OutDir != "" {
-			if err := s.keep(c.Files, c.OutDir); err != nil {
+		if kept != nil {
+			if err := s.keep(kept); err != nil {
 				return sides, fmt.Errorf("--out-dir: %w", err)
 			}
 		}
@@ -148,17 +162,54 @@ func (c Comparison) read() (src []byte, smap *sourcemap.Loaded, stdin []byte, er
 	return src, smap, stdin, nil
 }
 
-// keep writes the side's module, profile and output into dir, in set
-// (Comparison.OutDir).
-func (s *Side) keep(set *outfile.Set, dir string) error {
-	base := filepath.Join(dir, s.Label)
-	if err := set.WriteAtomic(base+".wasm", func(w *os.File) error { _, err := w.Write(s.Module); return err }); err != nil {
-		return err
+// keptExts are the files OutDir keeps of a side, by their extension.
+func keptExts() []string { return []string{".wasm", ".pb.gz", ".stdout"} }
+
+// keeping checks the comparison's outputs against what it reads, and
+// creates, in Files, the files OutDir keeps (nil without OutDir), by
+// their name there (base.wasm, …).
+func (c Comparison) keeping() (map[string]*outfile.File, error) {
+	reads := []outfile.Named{{What: "the JS file", Path: c.SourcePath}, {What: "the --source-map", Path: c.SourceMap},
+		{What: "the base --plugin", Path: c.Plugins[0]}, {What: "the new --plugin", Path: c.Plugins[1]}, {What: "the guests' input", Path: c.Input}}
+	outs := c.Outputs
+	if c.OutDir != "" {
+		for _, label := range []string{"base", "new"} {
+			for _, ext := range keptExts() {
+				outs = append(outs, outfile.Named{What: "--out-dir", Path: filepath.Join(c.OutDir, label+ext)})
+			}
+		}
 	}
-	if err := set.WriteAtomic(base+".pb.gz", func(w *os.File) error { return jsprofile.Write(w, s.Done.Outcome.Profile) }); err != nil {
-		return err
+	if err := outfile.Distinct(outs, reads); err != nil || c.OutDir == "" {
+		return nil, err
 	}
-	return set.WriteAtomic(base+".stdout", func(w *os.File) error { _, err := w.Write(s.Stdout.Bytes()); return err })
+	kept := map[string]*outfile.File{}
+	for _, o := range outs[len(c.Outputs):] {
+		f, err := c.Files.Create(o.Path)
+		if err != nil {
+			for _, f := range kept {
+				f.Discard()
+			}
+			return nil, fmt.Errorf("--out-dir: %w", err)
+		}
+		kept[filepath.Base(o.Path)] = f
+	}
+	return kept, nil
+}
+
+// keep writes the side's module, profile and output into their files of
+// kept (Comparison.keeping).
+func (s *Side) keep(kept map[string]*outfile.File) error {
+	content := map[string]func(w *os.File) error{
+		".wasm":   func(w *os.File) error { _, err := w.Write(s.Module); return err },
+		".pb.gz":  func(w *os.File) error { return jsprofile.Write(w, s.Done.Outcome.Profile) },
+		".stdout": func(w *os.File) error { _, err := w.Write(s.Stdout.Bytes()); return err },
+	}
+	for _, ext := range keptExts() {
+		if err := kept[s.Label+ext].Commit(content[ext]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // TimedOut says which sides their timeout stopped ("the base was

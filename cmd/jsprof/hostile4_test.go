@@ -1,0 +1,129 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/internal/cli"
+)
+
+// Issue 38, hostile round 4: the files jsprof writes.
+
+// TestOutDirHeldFromBeforeTheGuest (N1): a guest granted the directory
+// that holds --out-dir renames the folder and leaves a link to a folder
+// outside in its place (testdata/outdir_attack.wat); each input's
+// profile still goes into the folder jsprof opened before the guests
+// ran, now renamed, and nothing reaches the link's target.
+func TestOutDirHeldFromBeforeTheGuest(t *testing.T) {
+	t.Parallel()
+	top := t.TempDir()
+	granted, elsewhere := filepath.Join(top, "granted"), filepath.Join(top, "elsewhere")
+	require.NoError(t, os.MkdirAll(filepath.Join(granted, "out"), 0o755))
+	require.NoError(t, os.Mkdir(elsewhere, 0o755))
+	var inputs []string
+	for _, name := range []string{"a.json", "b.json"} {
+		in := filepath.Join(top, name)
+		require.NoError(t, os.WriteFile(in, []byte("{}"), 0o644))
+		inputs = append(inputs, "--input", in)
+	}
+	module, err := filepath.Abs(filepath.Join("testdata", "outdir_attack.wasm"))
+	require.NoError(t, err)
+	args := append(append([]string{"run", "-q", "--dir", granted}, inputs...), "--out-dir", filepath.Join(granted, "out"), "-o", filepath.Join(granted, "merged.pb.gz"), module)
+	got := jsprof(t, "", args...)
+	st, err := os.Lstat(filepath.Join(granted, "out"))
+	require.NoError(t, err)
+	require.NotZero(t, st.Mode()&os.ModeSymlink, "the guest ran its attack: %s", got.stderr)
+	moved, err := os.ReadDir(filepath.Join(granted, "moved"))
+	require.NoError(t, err)
+	var names []string
+	for _, e := range moved {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{"a.pb.gz", "b.pb.gz"}, names, "the profiles are in the folder opened before the guests ran")
+	outside, err := os.ReadDir(elsewhere)
+	require.NoError(t, err)
+	assert.Empty(t, outside, "nothing written where the guest's link leads")
+}
+
+// TestOutputsInsideOutDir (N4): -o or --collapsed named like an input's
+// profile in --out-dir would be replaced by it; it is refused, naming
+// both, before anything runs.
+func TestOutputsInsideOutDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	require.NoError(t, os.Mkdir(in, 0o755))
+	for _, name := range []string{"a.json", "b.json"} {
+		require.NoError(t, os.WriteFile(filepath.Join(in, name), []byte("{}"), 0o644))
+	}
+	out := filepath.Join(dir, "out")
+	clash := filepath.Join(out, "a.pb.gz")
+	for _, tt := range []struct{ flag, want string }{
+		{"-o", "-o and --out-dir both name " + clash},
+		{"--collapsed", "--collapsed and --out-dir both name " + clash},
+		{"--report-json", "--report-json and --out-dir both name " + clash},
+	} {
+		t.Run(tt.flag, func(t *testing.T) {
+			args := []string{"run", "--input", in, "--out-dir", out, tt.flag, clash, filepath.Join("testdata", "exit3.wasm")}
+			if tt.flag != "-o" {
+				args = append([]string{"run", "-o", filepath.Join(dir, tt.flag+".pb.gz")}, args[1:]...)
+			}
+			got := jsprof(t, "", args...)
+			assert.Equal(t, cli.ExitUsage, got.code, got.stderr)
+			assert.Contains(t, got.stderr, tt.want)
+			assert.NoFileExists(t, clash)
+		})
+	}
+}
+
+// TestCompareKeepsItsInputs (N5): compare --out-dir keeps each side's
+// module, profile and output (base.wasm, new.wasm, …); none may be a file
+// compare reads (the README's --plugin new.wasm, the --stdin file) or
+// its --html page, nor the page one it reads. Each is refused, naming
+// both, before anything is built, and the file is left as it was.
+func TestCompareKeepsItsInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plugin := func(name string) string {
+		b, err := os.ReadFile(fixtures.EnginePath(t, "javy-plugin-1.7.0"))
+		require.NoError(t, err)
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, b, 0o644))
+		return path
+	}
+	old, new := plugin("old.wasm"), plugin("new.wasm")
+	keep := filepath.Join(dir, "keep")
+	require.NoError(t, os.Mkdir(keep, 0o755))
+	stdin := filepath.Join(keep, "base.stdout")
+	require.NoError(t, os.WriteFile(stdin, []byte("input"), 0o644))
+	js := filepath.Join(dir, "app.js")
+	require.NoError(t, os.WriteFile(js, []byte("console.log(1)\n"), 0o644))
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a plugin", []string{"--out-dir", dir}, "--out-dir " + new + ": that is the new --plugin"},
+		{"the stdin file", []string{"--out-dir", keep, "--stdin", stdin}, "--out-dir " + stdin + ": that is the guests' input"},
+		{"the page", []string{"--out-dir", filepath.Join(dir, "other"), "--html", filepath.Join(dir, "other", "new.pb.gz")}, "--html and --out-dir both name"},
+		{"the page over the JS", []string{"--html", js}, "--html " + js + ": that is the JS file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before, err := os.ReadFile(new)
+			require.NoError(t, err)
+			args := append(append([]string{"compare", "--plugin", old, "--plugin", new}, tt.args...), js)
+			got := jsprof(t, "", args...)
+			assert.NotEqual(t, 0, got.code, got.stderr)
+			assert.Contains(t, got.stderr, tt.want)
+			after, err := os.ReadFile(new)
+			require.NoError(t, err)
+			assert.Equal(t, before, after, "the plugin is left as it was")
+			assert.NoFileExists(t, filepath.Join(dir, "base.wasm"), "nothing was built")
+		})
+	}
+}
