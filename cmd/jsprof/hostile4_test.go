@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/jsprof/jsprof/fixtures"
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // Issue 38, hostile round 4: the files jsprof writes.
@@ -124,6 +126,58 @@ func TestCompareKeepsItsInputs(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, before, after, "the plugin is left as it was")
 			assert.NoFileExists(t, filepath.Join(dir, "base.wasm"), "nothing was built")
+		})
+	}
+}
+
+// TestHTMLReadsOnlyFilesUnderTheDirectory (N2): the HTML source view of
+// a source-mapped profile reads the original files the profile names
+// (those its map's sourcesContent does not hold) only as relative names
+// under the current directory, regular files, bounded: a crafted profile
+// naming a secret by its absolute path, or by a path out of the
+// directory, puts none of it in the page; a file under the directory is
+// read (the negative control).
+func TestHTMLReadsOnlyFilesUnderTheDirectory(t *testing.T) {
+	t.Parallel()
+	secret, _ := secretFile(t, t.TempDir())
+	text, err := os.ReadFile(secret)
+	require.NoError(t, err)
+	under := filepath.Join("testdata", "fib20.js") // relative to the test's directory, jsprof's current one
+	fib, err := os.ReadFile(under)
+	require.NoError(t, err)
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	outside, err := filepath.Rel(wd, secret) // ../../../tmp/…/secret.txt
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name, file string
+		read       bool
+	}{
+		{"absolute", secret, false},
+		{"out of the directory", outside, false},
+		{"under the directory", under, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			b := jsprofile.NewBuilder(jsprofile.Meta{Mode: jsprofile.ModeExact, TotalInstructions: 10,
+				SourceMap: filepath.Join(dir, "absent.map"), GeneratedFile: "function.js"})
+			b.Add([]jsprofile.Frame{jsprofile.JSFrame("f", tt.file, 1, 1, 0x1000, 0), jsprofile.OpcodeFrame("add", 157)}, 10, 1, 0)
+			p, err := b.Profile()
+			require.NoError(t, err)
+			prof, page := filepath.Join(dir, "p.pb.gz"), filepath.Join(dir, "p.html")
+			f, err := os.Create(prof)
+			require.NoError(t, err)
+			require.NoError(t, jsprofile.Write(f, p))
+			require.NoError(t, f.Close())
+			got := jsprof(t, "", "report", "--html", page, prof)
+			require.Equal(t, 0, got.code, got.stderr)
+			html, err := os.ReadFile(page)
+			require.NoError(t, err)
+			assert.NotContains(t, string(html), strings.TrimSpace(string(text)), "the secret is not in the page")
+			first := strings.SplitN(string(fib), "\n", 2)[0]
+			if tt.read {
+				assert.Contains(t, string(html), htmlEscape(first), "a file under the directory is shown")
+			}
 		})
 	}
 }

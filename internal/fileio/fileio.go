@@ -46,6 +46,34 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// ReadNamed reads the file name that an untrusted file named (a source
+// map's source, a profile's file), relative to dir, the directory the
+// naming is resolved in: only a relative name that stays under dir is
+// read, opened through an os.Root of dir (no absolute path, no "..", no
+// link leading out), a regular file (OpenRegular's rules), of at most
+// limit bytes. Any other name is an error naming it: the caller reads
+// nothing else.
+func ReadNamed(dir, name string, limit int64) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	b, err := ReadLimited(f, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return b, nil
+}
+
 // ReadLimited reads r to its end, failing with ErrTooLarge past limit
 // bytes rather than reading on.
 func ReadLimited(r io.Reader, limit int64) ([]byte, error) {

@@ -73,3 +73,48 @@ func TestOpenRegular(t *testing.T) {
 	_, err = ReadRegular(file, 1)
 	assert.ErrorIs(t, err, ErrTooLarge)
 }
+
+// TestReadNamed: a file an untrusted file names is read only as a
+// relative name under the directory, a regular file within the bound;
+// an absolute name, a way out by .. or by a link, a FIFO (refused at
+// once, never waited on), a folder and a file past the bound are errors.
+func TestReadNamed(t *testing.T) {
+	t.Parallel()
+	top := t.TempDir()
+	dir := filepath.Join(top, "dir")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "src", "run.ts"), []byte("run"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.ts"), make([]byte, 100), 0o644))
+	secret := filepath.Join(top, "secret.txt")
+	require.NoError(t, os.WriteFile(secret, []byte("SECRET"), 0o600))
+	require.NoError(t, os.Symlink(secret, filepath.Join(dir, "link.ts")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo.ts"), 0o644))
+	tests := []struct {
+		name string
+		want string // "": read
+	}{
+		{"src/run.ts", ""},
+		{"./src/../src/run.ts", ""},
+		{secret, "escapes"},
+		{"../secret.txt", "escapes"},
+		{"link.ts", "escapes"},
+		{"fifo.ts", "not a regular file"},
+		{"src", "not a regular file"},
+		{"big.ts", "too large"},
+		{"absent.ts", "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := ReadNamed(dir, tt.name, 50)
+			if tt.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, "run", string(b))
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Nil(t, b)
+		})
+	}
+}

@@ -2,7 +2,6 @@ package javy
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/jsprof/jsprof/internal/fileio"
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
@@ -74,15 +74,21 @@ func MapSaved(p *jsprofile.Profile, flag, profilePath string, sources []SourceFi
 // MappedSources are the original sources of a profile named after a
 // source map, for the HTML source view: the map's sourcesContent where it
 // has them (the map the run used, read again: a file, or the inline map of
-// the program's JS in sources), else the files on disk.
+// the program's JS in sources), else the files on disk. The profile and
+// the map are untrusted: a file either names is read only as readNamed
+// allows, never a file of the user's that a crafted map or profile points
+// at (/home/u/.ssh/id_rsa, ../secret) into a page meant to be shared.
 func MappedSources(p *profile.Profile, meta jsprofile.Meta, l *sourcemap.Loaded, sources []SourceFile) []SourceFile {
 	if meta.SourceMap == "" {
 		return nil
 	}
 	if l == nil {
-		if loaded, err := sourcemap.FromFile(meta.SourceMap); err == nil {
-			l = &loaded
-		} else {
+		if data, err := readNamed(meta.SourceMap); err == nil {
+			if m, err := sourcemap.Parse(data, filepath.Dir(meta.SourceMap)); err == nil {
+				l = &sourcemap.Loaded{Map: m, From: meta.SourceMap}
+			}
+		}
+		if l == nil {
 			for _, s := range sources {
 				if loaded, err := sourcemap.FromSource(s.Text, s.Name); err == nil {
 					l = &loaded
@@ -104,7 +110,7 @@ func MappedSources(p *profile.Profile, meta jsprofile.Meta, l *sourcemap.Loaded,
 	for _, fn := range p.Function {
 		if f := fn.Filename; strings.HasPrefix(fn.SystemName, "js:") && f != "" && !seen[f] {
 			seen[f] = true
-			if text, err := os.ReadFile(f); err == nil {
+			if text, err := readNamed(f); err == nil {
 				out = append(out, SourceFile{Name: f, Text: text, From: f})
 			}
 		}
@@ -150,3 +156,9 @@ func CompileErrorAt(msg, jsPath string, src []byte) (string, error) {
 	}
 	return msg[:m[0]] + at + msg[m[1]:], err
 }
+
+// readNamed reads a file a profile or a map names, for the HTML source
+// view: a relative name under the current directory (where the user runs
+// jsprof, and where jsprof run resolved the map's sources), a regular
+// file of at most maxFoundBytes (fileio.ReadNamed).
+func readNamed(name string) ([]byte, error) { return fileio.ReadNamed(".", name, maxFoundBytes) }
