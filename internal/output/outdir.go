@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/pprof/profile"
 	"github.com/jsprof/jsprof/internal/outfile"
-	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
 // Dir is --out-dir: each of several inputs' own profile, NAME.pb.gz in
@@ -66,19 +66,18 @@ func (d *Dir) Open(_ context.Context, o Opening) error {
 	return nil
 }
 
-// Write writes each input's profile (r.Each) to its file; an input that
-// made none leaves no file. It stops at the first error.
-func (d *Dir) Write(_ context.Context, r Result) error {
-	defer d.Discard()
-	for i, f := range d.files {
-		if i >= len(r.Each) || r.Each[i] == nil {
-			continue
-		}
-		p := r.Each[i]
-		if err := f.Commit(func(w *os.File) error { return jsprofile.Write(w, p) }); err != nil {
-			return err
-		}
+// WriteEach writes input i's profile to its file, as its run ends.
+func (d *Dir) WriteEach(_ context.Context, i int, _ *profile.Profile, raw []byte) error {
+	if i < 0 || i >= len(d.files) {
+		return fmt.Errorf("--out-dir: no input %d", i)
 	}
+	return d.files[i].Commit(func(w *os.File) error { _, err := w.Write(raw); return err })
+}
+
+// Write releases the files of the inputs that made no profile: they
+// leave none.
+func (d *Dir) Write(context.Context, Result) error {
+	d.Discard()
 	return nil
 }
 

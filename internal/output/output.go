@@ -66,9 +66,16 @@ type Result struct {
 	Tables *report.Tables
 	// Inputs are the table of several inputs' runs; nil for one run.
 	Inputs []report.InputRun
-	// Each is, with several inputs, each one's own profile, in the
-	// inputs' order: nil where an input made none.
-	Each []*profile.Profile
+}
+
+// An EachWriter is an Output that takes, with several inputs, each
+// input's own profile as its run ends (WriteEach: i is the input's index,
+// p its profile, raw p as jsprofile.Write writes it), before Write: the
+// pipeline keeps none of them, so that a run of thousands of inputs holds
+// one input's profile at a time, not all. Calls never overlap.
+type EachWriter interface {
+	Output
+	WriteEach(ctx context.Context, i int, p *profile.Profile, raw []byte) error
 }
 
 // Open opens outs in order, once the files each names are known to be
@@ -99,6 +106,18 @@ func Write(ctx context.Context, outs []Output, r Result) error {
 	var errs []error
 	for _, out := range outs {
 		errs = append(errs, out.Write(ctx, r))
+	}
+	return errors.Join(errs...)
+}
+
+// WriteEach gives each EachWriter of outs input i's profile; its error
+// joins each output's.
+func WriteEach(ctx context.Context, outs []Output, i int, p *profile.Profile, raw []byte) error {
+	var errs []error
+	for _, out := range outs {
+		if w, ok := out.(EachWriter); ok {
+			errs = append(errs, w.WriteEach(ctx, i, p, raw))
+		}
 	}
 	return errors.Join(errs...)
 }

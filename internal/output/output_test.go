@@ -238,13 +238,12 @@ func TestDir(t *testing.T) {
 			require.NoError(t, err)
 			var set outfile.Set
 			require.NoError(t, Open(context.Background(), []Output{d}, Opening{Files: &set}))
-			r := Result{Each: make([]*profile.Profile, len(tt.inputs))}
 			for i, made := range tt.made {
 				if made {
-					r.Each[i] = testResult(t, uint64(10*(i+1))).Profile
+					writeEach(t, d, i, testResult(t, uint64(10*(i+1))).Profile)
 				}
 			}
-			require.NoError(t, d.Write(context.Background(), r))
+			require.NoError(t, d.Write(context.Background(), Result{}))
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
 			got := []string{}
@@ -254,6 +253,15 @@ func TestDir(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// writeEach gives w input i's profile p, as the pipeline does when its
+// run ends.
+func writeEach(t *testing.T, w EachWriter, i int, p *profile.Profile) {
+	t.Helper()
+	var raw bytes.Buffer
+	require.NoError(t, jsprofile.Write(&raw, p))
+	require.NoError(t, w.WriteEach(context.Background(), i, p, raw.Bytes()))
 }
 
 // TestDirHeldFromOpen: the folder is the one opened before the guests
@@ -270,7 +278,8 @@ func TestDirHeldFromOpen(t *testing.T) {
 	require.NoError(t, Open(context.Background(), []Output{d}, Opening{Files: &set}))
 	require.NoError(t, os.Rename(dir, filepath.Join(base, "moved")))
 	require.NoError(t, os.Symlink(elsewhere, dir))
-	require.NoError(t, d.Write(context.Background(), Result{Each: []*profile.Profile{testResult(t, 10).Profile}}))
+	writeEach(t, d, 0, testResult(t, 10).Profile)
+	require.NoError(t, d.Write(context.Background(), Result{}))
 	assert.FileExists(t, filepath.Join(base, "moved", "a.pb.gz"))
 	assert.NoFileExists(t, filepath.Join(elsewhere, "a.pb.gz"))
 }

@@ -66,6 +66,9 @@ type Push struct {
 	client pushv1connect.PusherServiceClient
 	labels []*typesv1.LabelPair
 	shown  string // URL, its password redacted
+	// each is, with several inputs, each input's series as its run
+	// ended (WriteEach), by index, its input label not yet given.
+	each map[int]*pushv1.RawProfileSeries
 }
 
 // Open checks the URL and the labels and readies the client: nothing is
@@ -103,27 +106,49 @@ func (p *Push) Write(ctx context.Context, r Result) error {
 // Discard does nothing: Open holds nothing but the client.
 func (p *Push) Discard() {}
 
+// WriteEach keeps input i's series, sent with the others by Write.
+func (p *Push) WriteEach(_ context.Context, i int, prof *profile.Profile, raw []byte) error {
+	s, err := p.one(prof, raw)
+	if err != nil {
+		return fmt.Errorf("--push: %w", err)
+	}
+	if p.each == nil {
+		p.each = map[int]*pushv1.RawProfileSeries{}
+	}
+	p.each[i] = s
+	return nil
+}
+
 // series are the series of r: the run's, or each input's that made a
-// profile.
+// profile (WriteEach), labelled with its input.
 func (p *Push) series(r Result) ([]*pushv1.RawProfileSeries, error) {
 	if len(r.Inputs) == 0 {
 		if r.Profile == nil {
 			return nil, errors.New("the run made no profile")
 		}
-		s, err := p.one(r.Profile, nil)
-		return []*pushv1.RawProfileSeries{s}, err
+		var raw bytes.Buffer
+		if err := jsprofile.Write(&raw, r.Profile); err != nil {
+			return nil, err
+		}
+		s, err := p.one(r.Profile, raw.Bytes())
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range p.labels {
+			s.Labels = setLabel(s.Labels, l)
+		}
+		return []*pushv1.RawProfileSeries{s}, nil
 	}
 	names := inputLabels(r.Inputs)
 	var series []*pushv1.RawProfileSeries
-	for i, each := range r.Each {
-		if each == nil || i >= len(names) {
-			continue
+	for i, name := range names {
+		if s := p.each[i]; s != nil {
+			s.Labels = setLabel(s.Labels, &typesv1.LabelPair{Name: pushInputLabel, Value: name})
+			for _, l := range p.labels {
+				s.Labels = setLabel(s.Labels, l)
+			}
+			series = append(series, s)
 		}
-		s, err := p.one(each, &typesv1.LabelPair{Name: pushInputLabel, Value: names[i]})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", names[i], err)
-		}
-		series = append(series, s)
 	}
 	if len(series) == 0 {
 		return nil, errors.New("no input made a profile")
@@ -131,26 +156,16 @@ func (p *Push) series(r Result) ([]*pushv1.RawProfileSeries, error) {
 	return series, nil
 }
 
-// one is the series of profile prof, labelled (input: nil for one run).
-func (p *Push) one(prof *profile.Profile, input *typesv1.LabelPair) (*pushv1.RawProfileSeries, error) {
-	var raw bytes.Buffer
-	if err := jsprofile.Write(&raw, prof); err != nil {
-		return nil, err
-	}
+// one is the series of profile prof, raw as jsprofile.Write writes it,
+// labelled with its facts (series adds the input's and the user's).
+func (p *Push) one(prof *profile.Profile, raw []byte) (*pushv1.RawProfileSeries, error) {
 	// Read makes the profile's strings printable in place: a copy keeps
 	// what the other outputs write as the run made it.
 	read, err := jsprofile.Read(prof.Copy())
 	if err != nil {
 		return nil, err
 	}
-	labels := factLabels(read.Meta)
-	if input != nil {
-		labels = append(labels, input)
-	}
-	for _, l := range p.labels {
-		labels = setLabel(labels, l)
-	}
-	return &pushv1.RawProfileSeries{Labels: labels, Samples: []*pushv1.RawSample{{RawProfile: raw.Bytes()}}}, nil
+	return &pushv1.RawProfileSeries{Labels: factLabels(read.Meta), Samples: []*pushv1.RawSample{{RawProfile: raw}}}, nil
 }
 
 // factLabels are the labels of a profile's facts (m), __name__ and

@@ -58,23 +58,24 @@ func TestPush(t *testing.T) {
 	tests := []struct {
 		name     string
 		result   Result
+		each     []*profile.Profile // by input: nil for one that made none
 		labels   []string
 		userinfo string
 		want     []pushed
 	}{
-		{"one run", Result{Profile: prof(1000)}, []string{"env=ci"}, "",
+		{"one run", Result{Profile: prof(1000)}, nil, []string{"env=ci"}, "",
 			[]pushed{{functionLabels("env", "ci"), 1000}}},
-		{"service_name replaced", Result{Profile: prof(1000)}, []string{"service_name=checkout", "mode=mine"}, "",
+		{"service_name replaced", Result{Profile: prof(1000)}, nil, []string{"service_name=checkout", "mode=mine"}, "",
 			[]pushed{{functionLabels("service_name", "checkout", "mode", "mine"), 1000}}},
-		{"facts the profile has", Result{Profile: testProfile(t, sample)}, nil, "",
+		{"facts the profile has", Result{Profile: testProfile(t, sample)}, nil, nil, "",
 			[]pushed{{map[string]string{"__name__": "wasm_instructions", "service_name": "app", "mode": "sample", "cost_model": "fuel"}, 500}}},
-		{"several inputs", Result{Profile: prof(1000), Inputs: []report.InputRun{{Input: "in/a.json"}, {Input: "in/b.json"}}, Each: []*profile.Profile{prof(300), prof(700)}}, []string{"env=ci"}, "",
+		{"several inputs", Result{Profile: prof(1000), Inputs: []report.InputRun{{Input: "in/a.json"}, {Input: "in/b.json"}}}, []*profile.Profile{prof(300), prof(700)}, []string{"env=ci"}, "",
 			[]pushed{{functionLabels("input", "a.json", "env", "ci"), 300}, {functionLabels("input", "b.json", "env", "ci"), 700}}},
-		{"an input without a profile", Result{Profile: prof(700), Inputs: []report.InputRun{{Input: "in/a.json"}, {Input: "in/b.json"}}, Each: []*profile.Profile{nil, prof(700)}}, nil, "",
+		{"an input without a profile", Result{Profile: prof(700), Inputs: []report.InputRun{{Input: "in/a.json"}, {Input: "in/b.json"}}}, []*profile.Profile{nil, prof(700)}, nil, "",
 			[]pushed{{functionLabels("input", "b.json"), 700}}},
-		{"inputs of one name", Result{Profile: prof(1000), Inputs: []report.InputRun{{Input: "x/in.json"}, {Input: "y/in.json"}}, Each: []*profile.Profile{prof(300), prof(700)}}, nil, "",
+		{"inputs of one name", Result{Profile: prof(1000), Inputs: []report.InputRun{{Input: "x/in.json"}, {Input: "y/in.json"}}}, []*profile.Profile{prof(300), prof(700)}, nil, "",
 			[]pushed{{functionLabels("input", "x/in.json"), 300}, {functionLabels("input", "y/in.json"), 700}}},
-		{"basic auth", Result{Profile: prof(1000)}, nil, "user:secret",
+		{"basic auth", Result{Profile: prof(1000)}, nil, nil, "user:secret",
 			[]pushed{{functionLabels(), 1000}}},
 	}
 	for _, tt := range tests {
@@ -88,7 +89,12 @@ func TestPush(t *testing.T) {
 			var warnings []error
 			p := &Push{URL: url, Labels: tt.labels, Warn: func(err error) { warnings = append(warnings, err) }}
 			require.NoError(t, p.Open(context.Background(), Opening{}))
-			assert.Empty(t, srv.Pushes(), "Open sends nothing")
+			for i, prof := range tt.each {
+				if prof != nil {
+					writeEach(t, p, i, prof)
+				}
+			}
+			assert.Empty(t, srv.Pushes(), "Open and WriteEach send nothing")
 			require.NoError(t, p.Write(context.Background(), tt.result))
 			assert.Empty(t, warnings)
 

@@ -1,8 +1,10 @@
 package profiler
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,39 +63,40 @@ type InputRun struct {
 
 // RunInputs runs the prepared module once per input, each in an instance
 // of its own, parallel at once at most (0: one per CPU jsprof may use),
-// and returns the runs in the inputs' order. The guests' output is
-// dropped (a run's uncaught error is in its Outcome.Throw); the job's
-// Prepared hook is not called, nor its Progress said.
-func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int) []InputRun {
+// and hands each run to done as it ends (never two at once, in no set
+// order: what done keeps of a run is all that is kept of it). The
+// guests' output is dropped (a run's uncaught error is in its
+// Outcome.Throw); the job's Prepared hook is not called, nor its
+// Progress said, nor its outputs written (RunSeveral writes them).
+func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int, done func(i int, r InputRun)) {
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
-	// The job's outputs are written once, from all the runs
-	// (RunSeveral), and none is watched.
 	q := *p
 	p = &q
 	p.job.Outputs = nil
 	p.job.Hooks.Prepared = nil
 	p.job.Progress.Every = 0 // lines of several runs at once would say nothing
-	runs := make([]InputRun, len(inputs))
+	var mu sync.Mutex
 	one := func(i int) {
+		r := InputRun{Input: inputs[i]}
 		defer func() {
 			// One input's failure is its own row, never the others' loss.
-			if r := recover(); r != nil {
-				runs[i].Err = fmt.Errorf("input %s: internal error: %v\n%s", inputs[i], r, debug.Stack())
+			if e := recover(); e != nil {
+				r = InputRun{Input: inputs[i], Err: fmt.Errorf("input %s: internal error: %v\n%s", inputs[i], e, debug.Stack())}
 			}
+			mu.Lock()
+			defer mu.Unlock()
+			done(i, r)
 		}()
 		if err := ctx.Err(); err != nil {
-			runs[i].Err = context.Cause(ctx)
+			r.Err = context.Cause(ctx)
 			return
 		}
-		runs[i].Done, runs[i].Err = p.Run(ctx, inputs[i], nil, nil)
-	}
-	for i, in := range inputs {
-		runs[i].Input = in
+		r.Done, r.Err = p.Run(ctx, inputs[i], nil, nil)
 	}
 	if len(inputs) == 0 {
-		return runs
+		return
 	}
 	// The first run alone compiles what every run shares (the engine, the
 	// meter's listened module) into wazero's in-memory cache: runtimes
@@ -112,14 +115,12 @@ func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int)
 		}()
 	}
 	wg.Wait()
-	return runs
 }
 
 // Several is the prepared module run on several inputs (RunSeveral).
 type Several struct {
-	Runs   []InputRun        // by input
-	Facts  []report.InputRun // the runs' table (InputFacts)
-	Merged *Outcome          // their profiles merged (Merged); nil: none
+	Facts  []report.InputRun // the runs' table, by input (inputFact)
+	Merged *Outcome          // their profiles merged; nil: none
 	// MergedInputs are the inputs whose runs made a profile, the ones
 	// Merged holds.
 	MergedInputs []string
@@ -128,80 +129,96 @@ type Several struct {
 }
 
 // RunSeveral runs the prepared module on each input (RunInputs, one per
-// CPU), merges their profiles and writes the job's outputs from them (as
-// Execute does, with the table of inputs and each one's own profile); an
-// error is the merge's or the outputs', with the runs done.
+// CPU) and writes the job's outputs: each input's profile to those that
+// take them as its run ends (output.EachWriter), then the profiles
+// merged, in the inputs' order, with the table of inputs (as Execute
+// does). Of each run only its facts and its profile, compressed, are kept
+// until the merge, and the merge holds a batch of profiles at a time
+// (jsprofile.Merger): thousands of inputs are run in the memory of a few.
+// An error is the merge's or the outputs', with the runs done.
 func (p *Prepared) RunSeveral(ctx context.Context, inputs []string) (Several, error) {
 	defer output.Discard(p.job.Outputs)
-	s := Several{Runs: p.RunInputs(ctx, inputs, 0)}
-	s.Facts = InputFacts(s.Runs)
+	s := Several{Facts: make([]report.InputRun, len(inputs))}
+	raw := make([][]byte, len(inputs)) // each input's profile, as written
+	var errs []error
+	p.RunInputs(ctx, inputs, 0, func(i int, r InputRun) {
+		s.Facts[i] = inputFact(r)
+		if r.Done == nil || r.Done.Outcome == nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := jsprofile.Write(&b, r.Done.Outcome.Profile); err != nil {
+			errs = append(errs, fmt.Errorf("the profile of %s: %w", r.Input, err))
+			return
+		}
+		raw[i] = b.Bytes()
+		errs = append(errs, output.WriteEach(ctx, p.job.Outputs, i, r.Done.Outcome.Profile, raw[i]))
+	})
 	for _, in := range s.Facts {
 		s.ExitCode = cmp.Or(s.ExitCode, in.ExitCode)
 	}
 	var err error
-	if s.Merged, s.MergedInputs, err = Merged(s.Runs); err != nil || s.Merged == nil {
-		return s, err
+	if s.Merged, s.MergedInputs, err = merged(raw, inputs); err != nil || s.Merged == nil {
+		return s, errors.Join(append(errs, err)...)
 	}
-	each := make([]*profile.Profile, len(s.Runs))
-	for i, r := range s.Runs {
-		if r.Done != nil && r.Done.Outcome != nil {
-			each[i] = r.Done.Outcome.Profile
-		}
-	}
-	if err := p.job.writeOutputs(ctx, s.Merged, s.Facts, each); err != nil {
+	errs = append(errs, p.job.writeOutputs(ctx, s.Merged, s.Facts))
+	if err := errors.Join(errs...); err != nil {
 		return s, &OutputError{Err: err}
 	}
 	return s, nil
 }
 
-// Merged is the runs' profiles merged into one, each sample labelled
-// with its input (jsprofile.Merge), with its tables, and the inputs whose
-// runs made one: nil when none did.
-func Merged(runs []InputRun) (*Outcome, []string, error) {
-	var ps []*profile.Profile
-	var inputs []string
-	for _, r := range runs {
-		if r.Done != nil && r.Done.Outcome != nil {
-			ps = append(ps, r.Done.Outcome.Profile)
-			inputs = append(inputs, r.Input)
+// merged is the runs' profiles (raw, by input: nil for one that made
+// none) merged into one, in the inputs' order, each sample labelled
+// with its input (jsprofile.Merger), with its tables, and the inputs
+// whose runs made one: nil when none did.
+func merged(raw [][]byte, inputs []string) (*Outcome, []string, error) {
+	var m jsprofile.Merger
+	var made []string
+	for i, b := range raw {
+		if b == nil {
+			continue
 		}
+		p, err := profile.ParseData(b)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the profile of %s: %w", inputs[i], err)
+		}
+		if err := m.Add(p, inputs[i]); err != nil {
+			return nil, nil, err
+		}
+		made = append(made, inputs[i])
 	}
-	if len(ps) == 0 {
+	if made == nil {
 		return nil, nil, nil
 	}
-	merged, err := jsprofile.Merge(ps, inputs)
+	p, err := m.Profile()
 	if err != nil {
 		return nil, nil, err
 	}
-	tables, err := report.FromProfile(merged)
+	tables, err := report.FromProfile(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &Outcome{Profile: merged, Tables: tables}, inputs, nil
+	return &Outcome{Profile: p, Tables: tables}, made, nil
 }
 
-// InputFacts are the runs' facts, in the runs' order, for the table and
-// the JSON report.
-func InputFacts(runs []InputRun) []report.InputRun {
-	facts := make([]report.InputRun, len(runs))
-	for i, r := range runs {
-		f := report.InputRun{Input: r.Input}
-		switch {
-		case r.Err != nil:
-			f.Error, f.ExitCode = cli.FirstLine(r.Err.Error()), cli.ExitFailure
-		default:
-			d := r.Done
-			f.ExitCode, f.MemoryBytes, f.InputBytes, f.OutputBytes = d.ExitCode, d.Info.MemoryBytes, d.Info.InputBytes, d.Info.OutputBytes
-			f.Limits = d.Info.Limits
-			if o := d.Outcome; o != nil {
-				f.Throw = o.Throw
-				if m, err := jsprofile.Read(o.Profile); err == nil {
-					f.TotalWasmInstructions = m.Meta.TotalInstructions
-					f.Limits = m.Meta.Run.Limits
-				}
+// inputFact is a run's facts, for the table and the JSON report.
+func inputFact(r InputRun) report.InputRun {
+	f := report.InputRun{Input: r.Input}
+	switch {
+	case r.Err != nil:
+		f.Error, f.ExitCode = cli.FirstLine(r.Err.Error()), cli.ExitFailure
+	default:
+		d := r.Done
+		f.ExitCode, f.MemoryBytes, f.InputBytes, f.OutputBytes = d.ExitCode, d.Info.MemoryBytes, d.Info.InputBytes, d.Info.OutputBytes
+		f.Limits = d.Info.Limits
+		if o := d.Outcome; o != nil {
+			f.Throw = o.Throw
+			if m, err := jsprofile.Read(o.Profile); err == nil {
+				f.TotalWasmInstructions = m.Meta.TotalInstructions
+				f.Limits = m.Meta.Run.Limits
 			}
 		}
-		facts[i] = f
 	}
-	return facts
+	return f
 }

@@ -3,8 +3,6 @@ package profiler
 import (
 	"context"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/run/link"
@@ -33,13 +31,13 @@ func (job *Job) reads(linked link.Linking) []outfile.Named {
 }
 
 // writeOutputs says out's warnings (Options.Warn), then writes it into
-// the job's outputs; the table of inputs and each input's profile are
-// those of several inputs (RunSeveral), nil for one run.
-func (job *Job) writeOutputs(ctx context.Context, out *Outcome, inputs []report.InputRun, each []*profile.Profile) error {
+// the job's outputs; the table of inputs is that of several inputs
+// (RunSeveral), nil for one run.
+func (job *Job) writeOutputs(ctx context.Context, out *Outcome, inputs []report.InputRun) error {
 	if job.Profile.Warn != nil {
 		for _, w := range out.Warnings {
 			job.Profile.Warn(w)
 		}
 	}
-	return output.Write(ctx, job.Outputs, output.Result{Profile: out.Profile, Tables: out.Tables, Inputs: inputs, Each: each})
+	return output.Write(ctx, job.Outputs, output.Result{Profile: out.Profile, Tables: out.Tables, Inputs: inputs})
 }

@@ -166,7 +166,7 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 	defer output.Discard(job.Outputs)
 	done, err := p.Run(ctx, job.Input, job.Guest.Stdout, job.Guest.Stderr)
 	if err == nil && done.Outcome != nil {
-		if werr := job.writeOutputs(ctx, done.Outcome, nil, nil); werr != nil {
+		if werr := job.writeOutputs(ctx, done.Outcome, nil); werr != nil {
 			return done, &OutputError{Err: werr}
 		}
 	}

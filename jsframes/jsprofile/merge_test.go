@@ -1,6 +1,7 @@
 package jsprofile
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,4 +51,33 @@ func TestMerge(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Merge([]*profile.Profile{a, s}, []string{"x", "y"})
 	assert.ErrorContains(t, err, "the profile of y: sample mode")
+}
+
+// TestMergerBatches: more inputs than a batch merge as Merge merges a
+// few: every input's samples kept apart, in the inputs' order, the
+// total summed; a Merger given nothing is an error.
+func TestMergerBatches(t *testing.T) {
+	t.Parallel()
+	eval := JSFrame("<eval>", "index.js", 1, 3, 0x1000, 7)
+	n := 2*mergeBatch + 3
+	var m Merger
+	for i := range n {
+		b := NewBuilder(Meta{Mode: ModeExact, TotalInstructions: uint64(i + 1)})
+		b.Add([]Frame{eval, OpcodeFrame("call", 34)}, int64(i+1), 1, 0)
+		p, err := b.Profile()
+		require.NoError(t, err)
+		require.NoError(t, m.Add(p, fmt.Sprintf("in/%03d.json", i)))
+	}
+	merged, err := m.Profile()
+	require.NoError(t, err)
+	jp, err := Read(merged)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(n*(n+1)/2), jp.Meta.TotalInstructions)
+	require.Len(t, merged.Sample, n, "one sample an input")
+	for i, s := range merged.Sample {
+		assert.Equal(t, []string{fmt.Sprintf("in/%03d.json", i)}, s.Label[InputLabel], "in the inputs' order")
+		assert.Equal(t, int64(i+1), s.Value[ValueInstructions])
+	}
+	_, err = (&Merger{}).Profile()
+	assert.Error(t, err)
 }
