@@ -181,3 +181,35 @@ func TestHTMLReadsOnlyFilesUnderTheDirectory(t *testing.T) {
 		})
 	}
 }
+
+// TestPprofAddrBeyondThisMachine (N12): a --pprof-addr that answers
+// beyond this machine (every interface, 0.0.0.0, which also answered on
+// every IPv6 address) is said in one warning, the server having no
+// authentication; the loopback is not (the control). 0.0.0.0 listens on
+// IPv4 alone.
+func TestPprofAddrBeyondThisMachine(t *testing.T) {
+	t.Parallel()
+	module := buildJS(t, fixtures.Path("js", "fib.js"))
+	for _, tt := range []struct {
+		addr  string
+		warns bool
+	}{
+		{"0.0.0.0:0", true},
+		{":0", true},
+		{"127.0.0.1:0", false},
+	} {
+		t.Run(tt.addr, func(t *testing.T) {
+			got := jsprof(t, "", "run", "-q", "--mode", "sample", "--sample-every", "20000", "--pprof-addr", tt.addr, module)
+			require.Equal(t, 0, got.code, got.stderr)
+			warning := "jsprof: warning: --pprof-addr " + tt.addr + ": the guest's profile is served, without authentication, to anyone who can reach "
+			if tt.warns {
+				assert.Contains(t, got.stderr, warning)
+			} else {
+				assert.NotContains(t, got.stderr, "without authentication")
+			}
+			if tt.addr == "0.0.0.0:0" {
+				assert.Regexp(t, `serving the running guest's profile at http://0\.0\.0\.0:[1-9]`, got.stderr, "IPv4 alone")
+			}
+		})
+	}
+}

@@ -32,7 +32,7 @@ func (f *runFlags) outputs(inputs []string, io stdio) ([]output.Output, error) {
 		outs = append(outs, d)
 	}
 	if f.pprofAddr != "" {
-		outs = append(outs, &output.Server{Addr: f.pprofAddr, Listening: func(addr string) {
+		outs = append(outs, &output.Server{Addr: f.pprofAddr, Warn: func(err error) { warn(io, err) }, Listening: func(addr string) {
 			fmt.Fprintf(io.err, "jsprof: serving the running guest's profile at http://%s/debug/pprof/profile\n", addr)
 		}})
 	}

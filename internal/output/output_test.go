@@ -330,3 +330,28 @@ func TestServer(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--pprof-addr: ")
 }
+
+// TestListenOn (N12): an IPv4 address listens on IPv4 alone (0.0.0.0
+// answered on every IPv6 address too), an IPv6 one on IPv6 alone; every
+// address but the loopback's answers beyond this machine, and is said.
+func TestListenOn(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		addr, network string
+		open          bool
+	}{
+		{"127.0.0.1:6060", "tcp4", false},
+		{"localhost:6060", "tcp", false},
+		{"[::1]:6060", "tcp6", false},
+		{"0.0.0.0:6060", "tcp4", true},
+		{":6060", "tcp", true},
+		{"[::]:6060", "tcp6", true},
+		{"192.0.2.7:6060", "tcp4", true},
+		{"example.com:6060", "tcp", true},
+	}
+	for _, tt := range tests {
+		network, open := listenOn(tt.addr)
+		assert.Equal(t, tt.network, network, tt.addr)
+		assert.Equal(t, tt.open, open, tt.addr)
+	}
+}

@@ -20,7 +20,10 @@ import (
 type Server struct {
 	Addr      string
 	Listening func(addr string)
-	srv       *http.Server
+	// Warn says, in one line, that the server answers beyond this
+	// machine: it has no authentication.
+	Warn func(error)
+	srv  *http.Server
 }
 
 // Open does nothing: the server listens once the run can be watched.
@@ -31,9 +34,13 @@ func (s *Server) Watch(l Live) error {
 	if err := l.Watchable(); err != nil {
 		return fmt.Errorf("--pprof-addr: %w", err)
 	}
-	ln, err := net.Listen("tcp", s.Addr)
+	network, open := listenOn(s.Addr)
+	ln, err := net.Listen(network, s.Addr)
 	if err != nil {
 		return fmt.Errorf("--pprof-addr: %w", err)
+	}
+	if open && s.Warn != nil {
+		s.Warn(fmt.Errorf("--pprof-addr %s: the guest's profile is served, without authentication, to anyone who can reach %s (127.0.0.1:PORT keeps it to this machine)", s.Addr, ln.Addr()))
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/profile", func(w http.ResponseWriter, r *http.Request) { serveProfile(w, r, l) })
@@ -89,4 +96,25 @@ func (s *Server) Discard() {
 	defer cancel()
 	s.srv.Shutdown(ctx)
 	s.srv = nil
+}
+
+// listenOn is the network to listen on at addr: an IPv4 address is
+// listened on with IPv4 only (Go listens on 0.0.0.0 with IPv6's every
+// address too), an IPv6 one with IPv6 only; and whether addr answers
+// beyond this machine (no host, an unspecified or a non-loopback
+// address, a name other than localhost).
+func listenOn(addr string) (network string, open bool) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "tcp", true
+	}
+	ip := net.ParseIP(host)
+	switch {
+	case ip == nil:
+		return "tcp", host != "localhost"
+	case ip.To4() != nil:
+		return "tcp4", !ip.IsLoopback()
+	default:
+		return "tcp6", !ip.IsLoopback()
+	}
 }
