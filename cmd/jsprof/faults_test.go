@@ -215,7 +215,8 @@ func TestFinishInterrupted(t *testing.T) {
 
 // TestSecondSignalExitsAtOnce: a second signal while jsprof still deals
 // with the first ends it at once, with 128 + the second's number, saying
-// so, and leaving no output and no temporary file. The process is
+// so and naming the outputs it leaves unwritten, and leaving no output
+// and no temporary file. The process is
 // stopped while both are sent (SIGINT and SIGTERM: two of one signal
 // would merge), so that they arrive together, as they would while jsprof
 // writes a large profile. The program calls 20,000 functions before it
@@ -230,9 +231,9 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	require.NoError(t, os.WriteFile(js, []byte(src), 0o644))
 	module := buildJS(t, js)
 	dir := t.TempDir()
-	prof := filepath.Join(dir, "p.pb.gz")
+	prof, stacks := filepath.Join(dir, "p.pb.gz"), filepath.Join(dir, "stacks.txt")
 	cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"),
-		"-o", prof, "--collapsed", filepath.Join(dir, "stacks.txt"), module)
+		"-o", prof, "--collapsed", stacks, module)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -256,7 +257,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	// line name the same one.
 	second := map[int]string{128 + int(syscall.SIGINT): "interrupt", 128 + int(syscall.SIGTERM): "terminated"}[exit.ExitCode()]
 	require.NotEmpty(t, second, "exit code %d", exit.ExitCode())
-	assert.Equal(t, []string{"jsprof: " + second + ", a second signal: exiting without writing"}, rest)
+	assert.Equal(t, []string{"jsprof: " + second + ", a second signal: exiting without writing " + prof + ", " + stacks}, rest)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "no output, no temporary file")

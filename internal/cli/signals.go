@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jsprof/jsprof/internal/printable"
 )
 
 // StopSignals are the signals that stop a run, the profile written:
@@ -52,16 +55,16 @@ func CancelOnSignals(first, second func(syscall.Signal)) (stop, reset func()) {
 
 // ExitNow returns what ends jsprof on a second signal: cleanup runs (the
 // temporary files of outputs not yet written are removed: no .jsprof-*
-// is left beside them), the signal is said, and jsprof exits with 128 +
-// its number. The message is given a moment, not more: stderr may be a
-// pipe nobody reads, where a write would block for ever and the exit
-// with it.
-func ExitNow(cleanup func()) func(syscall.Signal) {
+// is left beside them; it returns the files not written), the signal and
+// what was not written are said, and jsprof exits with 128 + its number.
+// The message is given a moment, not more: stderr may be a pipe nobody
+// reads, where a write would block for ever and the exit with it.
+func ExitNow(cleanup func() (unwritten []string)) func(syscall.Signal) {
 	return func(sig syscall.Signal) {
-		cleanup()
+		unwritten := cleanup()
 		said := make(chan struct{})
 		go func() {
-			fmt.Fprintf(os.Stderr, "jsprof: %s, a second signal: exiting without writing\n", sig)
+			fmt.Fprintf(os.Stderr, "jsprof: %s, a second signal: %s\n", sig, SecondSignal(unwritten))
 			close(said)
 		}()
 		select {
@@ -69,5 +72,18 @@ func ExitNow(cleanup func()) func(syscall.Signal) {
 		case <-time.After(200 * time.Millisecond):
 		}
 		os.Exit(ExitSignalBase + int(sig))
+	}
+}
+
+// SecondSignal says what a second signal left unwritten: the files, the
+// first three by name.
+func SecondSignal(unwritten []string) string {
+	switch n := len(unwritten); {
+	case n == 0:
+		return "exiting, every output written"
+	case n <= 3:
+		return "exiting without writing " + printable.String(strings.Join(unwritten, ", "))
+	default:
+		return fmt.Sprintf("exiting without writing %s and %d more", printable.String(strings.Join(unwritten[:3], ", ")), n-3)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -39,6 +40,7 @@ type File struct {
 type Set struct {
 	mu    sync.Mutex
 	files map[temporary]bool
+	open  map[*File]bool // created, not yet written nor discarded
 }
 
 // temporary is a temporary file: its name in a held directory.
@@ -62,14 +64,37 @@ func (s *Set) drop(t temporary) {
 	delete(s.files, t)
 }
 
+// opened counts o among the files not yet written.
+func (s *Set) opened(o *File) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open == nil {
+		s.open = map[*File]bool{}
+	}
+	s.open[o] = true
+}
+
+// closed says o is written or discarded.
+func (s *Set) closed(o *File) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.open, o)
+}
+
 // RemoveTemporaries removes every temporary file not yet renamed into
-// place or removed; the lock is kept, so that none is renamed after: the
-// process is ending.
-func (s *Set) RemoveTemporaries() {
+// place or removed, and returns the paths of the files created and not
+// yet written (nor discarded), sorted; the lock is kept, so that none is
+// renamed after: the process is ending.
+func (s *Set) RemoveTemporaries() (unwritten []string) {
 	s.mu.Lock()
 	for t := range s.files {
 		t.dir.Remove(t.name)
 	}
+	for o := range s.open {
+		unwritten = append(unwritten, o.path)
+	}
+	slices.Sort(unwritten)
+	return unwritten
 }
 
 // Create checks that path can be written, failing now if it cannot
@@ -85,7 +110,12 @@ func (s *Set) Create(path string) (*File, error) {
 		switch {
 		case st.Mode()&(os.ModeSymlink|os.ModeCharDevice) != 0:
 			if dev, err := openDevice(path); err != nil || dev != nil {
-				return &File{set: s, path: path, device: dev}, err
+				if err != nil {
+					return nil, err
+				}
+				o := &File{set: s, path: path, device: dev}
+				s.opened(o)
+				return o, nil
 			}
 			return nil, fmt.Errorf("writing %s: a symbolic link: jsprof writes no file through a link (name the file itself)", path)
 		case !st.Mode().IsRegular():
@@ -125,6 +155,7 @@ func (s *Set) create(dir *os.Root, path string, shared bool) (*File, error) {
 	}
 	tmp.Close()
 	o.removeTemporary(t)
+	s.opened(o)
 	return o, nil
 }
 
@@ -201,7 +232,7 @@ func (o *File) Commit(write func(f *os.File) error) error {
 		err = cerr
 	}
 	if err == nil {
-		err = o.set.rename(t, o.name)
+		err = o.set.rename(o, t)
 	}
 	if err != nil {
 		o.removeTemporary(t)
@@ -213,11 +244,15 @@ func (o *File) Commit(write func(f *os.File) error) error {
 // rename puts a temporary file in place, under the lock of
 // RemoveTemporaries: a process ending on a second signal then either
 // removes it or finds it in place, never half of each.
-func (s *Set) rename(t temporary, name string) error {
+func (s *Set) rename(o *File, t temporary) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.files, t)
-	return t.dir.Rename(t.name, name)
+	err := t.dir.Rename(t.name, o.name)
+	if err == nil {
+		delete(s.open, o)
+	}
+	return err
 }
 
 // Discard releases what o holds; nothing is left on disk.
@@ -225,6 +260,7 @@ func (o *File) Discard() {
 	if o == nil {
 		return
 	}
+	o.set.closed(o)
 	if o.device != nil {
 		o.device.Close()
 		o.device = nil
