@@ -213,3 +213,22 @@ func TestPprofAddrBeyondThisMachine(t *testing.T) {
 		})
 	}
 }
+
+// TestInputNamesKeptApart (N14): inputs whose names differ only by a
+// control character (a folder's files) are two rows that read apart, the
+// characters escaped (they showed as one name twice); a plain name is as
+// it is (the control).
+func TestInputNamesKeptApart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"a\x1b.json", "a\x07.json", "plain.json"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o644))
+	}
+	got := jsprof(t, "", "run", "-q", "--input", dir, filepath.Join("testdata", "exit3.wasm"))
+	assert.Equal(t, 3, got.code, got.stderr)
+	assert.Contains(t, got.stderr, `"`+filepath.Join(dir, `a\x1b.json`)+`"`)
+	assert.Contains(t, got.stderr, `"`+filepath.Join(dir, `a\a.json`)+`"`)
+	assert.Contains(t, got.stderr, filepath.Join(dir, "plain.json")+" ")
+	assert.NotContains(t, got.stderr, "\x1b")
+	assert.NotContains(t, got.stderr, "\x07")
+}

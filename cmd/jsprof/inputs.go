@@ -28,13 +28,13 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio) int 
 	code := s.ExitCode
 	for _, in := range s.Facts {
 		if in.Throw != nil {
-			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s%s\n", printable.String(in.Input), in.Throw.Message, in.Throw.Place())
+			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s%s\n", printable.Name(in.Input), in.Throw.Message, in.Throw.Place())
 		}
 	}
 	report.WriteInputsTable(io.err, s.Facts, mark)
 	for _, in := range s.Facts {
 		if over := report.InputOverLimit(in); f.failLimit && in.Error == "" && over != "" {
-			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", printable.String(in.Input), mark(over))
+			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", printable.Name(in.Input), mark(over))
 			code = cmp.Or(code, cli.ExitFailure)
 		}
 	}

@@ -1,6 +1,8 @@
 package printable
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -22,6 +24,37 @@ func String(s string) string {
 		i += n
 	}
 	return s
+}
+
+// Name is a name someone else chose (a file found in a folder), safe for
+// a terminal and kept apart from every other: s as it is when String
+// would leave it so, else Go-quoted with its unsafe characters escaped
+// ("in/a\x1b.json"), so that two names that differ only by a control
+// character never read the same.
+func Name(s string) string {
+	if String(s) == s {
+		return s
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case unsafe(r):
+			q := strconv.QuoteRune(r) // '\x1b', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // Lines is String of each line of s: its line breaks are kept.

@@ -1,7 +1,9 @@
 package printable
 
 import (
+	"strconv"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -31,9 +33,38 @@ func FuzzString(f *testing.F) {
 			assert.False(t, unsafe(r), "%q in %q", r, out)
 		}
 		assert.Equal(t, out, String(out), "idempotent")
+		name := Name(s)
+		assert.Equal(t, name, String(name), "Name is printable")
+		if name != s {
+			back, err := strconv.Unquote(name)
+			if assert.NoError(t, err, "%q", name) && utf8.ValidString(s) {
+				assert.Equal(t, s, back, "Name keeps what it escapes")
+			}
+		}
 	})
 }
 
 func TestLines(t *testing.T) {
 	assert.Equal(t, "a b\nc\n", Lines("a\x1bb\nc\n"), "each line made printable, the breaks kept")
+}
+
+// TestName: a name that String would change is quoted with its unsafe
+// characters escaped, so that names differing by a control character
+// stay apart; a printable name is as it is (the control).
+func TestName(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"in/a.json", "in/a.json"},
+		{"in/é ü.json", "in/é ü.json"},
+		{"in/a\x1b.json", `"in/a\x1b.json"`},
+		{"in/a\a.json", `"in/a\a.json"`},
+		{"in/a\u202e.json", `"in/a\u202e.json"`},
+		{"a\nb\"c", `"a\nb\"c"`},
+		{"bad\xffbyte", `"bad\xffbyte"`},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Name(tt.in), "%q", tt.in)
+		assert.Equal(t, Name(tt.in), String(Name(tt.in)), "printable itself")
+	}
+	assert.NotEqual(t, Name("a\x1b"), Name("a\x07"), "kept apart")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/view/costfmt"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -182,7 +183,7 @@ func sourceViews(d *report.Tables, sources map[string]javy.SourceFile) (views []
 			}
 			continue
 		}
-		v := sourceView{ID: fmt.Sprintf("src-%d", i), File: file, From: src.From}
+		v := sourceView{ID: fmt.Sprintf("src-%d", i), File: file, From: printable.String(src.From)}
 		var lines []sourceLine
 		text := strings.ReplaceAll(string(src.Text), "\r\n", "\n")
 		text = strings.TrimSuffix(text, "\n")

@@ -163,3 +163,14 @@ func TestSourceViewsLongFile(t *testing.T) {
 	last := views[0].Blocks[len(views[0].Blocks)-1].Lines
 	assert.Equal(t, strings.Repeat("y", sourceLineChars)+" …", last[len(last)-1].Text, "long lines are cut")
 }
+
+// TestSourceFromIsPrintable (issue 38, N14): where a source's text came
+// from is a name a map chose (its sourceMappingURL, its path): the page
+// shows it with its controls made spaces, never raw.
+func TestSourceFromIsPrintable(t *testing.T) {
+	t.Parallel()
+	d := linesTables(t, map[string]map[int]int64{"app.js": {1: 10}})
+	views, _ := sourceViews(d, map[string]javy.SourceFile{"app.js": {Name: "app.js", Text: []byte("x\n"), From: "sourcesContent of evil\x1b[2J\a\u202e.map"}})
+	require.Len(t, views, 1)
+	assert.Equal(t, "sourcesContent of evil [2J  .map", views[0].From)
+}

@@ -121,7 +121,7 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 	width := len("input")
 	for i := range rows {
 		// File names found in a folder: made safe for the terminal.
-		rows[i].Input, rows[i].Error = printable.String(rows[i].Input), printable.String(rows[i].Error)
+		rows[i].Input, rows[i].Error = printable.Name(rows[i].Input), printable.String(rows[i].Error)
 		width = max(width, len(rows[i].Input))
 	}
 	fmt.Fprintf(w, "%-*s  %12s  %7s  %8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", "of 11M", "memory", "input", "output", "exit", "over the limit")
