@@ -232,3 +232,26 @@ func TestInputNamesKeptApart(t *testing.T) {
 	assert.NotContains(t, got.stderr, "\x1b")
 	assert.NotContains(t, got.stderr, "\x07")
 }
+
+// TestSourceMapBounded (N3): a source map past sourcemap.MaxBytes (32
+// MiB; reading and checking one takes about 45 times its size) is
+// refused in one warning before anything is parsed, and the run goes on
+// with bundle positions; it was read up to 256 MiB (11.4 GB, 161 s
+// before the guest ran).
+func TestSourceMapBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	js := filepath.Join(dir, "app.js")
+	require.NoError(t, os.WriteFile(js, []byte("console.log(1);\n//# sourceMappingURL=app.js.map\n"), 0o644))
+	module := buildJS(t, js)
+	big := append([]byte(`{"version":3,"sources":["a.ts"],"mappings":"AAAA`), make([]byte, 33<<20)...)
+	for i := len(big) - 33<<20; i < len(big); i++ {
+		big[i] = ';'
+	}
+	big = append(big, `"}`...)
+	require.NoError(t, os.WriteFile(js+".map", big, 0o644))
+	got := jsprof(t, "", "run", "-q", "--source", js, module)
+	require.Equal(t, 0, got.code, got.stderr)
+	assert.Equal(t, "1\n", got.stdout)
+	assert.Contains(t, got.stderr, "too large: more than 32 MiB; showing bundle positions")
+}

@@ -292,7 +292,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Files:   io.files,
 	}
 	if f.mode != jsprofile.ModeOff {
-		warn(io, job.ReadProgram(f.sourceMap))
+		warn(io, job.ReadProgram(ctx, f.sourceMap))
 	}
 	if f.html != "" { // annotated with the JS ReadProgram found
 		job.Outputs = append(job.Outputs, output.RunHTML(f.html, f.output, job.Module, f.module, job.Profile.SourceMap))

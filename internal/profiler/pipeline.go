@@ -442,15 +442,35 @@ func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Option
 // with the map file given, --source-map) into Profile, before the run: a
 // map that cannot be used is said before the guest runs, not after. The
 // error is FindMap's warning; a module that cannot be read is left to
-// Execute to say.
-func (j *Job) ReadProgram(sourceMap string) error {
-	wasm, decoded, err := link.ReadModule(j.ModulePath)
-	if err != nil {
-		return nil
+// Execute to say. Reading a large map takes seconds: when ctx is done
+// first (the user's first signal), it is abandoned, the job left as it
+// was, and Execute, given the same ctx, says the interruption.
+func (j *Job) ReadProgram(ctx context.Context, sourceMap string) error {
+	type read struct {
+		wasm    []byte
+		decoded *wasmcore.Module
+		prog    sourcemap.Program
+		smap    *sourcemap.Loaded
+		err     error
 	}
-	j.Module, j.Decoded = wasm, decoded
-	prog := javy.ModuleProgram(wasm, j.ModulePath, j.Profile.Source)
-	j.Profile.GeneratedText = prog.Text
-	j.Profile.SourceMap, err = sourcemap.FindMap(sourceMap, prog)
-	return err
+	done := make(chan read, 1)
+	go func() {
+		var r read
+		var err error
+		if r.wasm, r.decoded, err = link.ReadModule(j.ModulePath); err == nil {
+			r.prog = javy.ModuleProgram(r.wasm, j.ModulePath, j.Profile.Source)
+			r.smap, r.err = sourcemap.FindMap(sourceMap, r.prog)
+		}
+		done <- r
+	}()
+	select {
+	case <-ctx.Done():
+		return nil
+	case r := <-done:
+		if r.wasm != nil {
+			j.Module, j.Decoded = r.wasm, r.decoded
+			j.Profile.GeneratedText, j.Profile.SourceMap = r.prog.Text, r.smap
+		}
+		return r.err
+	}
 }
