@@ -129,18 +129,27 @@ func TestOutputLinksAreNotFollowed(t *testing.T) {
 	}
 }
 
+// startLoop is how withStartLoop's start function loops.
+type startLoop struct {
+	// announce: it first writes "looping" on stdout (through the
+	// module's own fd_write import), so that a test knows when it loops.
+	announce bool
+	// called: the loop is in a function the start function calls, not
+	// in its own body.
+	called bool
+}
+
 // withStartLoop writes a copy of the module at path given a start
-// function that loops for ever, and returns the copy's path. With
-// announce, it first writes "looping" on stdout (through the module's
-// own fd_write import), so that a test knows when it loops.
-func withStartLoop(t *testing.T, path string, announce ...bool) string {
+// function that loops for ever (as how says), and returns the copy's
+// path.
+func withStartLoop(t *testing.T, path string, how startLoop) string {
 	t.Helper()
 	wasm, err := os.ReadFile(path)
 	require.NoError(t, err)
 	m, err := wasmcore.Decode(wasm)
 	require.NoError(t, err)
 	var body []byte
-	if len(announce) > 0 && announce[0] {
+	if how.announce {
 		fdWrite, fn := -1, 0
 		for _, im := range m.Imports {
 			if im.Kind == wasmcore.ExternFunc {
@@ -163,9 +172,16 @@ func withStartLoop(t *testing.T, path string, announce ...bool) string {
 			body = wasmcore.AppendInstr(body, in)
 		}
 	}
-	body = append(body, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b) // loop br 0 end end
-	loop := m.AddFunction(wasmcore.Function{Type: m.AddType(wasmcore.FuncType{}), Body: body})
-	m.Start = &loop
+	void := m.AddType(wasmcore.FuncType{})
+	forever := []byte{0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b} // loop br 0 end end
+	if how.called {
+		looping := m.AddFunction(wasmcore.Function{Type: void, Body: forever})
+		body = append(wasmcore.AppendInstr(body, wasmcore.Instr{Op: wasmcore.OpCall, Index: looping}), 0x0b)
+	} else {
+		body = append(body, forever...)
+	}
+	start := m.AddFunction(wasmcore.Function{Type: void, Body: body})
+	m.Start = &start
 	out, err := m.Encode()
 	require.NoError(t, err)
 	looping := filepath.Join(t.TempDir(), filepath.Base(path))
@@ -185,8 +201,8 @@ func withStartLoop(t *testing.T, path string, announce ...bool) string {
 func TestStopsBeforeTheExportCall(t *testing.T) {
 	t.Parallel()
 	plugin := fixtures.EnginePath(t, "javy-plugin-1.7.0")
-	static := withStartLoop(t, buildJS(t, fixtures.Path("js", "fib.js")))
-	loopingPlugin := withStartLoop(t, plugin)
+	static := withStartLoop(t, buildJS(t, fixtures.Path("js", "fib.js")), startLoop{})
+	loopingPlugin := withStartLoop(t, plugin, startLoop{})
 	tests := []struct {
 		name    string
 		args    []string
@@ -218,6 +234,94 @@ func TestStopsBeforeTheExportCall(t *testing.T) {
 			require.NoError(t, err, got.stderr)
 			require.NotNil(t, p.Meta.ExitCode)
 			assert.Equal(t, cli.ExitLimit, *p.Meta.ExitCode)
+		})
+	}
+}
+
+// TestLimitsHoldFromTheFirstStartFunction (issue 38): every run limit —
+// --max-instructions, --timeout, the first SIGINT — is in force from the
+// first instruction of the first start function, wherever the loop is:
+// exit 124 or 130, one line saying why, the profile written. A start
+// function's own loop ran past --max-instructions, in a static module
+// or a plugin (with -q, a silent hang with no profile); a start
+// function that called a looping function ran past --timeout and the
+// first SIGINT as well; a dynamic module's own loop, which the meter
+// does not count, ran past --max-instructions. Each run is bounded by a deadline that kills
+// jsprof, so that a failure does not hang the suite.
+func TestLimitsHoldFromTheFirstStartFunction(t *testing.T) {
+	t.Parallel()
+	bin := jsprofBinary(t)
+	plugin := fixtures.EnginePath(t, "javy-plugin-1.7.0")
+	fib := buildJS(t, fixtures.Path("js", "fib.js"))
+	const limited = "jsprof: stopped: the guest reached the instruction limit (1000 Wasm instructions)"
+	const timedOut = "jsprof: stopped after --timeout 300ms"
+	tests := []struct {
+		name   string
+		looper string // whose start function loops: "static" (a static module's), "plugin", "dynamic" (a dynamic module's)
+		how    startLoop
+		args   []string
+		signal bool // SIGINT once the start function says it loops
+		code   int
+		line   string // jsprof's last line
+	}{
+		{"static module, own loop, --max-instructions", "static", startLoop{}, []string{"--max-instructions", "1000"}, false, cli.ExitLimit, limited},
+		{"plugin, own loop, --max-instructions", "plugin", startLoop{}, []string{"--max-instructions", "1000"}, false, cli.ExitLimit, limited},
+		{"static module, called loop, --max-instructions", "static", startLoop{called: true}, []string{"--max-instructions", "1000"}, false, cli.ExitLimit, limited},
+		{"static module, called loop, --timeout", "static", startLoop{called: true}, []string{"--timeout", "300ms"}, false, cli.ExitLimit, timedOut},
+		{"static module, called loop, sampling, --timeout", "static", startLoop{called: true}, []string{"--mode", "sample", "--timeout", "300ms"}, false, cli.ExitLimit, timedOut},
+		{"static module, called loop, SIGINT", "static", startLoop{called: true, announce: true}, nil, true, 130, "jsprof: interrupted by interrupt"},
+		{"plugin, called loop, --timeout", "plugin", startLoop{called: true}, []string{"--timeout", "300ms"}, false, cli.ExitLimit, timedOut},
+		{"plugin, called loop, --max-instructions", "plugin", startLoop{called: true}, []string{"--max-instructions", "1000"}, false, cli.ExitLimit, limited},
+		// Past the plugin's initialize-runtime (under 30M), in the
+		// dynamic module's own code, which the meter does not count.
+		{"dynamic module, called loop, --max-instructions", "dynamic", startLoop{called: true}, []string{"--max-instructions", "30000000"}, false, cli.ExitLimit, "jsprof: stopped: the guest reached the instruction limit (30000000 Wasm instructions)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			prof := filepath.Join(t.TempDir(), "p.pb.gz")
+			args := append([]string{"run", "-q", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof}, tt.args...)
+			switch tt.looper {
+			case "static":
+				args = append(args, withStartLoop(t, fib, tt.how))
+			case "plugin":
+				args = append(args, "--plugin", withStartLoop(t, plugin, tt.how), "testdata/overwrite.wasm")
+			default:
+				args = append(args, "--plugin", plugin, withStartLoop(t, "testdata/overwrite.wasm", tt.how))
+			}
+			// A guard, not a measurement: a run that is not stopped is
+			// killed, and fails below.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, args...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			stdout, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			said := bufio.NewScanner(stdout)
+			if tt.signal {
+				require.True(t, said.Scan())
+				require.Equal(t, "looping", said.Text())
+				require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+			}
+			for said.Scan() {
+			}
+			err = cmd.Wait()
+			code := 0
+			var exit *exec.ExitError
+			if err != nil {
+				require.ErrorAs(t, err, &exit)
+				code = exit.ExitCode()
+			}
+			require.NoError(t, ctx.Err(), "jsprof was not stopped: %s", stderr.String())
+			assert.Equal(t, tt.code, code, stderr.String())
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			assert.Equal(t, tt.line, lines[len(lines)-1])
+			p, err := jsprofile.ReadFile(prof)
+			require.NoError(t, err, stderr.String())
+			require.NotNil(t, p.Meta.ExitCode)
+			assert.Equal(t, tt.code, *p.Meta.ExitCode)
 		})
 	}
 }
@@ -309,7 +413,7 @@ func TestRepeatedSignalIsOneSignal(t *testing.T) {
 		// Signalled once the start function loops (it says so on stdout):
 		// an interrupt while compiling ends the run with no profile.
 		prof := filepath.Join(t.TempDir(), "p.pb.gz")
-		cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, withStartLoop(t, module, true))
+		cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, withStartLoop(t, module, startLoop{announce: true}))
 		stdout, err := cmd.StdoutPipe()
 		require.NoError(t, err)
 		stderr, err := cmd.StderrPipe()

@@ -178,9 +178,11 @@ func addStops(what string, wasm []byte) ([]byte, error) {
 	return out, nil
 }
 
-// addStartStops gives the loops of an instrumented engine's start
-// function a checkpoint (meter.AddStartStops), so that a timeout or an
-// interrupt stops it: it runs before the engine's own checkpoints can.
+// addStartStops has an instrumented engine's start function call the
+// meter's checkpoint first (meter.AddStartStops), which arms the
+// engine's checkpoints: the instruction limit, a timeout or an interrupt
+// then stop a loop anywhere in what the start function runs, which runs
+// before the meter's Start.
 func addStartStops(what string, wasm []byte) ([]byte, error) {
 	m, err := wasmcore.Decode(wasm)
 	if err != nil {

@@ -35,7 +35,10 @@
 // tables are bounded, so a guest that fills them cannot hang the run. A
 // module beside the engine that is not counted (a dynamic module) gets a
 // stop at each loop head (AddStops), so that it cannot outlive the run's
-// context either.
+// context either. The checkpoints are disarmed until Start, which runs
+// after the instance's start function: an engine's start function calls
+// the checkpoint first (AddStartStops), which arms them, so that the
+// limit and the run's context stop whatever it runs too.
 //
 // A function is known by its bytecode buffer's address, and the engine
 // reuses addresses: it frees a function's bytecode when the last closure

@@ -47,6 +47,9 @@ const (
 type Meter struct {
 	plan *Plan
 	mod  api.Module // the instrumented instance, once started
+	// early is the instrumented instance while its start function runs,
+	// before Start (earlyCheckpoint); Start forgets it.
+	early api.Module
 
 	arenaNext, arenaEnd uint32
 	arenaGrow           uint32 // size of the next arena chunk
@@ -196,10 +199,15 @@ func (mt *Meter) link(ctx context.Context, rt wazero.Runtime, listeners experime
 		WithGoModuleFunction(api.GoModuleFunc(mt.growStack), nil, nil).
 		Export(HostGrowStack).
 		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, _ []uint64) { mt.checkpoint(ctx, nil) }), nil, nil).
+		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, caller api.Module, _ []uint64) {
+			if mt.mod == nil && mt.early == nil && Instrumented(caller) {
+				mt.early = caller // its start function runs (AddStartStops)
+			}
+			mt.checkpoint(ctx, nil)
+		}), nil, nil).
 		Export(HostCheckpoint).
 		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(stop), nil, nil).
+		WithGoModuleFunction(api.GoModuleFunc(mt.stop), nil, nil).
 		Export(HostStop).
 		Instantiate(ctx)
 	if err != nil {

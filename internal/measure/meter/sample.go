@@ -138,16 +138,13 @@ func (mt *Meter) setCheckpoint(count uint64) {
 // point, leaving the module and its counters readable (closing it, as
 // wazero does on a done context itself, would not).
 func (mt *Meter) checkpoint(ctx context.Context, si experimental.StackIterator) {
-	if ctx.Err() != nil {
-		// Before Start too: a start function runs before it
-		// (AddStartStops).
-		if mt.mod != nil {
-			mt.mod.ExportedGlobal(exportNext).(api.MutableGlobal).Set(math.MaxUint64)
-		}
-		panic(context.Cause(ctx))
-	}
 	if mt.mod == nil {
+		mt.earlyCheckpoint(ctx)
 		return
+	}
+	if ctx.Err() != nil {
+		mt.mod.ExportedGlobal(exportNext).(api.MutableGlobal).Set(math.MaxUint64)
+		panic(context.Cause(ctx))
 	}
 	count := mt.mod.ExportedGlobal(mt.plan.Counter).Get()
 	mt.progress.Store(count)
@@ -160,6 +157,45 @@ func (mt *Meter) checkpoint(ctx context.Context, si experimental.StackIterator) 
 		panic(&LimitError{Limit: mt.limit})
 	}
 	mt.setCheckpoint(count)
+}
+
+// earlyCheckpoint is the checkpoint before Start, while the instrumented
+// module's start function runs (AddStartStops: its first instruction
+// calls the checkpoint, which sets early). It stops the guest when the
+// run's context is done or at the instruction limit, counted from the
+// start function's first instruction, and arms the module's checkpoints,
+// which are disarmed until then, for the next look at either: a loop
+// anywhere in what the start function calls passes one. Nothing is
+// sampled before Start.
+func (mt *Meter) earlyCheckpoint(ctx context.Context) {
+	var next api.MutableGlobal
+	var count uint64
+	if mt.early != nil {
+		next, _ = mt.early.ExportedGlobal(exportNext).(api.MutableGlobal)
+		if counter := mt.early.ExportedGlobal(mt.plan.Counter); counter != nil {
+			count = counter.Get()
+			mt.progress.Store(count)
+		}
+	}
+	stop := func(why any) {
+		if next != nil {
+			next.Set(math.MaxUint64)
+		}
+		panic(why)
+	}
+	if ctx.Err() != nil {
+		stop(context.Cause(ctx))
+	}
+	if mt.limit > 0 && count >= mt.limit {
+		stop(&LimitError{Limit: mt.limit})
+	}
+	if next != nil {
+		at := count + cancelCheckEvery
+		if mt.limit > 0 {
+			at = min(at, mt.limit)
+		}
+		next.Set(at)
+	}
 }
 
 func (mt *Meter) sample(si experimental.StackIterator, count uint64) {

@@ -54,16 +54,20 @@ func AddStops(m *wasmcore.Module) (changed bool, err error) {
 }
 
 // AddStartStops rewrites an instrumented engine (Instrument's output)
-// whose module has a start function so that every loop of that function
-// calls the meter's checkpoint at its head. The start function runs while
-// the module is instantiated, before anything else of it and before the
-// meter's state is made: the engine's checkpoints are in its interpreter,
-// so a start function looping on its own outlived --timeout and the
-// first interrupt. The checkpoint then stops it once the run's context is
-// done. The checkpoint is one of the engine's imports already: no index
-// changes, and the meter's plan still holds. Loops of functions the start
-// function calls are not given one. changed is false for a module
-// without a start function or loops in it.
+// whose module has a start function so that the start function calls the
+// meter's checkpoint first. The start function runs while the module is
+// instantiated, before anything else of it and before Start makes the
+// meter's state: until then the engine's checkpoints (at every loop head
+// and recursion head, Instrument) are disarmed, their next checkpoint at
+// the counter's maximum. That first call arms them (Meter's checkpoint
+// before Start, armEarly): from the start function's first instruction,
+// every loop it runs, in its own body or in the functions it calls, is
+// stopped by the instruction limit, a timeout or an interrupt as the
+// export call's are. It costs one host call per instantiation, and
+// nothing is counted differently: the checkpoints are not counted. The
+// checkpoint is one of the engine's imports already: no index changes,
+// and the meter's plan still holds. changed is false for a module
+// without a start function of its own (none, or an imported one).
 func AddStartStops(m *wasmcore.Module) (changed bool, err error) {
 	imported := m.NumImportedFuncs()
 	if m.Start == nil || *m.Start < imported {
@@ -83,11 +87,11 @@ func AddStartStops(m *wasmcore.Module) (changed bool, err error) {
 		return false, errors.New("meter: the module is not instrumented: it imports no checkpoint")
 	}
 	i := int(*m.Start - imported)
-	at, err := loopHeads(m, i)
-	if err != nil || len(at) == 0 {
-		return false, err
+	call := wasmcore.AppendInstr(nil, wasmcore.Instr{Op: wasmcore.OpCall, Index: checkpoint})
+	if m.Functions[i].Body, err = wasmcore.EditBody(m.Functions[i].Body, []wasmcore.BodyEdit{{At: 0, Insert: call}}); err != nil {
+		return false, fmt.Errorf("meter: start function %d: %w", *m.Start, err)
 	}
-	return true, callAtLoopHeads(m, i, checkpoint)
+	return true, nil
 }
 
 // loopHeads are the offsets in defined function i's body just after each
@@ -128,9 +132,25 @@ func callAtLoopHeads(m *wasmcore.Module, i int, fn uint32) error {
 }
 
 // stop is HostStop: it ends the guest's call with the context's cause once
-// the context is done, as a checkpoint does, leaving the modules readable.
-func stop(ctx context.Context, _ api.Module, _ []uint64) {
+// the context is done, as a checkpoint does, leaving the modules readable,
+// and with a *LimitError at the instruction limit (SetLimit), which counts
+// here what the engine and the calling module, by its own counter
+// (wasmcore.InstructionCounterExport, a dynamic module's), have run.
+func (mt *Meter) stop(ctx context.Context, caller api.Module, _ []uint64) {
 	if ctx.Err() != nil {
 		panic(context.Cause(ctx))
+	}
+	if mt.limit == 0 {
+		return
+	}
+	var count uint64
+	if g := caller.ExportedGlobal(wasmcore.InstructionCounterExport); g != nil {
+		count = g.Get()
+	}
+	if mt.mod != nil {
+		count += mt.mod.ExportedGlobal(mt.plan.Counter).Get()
+	}
+	if count >= mt.limit {
+		panic(&LimitError{Limit: mt.limit})
 	}
 }
