@@ -1,7 +1,6 @@
 package profiler
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -72,41 +71,6 @@ func readAll(r io.Reader) ([]byte, error) {
 		return nil, nil
 	}
 	return io.ReadAll(r)
-}
-
-// writeFunctionOutput prints a function's output as JSON on stdout (raw
-// bytes with the raw codec, or when it does not decode) and its logs on
-// stderr, as function-runner shows them.
-func writeFunctionOutput(out shopify.Output, outErr error, codec shopify.Codec, res runner.Result, stdout, stderr io.Writer) error {
-	if len(out.Logs) > 0 {
-		stderr.Write(out.Logs)
-		if out.Logs[len(out.Logs)-1] != '\n' {
-			fmt.Fprintln(stderr)
-		}
-	}
-	if outErr != nil {
-		if res.Trap != nil || res.ExitCode != 0 {
-			return nil // the trap says why
-		}
-		return fmt.Errorf("the function's output: %w", outErr)
-	}
-	if len(out.Output) == 0 {
-		if res.Trap != nil || res.ExitCode != 0 {
-			return nil
-		}
-		return fmt.Errorf("the function's output: %w", shopify.ErrNoOutput)
-	}
-	decoded, err := codec.DecodeOutput(out.Output)
-	if errors.Is(err, shopify.ErrRawOutput) {
-		_, werr := stdout.Write(out.Output)
-		return werr
-	}
-	if err != nil {
-		stdout.Write(out.Output)
-		return fmt.Errorf("the function's output does not decode as %s: %w", codec, err)
-	}
-	_, err = fmt.Fprintf(stdout, "%s\n", decoded)
-	return err
 }
 
 // functionLimits are Shopify's limits for a run, with the input and output

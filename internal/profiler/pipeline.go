@@ -399,7 +399,7 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 		guestOutput = append(guestOutput, out.Logs...)
 		info.OutputBytes = uint64(len(out.Output))
 		info.Limits = functionLimits(info.InputBytes, info.OutputBytes)
-		if werr := writeFunctionOutput(out, err, function.Codec, res, stdout, stderr); werr != nil {
+		if werr := shopify.WriteOutput(out, err, function.Codec, res.Trap != nil || res.ExitCode != 0, stdout, stderr); werr != nil {
 			if job.Hooks.OutputError != nil {
 				job.Hooks.OutputError(werr)
 			}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 
@@ -162,4 +164,41 @@ func typeList(ts []api.ValueType) string {
 		s += api.ValueTypeName(t)
 	}
 	return s + ")"
+}
+
+// WriteOutput prints a function's output, decoded with codec, as JSON on
+// stdout (raw bytes with the raw codec, or when it does not decode) and
+// its logs on stderr, as function-runner shows them. outErr is why there
+// is none; failed says the guest trapped or exited non-zero, which then
+// says why, not a missing output.
+func WriteOutput(out Output, outErr error, codec Codec, failed bool, stdout, stderr io.Writer) error {
+	if len(out.Logs) > 0 {
+		stderr.Write(out.Logs)
+		if out.Logs[len(out.Logs)-1] != '\n' {
+			fmt.Fprintln(stderr)
+		}
+	}
+	if outErr != nil {
+		if failed {
+			return nil // the trap says why
+		}
+		return fmt.Errorf("the function's output: %w", outErr)
+	}
+	if len(out.Output) == 0 {
+		if failed {
+			return nil
+		}
+		return fmt.Errorf("the function's output: %w", ErrNoOutput)
+	}
+	decoded, err := codec.DecodeOutput(out.Output)
+	if errors.Is(err, ErrRawOutput) {
+		_, werr := stdout.Write(out.Output)
+		return werr
+	}
+	if err != nil {
+		stdout.Write(out.Output)
+		return fmt.Errorf("the function's output does not decode as %s: %w", codec, err)
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", decoded)
+	return err
 }

@@ -1,7 +1,9 @@
 package shopify_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -138,6 +140,44 @@ func TestInMemoryEndToEnd(t *testing.T) {
 						assert.NotContains(t, string(out.Logs), "a")
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestWriteOutput: a function's output is shown as function-runner shows
+// it: JSON on stdout, its logs on stderr (a line each), raw bytes with
+// the raw codec; no output, or one that does not decode, is an error,
+// unless the guest failed (its trap says why).
+func TestWriteOutput(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name           string
+		out            shopify.Output
+		outErr         error
+		codec          shopify.Codec
+		failed         bool
+		stdout, stderr string
+		err            string
+	}{
+		{"json", shopify.Output{Output: []byte(`{"a":1}`), Logs: []byte("log")}, nil, shopify.JSON, false, "{\"a\":1}\n", "log\n", ""},
+		{"raw", shopify.Output{Output: []byte("bytes")}, nil, shopify.Raw, false, "bytes", "", ""},
+		{"none", shopify.Output{}, nil, shopify.JSON, false, "", "", "the function's output: "},
+		{"none, failed", shopify.Output{}, nil, shopify.JSON, true, "", "", ""},
+		{"not read", shopify.Output{}, errors.New("x"), shopify.JSON, false, "", "", "the function's output: x"},
+		{"not json", shopify.Output{Output: []byte("{")}, nil, shopify.JSON, false, "{", "", "does not decode as json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := shopify.WriteOutput(tt.out, tt.outErr, tt.codec, tt.failed, &stdout, &stderr)
+			assert.Equal(t, tt.stdout, stdout.String())
+			assert.Equal(t, tt.stderr, stderr.String())
+			if tt.err == "" {
+				assert.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
 			}
 		})
 	}
