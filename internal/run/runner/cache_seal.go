@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // sealSuffix names the file beside a wazero cache entry that holds
@@ -20,14 +19,12 @@ import (
 // differ: wazero compiles the module again.
 const sealSuffix = ".jsprof-sum"
 
-// freshEntry is how long an entry may go without a seal: another process
-// writes its entries while it compiles and seals them when its run ends
-// (Seal). An older entry without one is dropped.
-const freshEntry = time.Hour
-
 // Seal records a digest of every entry of the cache that has no seal yet:
-// those this process (or another, meanwhile) compiled. It never fails: an
-// entry left unsealed is compiled again later.
+// those compiled since the cache was opened, by this process or another
+// (Open dropped every entry without a seal). A run seals what it compiled
+// as soon as it is compiled (Options.Compiled), before anything of the
+// guest runs: a run killed later leaves no entry unsealed. It never
+// fails: an entry left unsealed is compiled again later.
 func (c CacheDir) Seal() {
 	if c.Dir != "" {
 		walkEntries(c.Dir, func(path string, info os.FileInfo) {
@@ -39,12 +36,14 @@ func (c CacheDir) Seal() {
 }
 
 // verifyEntries drops, before wazero opens the cache, every entry that is
-// not what it was when sealed, or that has no seal and is not fresh, and
-// anything in the cache that is not a regular file (a link would send
-// wazero elsewhere). An entry whose file changed (its size, times or
-// inode) is read again: the same digest is sealed again, another drops
-// it and is said to warn (nil: not said).
-func verifyEntries(dir string, now time.Time, warn func(error)) {
+// not what it was when sealed, or that has no seal, and anything in the
+// cache that is not a regular file (a link would send wazero elsewhere).
+// An entry without a seal is never sealed as it is: it may be one a run
+// killed after compiling left (SIGKILL, out of memory), damaged since;
+// wazero compiles it again. An entry whose file changed
+// (its size, times or inode) is read again: the same digest is sealed
+// again, another drops it and is said to warn (nil: not said).
+func verifyEntries(dir string, warn func(error)) {
 	walkEntries(dir, func(path string, info os.FileInfo) {
 		if !info.Mode().IsRegular() {
 			os.Remove(path)
@@ -52,11 +51,8 @@ func verifyEntries(dir string, now time.Time, warn func(error)) {
 		}
 		seal, err := os.ReadFile(path + sealSuffix)
 		if err != nil {
-			if now.Sub(changed(info)) > freshEntry {
-				os.Remove(path)
-			} else {
-				sealEntry(path, info)
-			}
+			os.Remove(path)
+			os.Remove(path + sealSuffix)
 			return
 		}
 		digest, stamp, _ := strings.Cut(strings.TrimSpace(string(seal)), " ")
