@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,6 +74,65 @@ func runFib(t *testing.T, bin, module, cache string) (stdout, stderr string) {
 	cmd.Stdout, cmd.Stderr = &o, &e
 	require.NoError(t, cmd.Run(), e.String())
 	return o.String(), e.String()
+}
+
+// TestCacheOfAnotherUser (issue 38, N9): a cache directory another user
+// owns, or that others may write, was used without a word, and a fresh
+// entry with no seal was sealed as it was: root ran the other user's
+// modified native code (SIGSEGV). The cache is trusted only when
+// jsprof's own user made it and no one else can write it: the run goes
+// uncached, with one warning, and leaves the cache as it is.
+func TestCacheOfAnotherUser(t *testing.T) {
+	t.Parallel()
+	bin := jsprofBinary(t)
+	module := buildJS(t, fixtures.Path("js", "fib.js"))
+	tests := []struct {
+		name     string
+		needRoot bool
+		hand     func(t *testing.T, cache string)
+		want     string // in the warning
+	}{
+		{"owned by nobody", true, func(t *testing.T, cache string) {
+			require.NoError(t, filepath.WalkDir(cache, func(path string, _ fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				return os.Lchown(path, 65534, 65534)
+			}))
+		}, "is owned by user 65534, not by user 0 that jsprof runs as"},
+		{"writable by all", false, func(t *testing.T, cache string) { require.NoError(t, os.Chmod(cache, 0o777)) }, "(mode 0777)"},
+		{"writable by all, sticky", false, func(t *testing.T, cache string) {
+			require.NoError(t, os.Chmod(cache, 0o777|os.ModeSticky))
+		}, "is writable by other users"},
+		{"writable by its group", false, func(t *testing.T, cache string) { require.NoError(t, os.Chmod(cache, 0o770)) }, "(mode 0770)"},
+		{"wazero's directory writable by all", false, func(t *testing.T, cache string) {
+			subs, err := filepath.Glob(filepath.Join(cache, "wazero-*"))
+			require.NoError(t, err)
+			for _, s := range subs {
+				require.NoError(t, os.Chmod(s, 0o777))
+			}
+		}, "is writable by other users (mode 0777)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.needRoot && os.Geteuid() != 0 {
+				t.Skip("handing the cache to another user (chown) needs root")
+			}
+			cache := unsealedDamagedCache(t, bin, module)
+			tt.hand(t, cache)
+			before, _ := cacheFiles(t, cache)
+			stdout, stderr := runFib(t, bin, module, cache)
+			assert.Equal(t, "fib(20) = 6765\n", stdout)
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			require.Len(t, lines, 1, "one warning: %q", stderr)
+			assert.True(t, strings.HasPrefix(lines[0], "jsprof: warning: --cache-dir "+cache+": "), lines[0])
+			assert.Contains(t, lines[0], tt.want)
+			assert.True(t, strings.HasSuffix(lines[0], "; running uncached"), lines[0])
+			after, seals := cacheFiles(t, cache)
+			assert.Equal(t, before, after, "the cache left as it is")
+			assert.Empty(t, seals, "nothing of it sealed")
+		})
+	}
 }
 
 // TestUnsealedEntryIsCompiledAgain (issue 38, D16r): an entry without a

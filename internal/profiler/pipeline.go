@@ -68,8 +68,9 @@ type Job struct {
 	// Cache is the compilation cache, opened unless Guest.Cache is set
 	// (jsprof compare shares one with its builds). When a damaged entry
 	// stops the run before the guest starts (runner.ErrDamagedCache), it
-	// is cleared and opened again, and the run done again. What a run
-	// compiles is sealed once compiled (CacheDir.Seal).
+	// is cleared and opened again, and the run done again. A directory
+	// jsprof may not trust is said and not used (CacheDir.Trusted); what
+	// a run compiles is sealed once compiled (CacheDir.Seal).
 	Cache runner.CacheDir
 	// Progress is said while a profiled guest runs.
 	Progress Progress
@@ -203,6 +204,9 @@ type Prepared struct {
 // Run's): the job's Ready hook runs here, then its outputs are opened,
 // before the module is prepared. On an error, they are discarded.
 func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
+	// A cache directory jsprof may not trust is said once and not used,
+	// for compiled modules or prepared engines (runner.CacheDir.Trusted).
+	job.Cache = job.Cache.Trusted()
 	opts := job.Guest
 	if opts.Name == "" {
 		opts.Name = filepath.Base(job.ModulePath)

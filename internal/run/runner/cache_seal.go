@@ -19,38 +19,47 @@ import (
 // differ: wazero compiles the module again.
 const sealSuffix = ".jsprof-sum"
 
-// Seal records a digest of every entry of the cache that has no seal yet:
-// those compiled since the cache was opened, by this process or another
-// (Open dropped every entry without a seal). A run seals what it compiled
-// as soon as it is compiled (Options.Compiled), before anything of the
-// guest runs: a run killed later leaves no entry unsealed. It never
-// fails: an entry left unsealed is compiled again later.
+// Seal records a digest of every entry of the cache that has no seal yet
+// and is jsprof's user's own: those compiled since the cache was opened,
+// by this process or another (Open dropped every entry without a seal).
+// A run seals what it compiled as soon as it is compiled
+// (Options.Compiled), before anything of the guest runs: a run killed
+// later leaves no entry unsealed. It does nothing in a directory jsprof
+// may not trust (Trusted), and never fails: an entry left unsealed is
+// compiled again later.
 func (c CacheDir) Seal() {
-	if c.Dir != "" {
-		walkEntries(c.Dir, func(path string, info os.FileInfo) {
-			if _, err := os.Stat(path + sealSuffix); err != nil {
-				sealEntry(path, info)
-			}
-		})
+	if c.Dir == "" || trustDir(c.Dir) != nil {
+		return
 	}
+	uid := os.Geteuid()
+	walkEntries(c.Dir, func(path string, info os.FileInfo) {
+		if !info.Mode().IsRegular() || notOurs(path, info, uid) != nil {
+			return
+		}
+		if _, err := os.Stat(path + sealSuffix); err != nil {
+			sealEntry(path, info)
+		}
+	})
 }
 
 // verifyEntries drops, before wazero opens the cache, every entry that is
-// not what it was when sealed, or that has no seal, and anything in the
-// cache that is not a regular file (a link would send wazero elsewhere).
-// An entry without a seal is never sealed as it is: it may be one a run
-// killed after compiling left (SIGKILL, out of memory), damaged since;
-// wazero compiles it again. An entry whose file changed
+// not what it was when sealed, or that has no seal, or that is not
+// jsprof's user's own alone (notOurs), and anything in the cache that is
+// not a regular file (a link would send wazero elsewhere). An entry
+// without a seal is never sealed as it is: it may be one a run killed
+// after compiling left (SIGKILL, out of memory), damaged since, or
+// another user's; wazero compiles it again. An entry whose file changed
 // (its size, times or inode) is read again: the same digest is sealed
 // again, another drops it and is said to warn (nil: not said).
 func verifyEntries(dir string, warn func(error)) {
+	uid := os.Geteuid()
 	walkEntries(dir, func(path string, info os.FileInfo) {
 		if !info.Mode().IsRegular() {
 			os.Remove(path)
 			return
 		}
 		seal, err := os.ReadFile(path + sealSuffix)
-		if err != nil {
+		if err != nil || notOurs(path, info, uid) != nil {
 			os.Remove(path)
 			os.Remove(path + sealSuffix)
 			return

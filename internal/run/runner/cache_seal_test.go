@@ -13,7 +13,7 @@ import (
 // sealed is dropped and said; one rewritten with the same content is
 // sealed again and kept; one with no seal (a run killed after compiling
 // left it, maybe damaged since) is dropped without a word, never sealed
-// as it is, as is anything not a regular file.
+// as it is, as is one others may write and anything not a regular file.
 func TestVerifyEntries(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "wazero-v0-test")
@@ -23,10 +23,11 @@ func TestVerifyEntries(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
 		return p
 	}
-	sealed, damaged, rewritten := entry("sealed", "code"), entry("damaged", "code"), entry("rewritten", "code")
+	sealed, damaged, rewritten, shared := entry("sealed", "code"), entry("damaged", "code"), entry("rewritten", "code"), entry("shared", "code")
 	CacheDir{Dir: dir}.Seal()
 	require.NoError(t, os.WriteFile(damaged, []byte("codf"), 0o600))
 	require.NoError(t, os.WriteFile(rewritten, []byte("code"), 0o600))
+	require.NoError(t, os.Chmod(shared, 0o666))
 	unsealed := entry("unsealed", "new code")
 	link := filepath.Join(sub, "link")
 	require.NoError(t, os.Symlink(sealed, link))
@@ -38,6 +39,7 @@ func TestVerifyEntries(t *testing.T) {
 	assert.False(t, exists(damaged+sealSuffix))
 	assert.True(t, exists(rewritten), "the same content: kept")
 	assert.False(t, exists(unsealed) || exists(unsealed+sealSuffix), "no seal: dropped, not sealed")
+	assert.False(t, exists(shared) || exists(shared+sealSuffix), "writable by others: dropped")
 	assert.False(t, exists(link), "not a regular file: dropped")
 	require.Len(t, warnings, 1)
 	assert.ErrorIs(t, warnings[0], ErrDamagedCache)
