@@ -153,3 +153,26 @@ func TestUnsealedEntryIsCompiledAgain(t *testing.T) {
 	entries, seals := cacheFiles(t, cache)
 	assert.Len(t, seals, len(entries), "every entry sealed: %v", entries)
 }
+
+// TestCacheWithinItsSizeWhenTheRunEnds (issue 38, N15): the cache was
+// trimmed to --cache-size only when a run started, so it exceeded it by
+// what the last run added (25 MB at --cache-size 20) until the next one.
+// What a run adds is trimmed as soon as it is sealed.
+func TestCacheWithinItsSizeWhenTheRunEnds(t *testing.T) {
+	t.Parallel()
+	module := buildJS(t, fixtures.Path("js", "fib.js"))
+	cache := t.TempDir()
+	got := jsprof(t, "", "run", "-q", "--cache-dir", cache, "--cache-size", "1", "-o", filepath.Join(t.TempDir(), "p.pb.gz"), module)
+	require.Equal(t, 0, got.code, got.stderr)
+	assert.Equal(t, "fib(20) = 6765\n", got.stdout)
+	var total int64
+	require.NoError(t, filepath.WalkDir(cache, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".jsprof-sum") {
+			return err
+		}
+		info, err := d.Info()
+		total += info.Size()
+		return err
+	}))
+	assert.LessOrEqual(t, total, int64(1<<20), "the cache within --cache-size 1 when jsprof exits")
+}

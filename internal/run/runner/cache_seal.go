@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // sealSuffix names the file beside a wazero cache entry that holds
@@ -24,22 +25,27 @@ const sealSuffix = ".jsprof-sum"
 // by this process or another (Open dropped every entry without a seal).
 // A run seals what it compiled as soon as it is compiled
 // (Options.Compiled), before anything of the guest runs: a run killed
-// later leaves no entry unsealed. It does nothing in a directory jsprof
-// may not trust (Trusted), and never fails: an entry left unsealed is
-// compiled again later.
+// later leaves no entry unsealed. Having sealed anything, it trims the
+// cache to its size again (trimCache), so that the cache is within it
+// when the run ends, not only when the next one starts. It does nothing
+// in a directory jsprof may not trust (Trusted), and never fails: an
+// entry left unsealed is compiled again later.
 func (c CacheDir) Seal() {
 	if c.Dir == "" || trustDir(c.Dir) != nil {
 		return
 	}
-	uid := os.Geteuid()
+	uid, sealed := os.Geteuid(), false
 	walkEntries(c.Dir, func(path string, info os.FileInfo) {
 		if !info.Mode().IsRegular() || notOurs(path, info, uid) != nil {
 			return
 		}
 		if _, err := os.Stat(path + sealSuffix); err != nil {
-			sealEntry(path, info)
+			sealed = sealEntry(path, info) || sealed
 		}
 	})
+	if sealed && c.Limit > 0 {
+		trimCache(c.Dir, c.Limit, time.Now())
+	}
 }
 
 // verifyEntries drops, before wazero opens the cache, every entry that is
@@ -102,15 +108,16 @@ func walkEntries(dir string, f func(path string, info os.FileInfo)) {
 	}
 }
 
-// sealEntry writes path's seal: its digest and its file's stamp.
-func sealEntry(path string, info os.FileInfo) {
+// sealEntry writes path's seal: its digest and its file's stamp; false
+// when it could not.
+func sealEntry(path string, info os.FileInfo) bool {
 	d, err := fileDigest(path)
 	if err != nil {
-		return
+		return false
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return
+		return false
 	}
 	_, err = fmt.Fprintf(tmp, "%s %s\n", d, fileStamp(info))
 	if cerr := tmp.Close(); err == nil {
@@ -122,6 +129,7 @@ func sealEntry(path string, info os.FileInfo) {
 	if err != nil {
 		os.Remove(tmp.Name())
 	}
+	return err == nil
 }
 
 // fileDigest is the SHA-256 of a file's content, in hex.

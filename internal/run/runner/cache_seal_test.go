@@ -45,3 +45,24 @@ func TestVerifyEntries(t *testing.T) {
 	assert.ErrorIs(t, warnings[0], ErrDamagedCache)
 	assert.Contains(t, warnings[0].Error(), "(damaged, not as sealed)")
 }
+
+// TestSealTrims: sealing what a run compiled trims the cache to its
+// size, so that it is within it when the run ends; a run that compiled
+// nothing (nothing to seal) leaves the cache as it is.
+func TestSealTrims(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "wazero-v0-test")
+	require.NoError(t, os.Mkdir(sub, 0o700))
+	old := filepath.Join(sub, "old")
+	require.NoError(t, os.WriteFile(old, make([]byte, 600), 0o600))
+	CacheDir{Dir: dir, Limit: 1 << 20}.Seal()
+	require.FileExists(t, old+sealSuffix)
+	CacheDir{Dir: dir, Limit: 500}.Seal() // nothing new: not trimmed
+	assert.FileExists(t, old)
+
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "new"), make([]byte, 600), 0o600))
+	CacheDir{Dir: dir, Limit: 1000}.Seal()
+	left, err := filepath.Glob(filepath.Join(sub, "*"))
+	require.NoError(t, err)
+	assert.Len(t, left, 2, "one entry and its seal: %v", left)
+}
