@@ -90,6 +90,7 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 			f.Discard()
 		}
 	}()
+	c.Cache = c.Cache.Trusted() // said once, here, not again by each run
 	cache, err := c.Cache.Open()
 	if err != nil {
 		return sides, err

@@ -68,7 +68,9 @@ type Job struct {
 	// Cache is the compilation cache, opened unless Guest.Cache is set
 	// (jsprof compare shares one with its builds). When a damaged entry
 	// stops the run before the guest starts (runner.ErrDamagedCache), it
-	// is cleared and opened again, and the run done again.
+	// is cleared and opened again, and the run done again. A directory
+	// jsprof may not trust is said and not used (CacheDir.Trusted); what
+	// a run compiles is sealed once compiled (CacheDir.Seal).
 	Cache runner.CacheDir
 	// Progress is said while a profiled guest runs.
 	Progress Progress
@@ -202,6 +204,9 @@ type Prepared struct {
 // Run's): the job's Ready hook runs here, then its outputs are opened,
 // before the module is prepared. On an error, they are discarded.
 func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
+	// A cache directory jsprof may not trust is said once and not used,
+	// for compiled modules or prepared engines (runner.CacheDir.Trusted).
+	job.Cache = job.Cache.Trusted()
 	opts := job.Guest
 	if opts.Name == "" {
 		opts.Name = filepath.Base(job.ModulePath)
@@ -249,6 +254,9 @@ func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
 			return nil, err
 		}
 	}
+	// What the run compiles is sealed as soon as it is compiled, for
+	// the next runs (runner.CacheDir.Seal).
+	opts.Compiled = job.Cache.Seal
 	if job.Hooks.Ready != nil {
 		if err := job.Hooks.Ready(linked); err != nil {
 			return nil, err
@@ -375,8 +383,6 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 		}
 	}
 	stopProgress()
-	// What this run compiled is sealed for the next ones (runner.CacheDir).
-	job.Cache.Seal()
 	if res.Uncached != nil && popts.Warn != nil {
 		popts.Warn(fmt.Errorf("%w; ran uncached", res.Uncached))
 	}

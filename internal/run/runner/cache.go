@@ -27,9 +27,11 @@ type CacheDir struct {
 }
 
 // Open trims the directory to its size (trimCache), drops the entries
-// that are not as sealed (verifyEntries) and opens the cache in it; nil when there is no directory, or when it cannot be made
-// (HOME=/proc/self, a read-only mount): the cache is an optimisation,
-// and the run goes uncached, Warn told why.
+// that are not as sealed (verifyEntries) and opens the cache in it; nil
+// when there is no directory, when it is not one jsprof may trust
+// (Trusted), or when it cannot be made (HOME=/proc/self, a read-only
+// mount): the cache is an optimisation, and the run goes uncached, Warn
+// told why.
 func (c CacheDir) Open() (wazero.CompilationCache, error) {
 	if c.Dir == "" {
 		return nil, nil
@@ -37,8 +39,11 @@ func (c CacheDir) Open() (wazero.CompilationCache, error) {
 	if c.Limit <= 0 {
 		return nil, fmt.Errorf("--cache-size %d: want a size in MB, at least 1", c.Limit>>20)
 	}
+	if c = c.Trusted(); c.Dir == "" {
+		return nil, nil
+	}
 	trimCache(c.Dir, c.Limit, time.Now())
-	verifyEntries(c.Dir, time.Now(), c.Warn)
+	verifyEntries(c.Dir, c.Warn)
 	cache, err := wazero.NewCompilationCacheWithDir(c.Dir)
 	if err != nil {
 		if c.Warn != nil {

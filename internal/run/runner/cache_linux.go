@@ -29,11 +29,3 @@ func fileStamp(info fs.FileInfo) string {
 	}
 	return fmt.Sprintf("%d:%d", info.Size(), info.ModTime().UnixNano())
 }
-
-// changed is when a file was last changed (written, renamed into place).
-func changed(info fs.FileInfo) time.Time {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
-	}
-	return info.ModTime()
-}

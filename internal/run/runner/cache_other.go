@@ -17,6 +17,3 @@ func lastUse(info fs.FileInfo) time.Time { return info.ModTime() }
 func fileStamp(info fs.FileInfo) string {
 	return fmt.Sprintf("%d:%d", info.Size(), info.ModTime().UnixNano())
 }
-
-// changed is when a file was last written.
-func changed(info fs.FileInfo) time.Time { return info.ModTime() }

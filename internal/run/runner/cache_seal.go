@@ -20,43 +20,54 @@ import (
 // differ: wazero compiles the module again.
 const sealSuffix = ".jsprof-sum"
 
-// freshEntry is how long an entry may go without a seal: another process
-// writes its entries while it compiles and seals them when its run ends
-// (Seal). An older entry without one is dropped.
-const freshEntry = time.Hour
-
-// Seal records a digest of every entry of the cache that has no seal yet:
-// those this process (or another, meanwhile) compiled. It never fails: an
+// Seal records a digest of every entry of the cache that has no seal yet
+// and is jsprof's user's own: those compiled since the cache was opened,
+// by this process or another (Open dropped every entry without a seal).
+// A run seals what it compiled as soon as it is compiled
+// (Options.Compiled), before anything of the guest runs: a run killed
+// later leaves no entry unsealed. Having sealed anything, it trims the
+// cache to its size again (trimCache), so that the cache is within it
+// when the run ends, not only when the next one starts. It does nothing
+// in a directory jsprof may not trust (Trusted), and never fails: an
 // entry left unsealed is compiled again later.
 func (c CacheDir) Seal() {
-	if c.Dir != "" {
-		walkEntries(c.Dir, func(path string, info os.FileInfo) {
-			if _, err := os.Stat(path + sealSuffix); err != nil {
-				sealEntry(path, info)
-			}
-		})
+	if c.Dir == "" || trustDir(c.Dir) != nil {
+		return
+	}
+	uid, sealed := os.Geteuid(), false
+	walkEntries(c.Dir, func(path string, info os.FileInfo) {
+		if !info.Mode().IsRegular() || notOurs(path, info, uid) != nil {
+			return
+		}
+		if _, err := os.Stat(path + sealSuffix); err != nil {
+			sealed = sealEntry(path, info) || sealed
+		}
+	})
+	if sealed && c.Limit > 0 {
+		trimCache(c.Dir, c.Limit, time.Now())
 	}
 }
 
 // verifyEntries drops, before wazero opens the cache, every entry that is
-// not what it was when sealed, or that has no seal and is not fresh, and
-// anything in the cache that is not a regular file (a link would send
-// wazero elsewhere). An entry whose file changed (its size, times or
-// inode) is read again: the same digest is sealed again, another drops
-// it and is said to warn (nil: not said).
-func verifyEntries(dir string, now time.Time, warn func(error)) {
+// not what it was when sealed, or that has no seal, or that is not
+// jsprof's user's own alone (notOurs), and anything in the cache that is
+// not a regular file (a link would send wazero elsewhere). An entry
+// without a seal is never sealed as it is: it may be one a run killed
+// after compiling left (SIGKILL, out of memory), damaged since, or
+// another user's; wazero compiles it again. An entry whose file changed
+// (its size, times or inode) is read again: the same digest is sealed
+// again, another drops it and is said to warn (nil: not said).
+func verifyEntries(dir string, warn func(error)) {
+	uid := os.Geteuid()
 	walkEntries(dir, func(path string, info os.FileInfo) {
 		if !info.Mode().IsRegular() {
 			os.Remove(path)
 			return
 		}
 		seal, err := os.ReadFile(path + sealSuffix)
-		if err != nil {
-			if now.Sub(changed(info)) > freshEntry {
-				os.Remove(path)
-			} else {
-				sealEntry(path, info)
-			}
+		if err != nil || notOurs(path, info, uid) != nil {
+			os.Remove(path)
+			os.Remove(path + sealSuffix)
 			return
 		}
 		digest, stamp, _ := strings.Cut(strings.TrimSpace(string(seal)), " ")
@@ -97,15 +108,16 @@ func walkEntries(dir string, f func(path string, info os.FileInfo)) {
 	}
 }
 
-// sealEntry writes path's seal: its digest and its file's stamp.
-func sealEntry(path string, info os.FileInfo) {
+// sealEntry writes path's seal: its digest and its file's stamp; false
+// when it could not.
+func sealEntry(path string, info os.FileInfo) bool {
 	d, err := fileDigest(path)
 	if err != nil {
-		return
+		return false
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return
+		return false
 	}
 	_, err = fmt.Fprintf(tmp, "%s %s\n", d, fileStamp(info))
 	if cerr := tmp.Close(); err == nil {
@@ -117,6 +129,7 @@ func sealEntry(path string, info os.FileInfo) {
 	if err != nil {
 		os.Remove(tmp.Name())
 	}
+	return err == nil
 }
 
 // fileDigest is the SHA-256 of a file's content, in hex.

@@ -91,6 +91,10 @@ type Options struct {
 
 	// Cache, when set, keeps compiled modules across runs.
 	Cache wazero.CompilationCache
+	// Compiled, when set, is called once the modules are compiled (and
+	// stored in Cache), before anything of them runs: where the cache's
+	// new entries are sealed (CacheDir.Seal).
+	Compiled func()
 	// Config, when set, replaces the default compiler runtime config, which
 	// closes the module when ctx is done (the cache is applied to it).
 	Config wazero.RuntimeConfig
@@ -505,6 +509,9 @@ func run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 		if pluginCompiled, err = s.Compile(ctx, "plugin "+opts.Plugin.Name, opts.Plugin.Wasm); err != nil {
 			return Result{}, err
 		}
+	}
+	if opts.Compiled != nil {
+		opts.Compiled()
 	}
 	// The guest's time begins now that its modules are compiled: a
 	// timeout (WithTimeout) counts from here.
