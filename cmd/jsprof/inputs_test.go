@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,4 +141,46 @@ func TestSeveralInputsErrors(t *testing.T) {
 		})
 	}
 	assert.Equal(t, `{"n":4}`, readFileText(t, other), "the input is as it was")
+}
+
+// TestSeveralInputsInterrupted: a run of several inputs stopped by SIGINT
+// or SIGTERM exits 128+n, as a single run does, whatever the inputs
+// that ended before it exited with, and still writes the profile of the
+// runs the signal stopped. (It exited 1, or the first input's code: the
+// rows of the inputs the signal kept from starting, and a first input
+// that failed on its own, came before the interrupted ones.)
+func TestSeveralInputsInterrupted(t *testing.T) {
+	bin := jsprofBinary(t)
+	dir := fixtures.ProvidersDir(t)
+	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
+	inputs := t.TempDir()
+	// a.json fails at once (exit 1); the others spin until stopped.
+	require.NoError(t, os.WriteFile(filepath.Join(inputs, "a.json"), []byte("not JSON"), 0o644))
+	for _, name := range []string{"b", "c", "d", "e"} {
+		require.NoError(t, os.WriteFile(filepath.Join(inputs, name+".json"), []byte(`{"n":1000000000000}`), 0o644))
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			prof := filepath.Join(t.TempDir(), "all.pb.gz")
+			cmd := exec.Command(bin, "run", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--plugin", dir, "--input", inputs, "-o", prof, module)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			// Several inputs print no progress: the pause lets the signal
+			// land among the runs, where the exit code was wrong. Wherever
+			// it lands, the exit code is the signal's.
+			time.Sleep(2 * time.Second)
+			require.NoError(t, cmd.Process.Signal(sig))
+			var exit *exec.ExitError
+			require.ErrorAs(t, cmd.Wait(), &exit, stderr.String())
+			assert.Equal(t, cli.ExitSignalBase+int(sig), exit.ExitCode(), stderr.String())
+			if strings.Contains(stderr.String(), "profile of ") {
+				p, err := jsprofile.ReadFile(prof)
+				require.NoError(t, err, "the profile of the runs the signal stopped")
+				require.NotNil(t, p.Meta.ExitCode)
+				assert.Equal(t, cli.ExitSignalBase+int(sig), *p.Meta.ExitCode, "the merged profile records the signal")
+			}
+		})
+	}
 }

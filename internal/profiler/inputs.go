@@ -3,6 +3,7 @@ package profiler
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -123,7 +124,9 @@ type Several struct {
 	// MergedInputs are the inputs whose runs made a profile, the ones
 	// Merged holds.
 	MergedInputs []string
-	// ExitCode is the first input's exit code that is not 0.
+	// ExitCode is the first input's exit code that is not 0, or 128+n
+	// when signal n stopped the runs, as it stops a single run, whatever
+	// the inputs that ended before it exited with.
 	ExitCode int
 }
 
@@ -137,6 +140,10 @@ func (p *Prepared) RunSeveral(ctx context.Context, inputs []string) (Several, er
 	s.Facts = InputFacts(s.Runs)
 	for _, in := range s.Facts {
 		s.ExitCode = cmp.Or(s.ExitCode, in.ExitCode)
+	}
+	var sig cli.Signaled
+	if errors.As(context.Cause(ctx), &sig) {
+		s.ExitCode = cli.ExitSignalBase + int(sig.Signal())
 	}
 	var err error
 	if s.Merged, s.MergedInputs, err = Merged(s.Runs); err != nil || s.Merged == nil {
@@ -186,7 +193,11 @@ func InputFacts(runs []InputRun) []report.InputRun {
 	facts := make([]report.InputRun, len(runs))
 	for i, r := range runs {
 		f := report.InputRun{Input: r.Input}
+		var sig cli.Signaled
 		switch {
+		case errors.As(r.Err, &sig):
+			// Kept from starting, or stopped before its guest ran.
+			f.Error, f.ExitCode = cli.FirstLine(r.Err.Error()), cli.ExitSignalBase+int(sig.Signal())
 		case r.Err != nil:
 			f.Error, f.ExitCode = cli.FirstLine(r.Err.Error()), cli.ExitFailure
 		default:
