@@ -184,3 +184,41 @@ func TestSeveralInputsInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestInputNotARegularFile: an --input that is not a regular file (a
+// FIFO, a device) is refused in one line before anything runs, as jsprof
+// refuses every such file it reads (internal/fileio): a FIFO with no
+// writer blocked jsprof before the guest ran, deaf to the first SIGINT.
+// One input on stdin is given without --input.
+func TestInputNotARegularFile(t *testing.T) {
+	dir := fixtures.ProvidersDir(t)
+	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
+	inputs := t.TempDir()
+	fifo, ok := filepath.Join(inputs, "fifo.json"), spinInput(t, inputs, 3)
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a FIFO", []string{"run", "--plugin", dir, "--input", fifo, module}, "jsprof: --input " + fifo + ": not a regular file"},
+		{"a FIFO among inputs", []string{"run", "--plugin", dir, "--input", ok, "--input", fifo, module}, "jsprof: --input " + fifo + ": not a regular file"},
+		{"a device", []string{"run", "--plugin", dir, "--input", "/dev/zero", module}, "jsprof: --input /dev/zero: not a regular file"},
+		{"compare's --input", []string{"compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", fifo,
+			"--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), "--plugin", fixtures.EnginePath(t, "javy-plugin-1.1.0"), fixtures.Path("js", "fib.js")}, "jsprof: --input " + fifo + ": not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan invocation, 1)
+			go func() { done <- jsprof(t, "", tt.args...) }()
+			select {
+			case got := <-done:
+				assert.Equal(t, cli.ExitFailure, got.code, got.stderr)
+				assert.True(t, strings.HasPrefix(got.stderr, tt.want), "one line, before anything runs: %q", got.stderr)
+				assert.Equal(t, 1, strings.Count(got.stderr, "\n"), got.stderr)
+			case <-time.After(time.Minute): // a deadline, not a measure: it blocked
+				t.Fatalf("jsprof %q blocked on the input", tt.args)
+			}
+		})
+	}
+}

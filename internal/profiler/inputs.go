@@ -16,13 +16,15 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/output"
+	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
-// InputFiles lists the inputs paths name, in order: a file is itself, a
-// folder each *.json file in it (not below), by name. A folder with none
-// is an error naming it.
+// InputFiles lists the inputs paths name, in order: a regular file is
+// itself, a folder each *.json file in it (not below), by name. A folder
+// with none is an error naming it, as is a path that is neither
+// (shopify.ReadInput): checked before anything runs.
 func InputFiles(paths []string) ([]string, error) {
 	var files []string
 	for _, p := range paths {
@@ -31,6 +33,9 @@ func InputFiles(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("--input: %w", err)
 		}
 		if !st.IsDir() {
+			if !st.Mode().IsRegular() {
+				return nil, shopify.NotRegular(p)
+			}
 			files = append(files, p)
 			continue
 		}
