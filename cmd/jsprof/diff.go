@@ -11,7 +11,6 @@ import (
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/run/javy"
-	"github.com/jsprof/jsprof/internal/view/costfmt"
 	"github.com/jsprof/jsprof/internal/view/diff"
 	"github.com/jsprof/jsprof/internal/view/htmlview"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -34,7 +33,8 @@ by the change from the base.
 --fail-over PCT (5, 5%, 0.5%) makes a CI gate of it: jsprof diff exits 1,
 naming what rose, when the total rose by PCT or more (0: by anything),
 or, with --by function (the opcode view's tables), any JS or native
-function in both profiles whose total (with what it called) did.
+function in both profiles whose total (with what it called) did; and
+when either profile's run did not complete (a limit, a timeout, a trap).
 
 For pprof's own view of the change: go tool pprof -diff_base BASE.pb.gz NEW.pb.gz`
 
@@ -63,9 +63,9 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if err := checkDiffBy(*by); err != nil {
 		return fail(io, cli.ExitUsage, fmt.Errorf("diff: %w (or function)", err))
 	}
-	threshold, err := diff.ParsePercent(*failOver)
+	gate, err := diff.ParseGate(*failOver, cli.Given(fs, "fail-over"), gateFunctions)
 	if err != nil {
-		return fail(io, cli.ExitUsage, fmt.Errorf("diff: --fail-over %s: %w", *failOver, err))
+		return fail(io, cli.ExitUsage, fmt.Errorf("diff: %w", err))
 	}
 	if err := outfile.Distinct([]outfile.Named{{What: "--html", Path: *htmlPath}}, []outfile.Named{{What: "the BASE profile", Path: files[0]}, {What: "the NEW profile", Path: files[1]}}); err != nil {
 		return fail(io, cli.ExitUsage, fmt.Errorf("diff: %w", err))
@@ -78,10 +78,10 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 		profs[i], _, err = javy.MapSaved(profs[i], *sourceMap, path, nil)
 		warn(io, err)
 	}
-	if b, n := profs[0].Meta.Mode, profs[1].Meta.Mode; b != n {
-		warn(io, errors.New(diff.ModesDiffer(b, n)))
-	}
 	df := diff.New(report.New(profs[0]), report.New(profs[1]), filepath.Base(files[0]), filepath.Base(files[1]))
+	for _, c := range df.Cautions(gate != nil) {
+		warn(io, errors.New(c))
+	}
 	var flame *htmlview.Flame
 	if *htmlPath != "" {
 		flame = htmlview.NewFlameDiff(profs[0], profs[1], htmlview.FlameOptions{})
@@ -89,15 +89,11 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if err := writeDiff(io.files, io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
 		return fail(io, cli.ExitFailure, err)
 	}
-	if *failOver == "" {
-		return 0
+	fails := gate.Failures(df)
+	for _, line := range fails {
+		fmt.Fprintf(io.err, "jsprof: diff: %s\n", line)
 	}
-	rises := df.RisesOver(threshold, gateFunctions)
-	for _, r := range rises {
-		fmt.Fprintf(io.err, "jsprof: diff: %s rose %s (%s → %s Wasm instructions): --fail-over %s\n",
-			r.What, r.PercentText(), costfmt.Human(r.Base), costfmt.Human(r.New), *failOver)
-	}
-	if len(rises) > 0 {
+	if len(fails) > 0 {
 		return cli.ExitFailure
 	}
 	return 0

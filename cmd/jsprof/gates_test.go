@@ -100,3 +100,71 @@ func TestDiffFailOver(t *testing.T) {
 		assert.Contains(t, got.stderr, "--fail-over "+bad+": want a percentage")
 	}
 }
+
+// TestDiffFailOverEmpty: an empty --fail-over (an unset CI variable,
+// --fail-over "$PCT") is a usage error in one line, as every other bad
+// value is; it once turned the gate off and passed a rise of 6%.
+func TestDiffFailOverEmpty(t *testing.T) {
+	t.Parallel()
+	base, new := fixtureProfile("fib-base.pb.gz"), fixtureProfile("fib-new.pb.gz")
+	for _, args := range [][]string{{"--fail-over", ""}, {"--fail-over="}, {"--by", "function", "--fail-over", ""}} {
+		got := jsprof(t, "", append(append([]string{"diff"}, args...), new, base)...)
+		assert.Equal(t, cli.ExitUsage, got.code, "%q: %s", args, got.stderr)
+		assert.Equal(t, "jsprof: diff: --fail-over is empty: want a percentage, 0 or more, such as 5 or 5%\n", got.stderr, "%q", args)
+		assert.Empty(t, got.stdout, "%q: nothing compared", args)
+	}
+}
+
+// TestDiffFailOverIncompleteRun: the gate fails, in one line saying how,
+// when NEW's run did not end normally (stopped by --max-instructions or
+// --timeout, or the guest threw): its profile is of part of the run, so
+// its total says nothing of the change. A BASE in that state fails it
+// too: the gate compares whole runs or none. Without --fail-over the diff
+// is printed with a warning and exits 0.
+func TestDiffFailOverIncompleteRun(t *testing.T) {
+	fib, throws, forever := buildJS(t, filepath.Join("testdata", "fib20.js")), buildJS(t, filepath.Join("testdata", "throw.js")), buildJS(t, filepath.Join("testdata", "forever.js"))
+	dir := t.TempDir()
+	profileOf := func(name string, code int, args ...string) string {
+		out := filepath.Join(dir, name)
+		got := jsprof(t, "", append([]string{"run", "-o", out}, args...)...)
+		require.Equal(t, code, got.code, got.stderr)
+		return out
+	}
+	base := profileOf("base.pb.gz", 0, fib)
+	cut := profileOf("cut.pb.gz", cli.ExitLimit, "--max-instructions", "2000000", fib)
+	timedOut := profileOf("timeout.pb.gz", cli.ExitLimit, "--timeout", "100ms", forever)
+	threw := profileOf("throw.pb.gz", cli.ExitTrap, throws)
+
+	tests := []struct {
+		name      string
+		base, new string
+		want      string
+	}{
+		{"NEW stopped by --max-instructions", base, cut,
+			"jsprof: diff: the NEW run (cut.pb.gz) did not complete: the guest reached the instruction limit (2000000 Wasm instructions), exit 124: --fail-over 5\n"},
+		{"NEW stopped by --timeout", base, timedOut,
+			"jsprof: diff: the NEW run (timeout.pb.gz) did not complete: stopped after --timeout 100ms, exit 124: --fail-over 5\n"},
+		{"NEW threw", base, threw,
+			"jsprof: diff: the NEW run (throw.pb.gz) did not complete: uncaught Error: boom at 3, exit 134: --fail-over 5\n"},
+		{"BASE stopped by --max-instructions", cut, base,
+			"jsprof: diff: the BASE run (cut.pb.gz) did not complete: the guest reached the instruction limit (2000000 Wasm instructions), exit 124: --fail-over 5\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := jsprof(t, "", "diff", "--fail-over", "5", tt.base, tt.new)
+			assert.Equal(t, cli.ExitFailure, got.code, got.stderr)
+			assert.Equal(t, tt.want, got.stderr)
+			assert.Contains(t, got.stdout, "did not complete", "the diff says so")
+
+			// Without the gate: the diff and its warning, exit 0.
+			plain := jsprof(t, "", "diff", tt.base, tt.new)
+			assert.Equal(t, 0, plain.code, plain.stderr)
+			assert.Contains(t, plain.stderr, "jsprof: warning: the ")
+			assert.Contains(t, plain.stderr, "run did not complete")
+		})
+	}
+	// Negative control: two whole runs pass.
+	whole := jsprof(t, "", "diff", "--fail-over", "5", base, base)
+	assert.Equal(t, 0, whole.code, whole.stderr)
+	assert.Empty(t, whole.stderr)
+}

@@ -14,7 +14,8 @@ import (
 // runInputs is jsprof run with several inputs: the module prepared once,
 // run on each input in an instance of its own, in parallel; a table of
 // the runs on stderr; -o the profile merged over them, --out-dir each
-// one's. jsprof exits with the first input's exit code that is not 0.
+// one's. jsprof exits with the first input's exit code that is not 0, or
+// 128+n when signal n stopped the runs (profiler.Several.ExitCode).
 func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio) int {
 	p, err := profiler.PrepareJob(ctx, job)
 	if err != nil {

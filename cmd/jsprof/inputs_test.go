@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,4 +141,84 @@ func TestSeveralInputsErrors(t *testing.T) {
 		})
 	}
 	assert.Equal(t, `{"n":4}`, readFileText(t, other), "the input is as it was")
+}
+
+// TestSeveralInputsInterrupted: a run of several inputs stopped by SIGINT
+// or SIGTERM exits 128+n, as a single run does, whatever the inputs
+// that ended before it exited with, and still writes the profile of the
+// runs the signal stopped. (It exited 1, or the first input's code: the
+// rows of the inputs the signal kept from starting, and a first input
+// that failed on its own, came before the interrupted ones.)
+func TestSeveralInputsInterrupted(t *testing.T) {
+	bin := jsprofBinary(t)
+	dir := fixtures.ProvidersDir(t)
+	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
+	inputs := t.TempDir()
+	// a.json fails at once (exit 1); the others spin until stopped.
+	require.NoError(t, os.WriteFile(filepath.Join(inputs, "a.json"), []byte("not JSON"), 0o644))
+	for _, name := range []string{"b", "c", "d", "e"} {
+		require.NoError(t, os.WriteFile(filepath.Join(inputs, name+".json"), []byte(`{"n":1000000000000}`), 0o644))
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			prof := filepath.Join(t.TempDir(), "all.pb.gz")
+			cmd := exec.Command(bin, "run", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--plugin", dir, "--input", inputs, "-o", prof, module)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			// Several inputs print no progress: the pause lets the signal
+			// land among the runs, where the exit code was wrong. Wherever
+			// it lands, the exit code is the signal's.
+			time.Sleep(2 * time.Second)
+			require.NoError(t, cmd.Process.Signal(sig))
+			var exit *exec.ExitError
+			require.ErrorAs(t, cmd.Wait(), &exit, stderr.String())
+			assert.Equal(t, cli.ExitSignalBase+int(sig), exit.ExitCode(), stderr.String())
+			if strings.Contains(stderr.String(), "profile of ") {
+				p, err := jsprofile.ReadFile(prof)
+				require.NoError(t, err, "the profile of the runs the signal stopped")
+				require.NotNil(t, p.Meta.ExitCode)
+				assert.Equal(t, cli.ExitSignalBase+int(sig), *p.Meta.ExitCode, "the merged profile records the signal")
+			}
+		})
+	}
+}
+
+// TestInputNotARegularFile: an --input that is not a regular file (a
+// FIFO, a device) is refused in one line before anything runs, as jsprof
+// refuses every such file it reads (internal/fileio): a FIFO with no
+// writer blocked jsprof before the guest ran, deaf to the first SIGINT.
+// One input on stdin is given without --input.
+func TestInputNotARegularFile(t *testing.T) {
+	dir := fixtures.ProvidersDir(t)
+	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
+	inputs := t.TempDir()
+	fifo, ok := filepath.Join(inputs, "fifo.json"), spinInput(t, inputs, 3)
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a FIFO", []string{"run", "--plugin", dir, "--input", fifo, module}, "jsprof: --input " + fifo + ": not a regular file"},
+		{"a FIFO among inputs", []string{"run", "--plugin", dir, "--input", ok, "--input", fifo, module}, "jsprof: --input " + fifo + ": not a regular file"},
+		{"a device", []string{"run", "--plugin", dir, "--input", "/dev/zero", module}, "jsprof: --input /dev/zero: not a regular file"},
+		{"compare's --input", []string{"compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", fifo,
+			"--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), "--plugin", fixtures.EnginePath(t, "javy-plugin-1.1.0"), fixtures.Path("js", "fib.js")}, "jsprof: --input " + fifo + ": not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan invocation, 1)
+			go func() { done <- jsprof(t, "", tt.args...) }()
+			select {
+			case got := <-done:
+				assert.Equal(t, cli.ExitFailure, got.code, got.stderr)
+				assert.True(t, strings.HasPrefix(got.stderr, tt.want), "one line, before anything runs: %q", got.stderr)
+				assert.Equal(t, 1, strings.Count(got.stderr, "\n"), got.stderr)
+			case <-time.After(time.Minute): // a deadline, not a measure: it blocked
+				t.Fatalf("jsprof %q blocked on the input", tt.args)
+			}
+		})
+	}
 }

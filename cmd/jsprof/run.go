@@ -239,8 +239,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	if code, done := parseRun(&f, args, io); done {
 		return code
 	}
-	var inputs []string // several inputs' files
-	if f.several {
+	var inputs []string // the inputs' files, checked before anything runs
+	if len(f.inputs) > 0 {
 		var err error
 		if inputs, err = profiler.InputFiles(f.inputs); err != nil {
 			return fail(io, cli.ExitFailure, err)

@@ -173,7 +173,7 @@ func TestShopifyErrors(t *testing.T) {
 		want string
 	}{
 		{"invalid JSON", []string{"--plugin", dir, "--input", bad, v3}, cli.ExitFailure, "input " + bad + ": "},
-		{"missing input", []string{"--plugin", dir, "--input", "/nonexistent/in.json", v3}, cli.ExitFailure, "--input: open /nonexistent/in.json"},
+		{"missing input", []string{"--plugin", dir, "--input", "/nonexistent/in.json", v3}, cli.ExitFailure, "--input: stat /nonexistent/in.json: no such file or directory"},
 		{"WASI with an in-memory provider", []string{"--plugin", dir, "testdata/wasi_inmemory.wasm"}, cli.ExitFailure, "imports shopify_functions_javy_v3, whose I/O is in memory, and WASI"},
 		{"no such export", []string{"--plugin", dir, "--input", "testdata/shopify/input.json", "-e", "nope", v3}, cli.ExitFailure, "no export nope to run"},
 		{"no provider given", []string{"--input", "testdata/shopify/input.json", v3}, cli.ExitFailure, "the function imports provider shopify_functions_javy_v3: give its file"},

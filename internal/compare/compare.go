@@ -11,12 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jsprof/jsprof/internal/fileio"
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -151,8 +153,13 @@ func (c Comparison) read() (src []byte, smap *sourcemap.Loaded, stdin []byte, er
 		if c.Function {
 			flag = "--input"
 		}
-		if stdin, err = os.ReadFile(c.Input); err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", flag, err)
+		if c.Function {
+			stdin, err = shopify.ReadInput(c.Input)
+		} else if stdin, err = fileio.ReadRegular(c.Input, shopify.MaxInputBytes); err != nil {
+			err = fmt.Errorf("%s: %w", flag, err)
+		}
+		if err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	if c.OutDir != "" {

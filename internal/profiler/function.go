@@ -3,7 +3,6 @@ package profiler
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
@@ -52,12 +51,12 @@ func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Co
 	var err error
 	if inputPath != "" {
 		what = inputPath
-		raw, err = os.ReadFile(inputPath)
-	} else {
-		raw, err = readAll(o.Stdin)
+		raw, err = shopify.ReadInput(inputPath)
+	} else if raw, err = readAll(o.Stdin); err != nil {
+		err = fmt.Errorf("--input: %w", err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--input: %w", err)
+		return nil, err
 	}
 	input, err := codec.EncodeInput(raw)
 	if err != nil {

@@ -17,13 +17,15 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/output"
+	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
-// InputFiles lists the inputs paths name, in order: a file is itself, a
-// folder each *.json file in it (not below), by name. A folder with none
-// is an error naming it.
+// InputFiles lists the inputs paths name, in order: a regular file is
+// itself, a folder each *.json file in it (not below), by name. A folder
+// with none is an error naming it, as is a path that is neither
+// (shopify.ReadInput): checked before anything runs.
 func InputFiles(paths []string) ([]string, error) {
 	var files []string
 	for _, p := range paths {
@@ -32,6 +34,9 @@ func InputFiles(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("--input: %w", err)
 		}
 		if !st.IsDir() {
+			if !st.Mode().IsRegular() {
+				return nil, shopify.NotRegular(p)
+			}
 			files = append(files, p)
 			continue
 		}
@@ -124,7 +129,9 @@ type Several struct {
 	// MergedInputs are the inputs whose runs made a profile, the ones
 	// Merged holds.
 	MergedInputs []string
-	// ExitCode is the first input's exit code that is not 0.
+	// ExitCode is the first input's exit code that is not 0, or 128+n
+	// when signal n stopped the runs, as it stops a single run, whatever
+	// the inputs that ended before it exited with.
 	ExitCode int
 }
 
@@ -156,6 +163,10 @@ func (p *Prepared) RunSeveral(ctx context.Context, inputs []string) (Several, er
 	})
 	for _, in := range s.Facts {
 		s.ExitCode = cmp.Or(s.ExitCode, in.ExitCode)
+	}
+	var sig cli.Signaled
+	if errors.As(context.Cause(ctx), &sig) {
+		s.ExitCode = cli.ExitSignalBase + int(sig.Signal())
 	}
 	var err error
 	if s.Merged, s.MergedInputs, err = merged(raw, inputs); err != nil || s.Merged == nil {
@@ -205,7 +216,11 @@ func merged(raw [][]byte, inputs []string) (*Outcome, []string, error) {
 // inputFact is a run's facts, for the table and the JSON report.
 func inputFact(r InputRun) report.InputRun {
 	f := report.InputRun{Input: r.Input}
+	var sig cli.Signaled
 	switch {
+	case errors.As(r.Err, &sig):
+		// Kept from starting, or stopped before its guest ran.
+		f.Error, f.ExitCode = cli.FirstLine(r.Err.Error()), cli.ExitSignalBase+int(sig.Signal())
 	case r.Err != nil:
 		f.Error, f.ExitCode = cli.FirstLine(r.Err.Error()), cli.ExitFailure
 	default:

@@ -76,7 +76,12 @@
 // input_len, input_copy and output_copy. V1Host implements them as a wazero
 // host module, holding the input and collecting the output.
 //
-// This package depends on wasmcore, wazero and internal/run/runner (Configure
-// sets a runner.Options up for a function's I/O): the profiler calls it,
-// not the other way round, and the runner knows nothing of it.
+// ReadInput reads a function's input file (--input) as jsprof reads the
+// files it does not control (internal/fileio): a regular file only, never
+// blocking (a FIFO is refused at once), bounded.
+//
+// This package depends on wasmcore, wazero, internal/fileio and
+// internal/run/runner (Configure sets a runner.Options up for a
+// function's I/O): the profiler calls it, not the other way round, and
+// the runner knows nothing of it.
 package shopify

@@ -61,6 +61,12 @@ type Side struct {
 	// (report.Tables.WasmApportioned).
 	WasmFrames      bool `json:"-"`
 	WasmApportioned bool `json:"wasm_apportioned,omitempty"`
+	// Incomplete says how the profile's run ended when it did not end
+	// normally, with exit code 0, as the profile records it: stopped by a
+	// limit, a timeout or a signal, trapped, threw ("the guest reached the
+	// instruction limit (2000000 Wasm instructions), exit 124"); "" when
+	// it did, or the profile does not say.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // OpcodeSide is an opcode's cost in one profile.
@@ -151,7 +157,7 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 		}
 		return Side{Profile: name, Module: d.Module, Mode: d.Mode, Engine: e, UncertainOpcodes: u,
 			TotalWasmInstructions: d.TotalWasmInstructions, Executions: d.Executions, Calls: d.Calls,
-			WasmFrames: len(d.WasmFunctions) > 0, WasmApportioned: d.WasmApportioned}
+			WasmFrames: len(d.WasmFunctions) > 0, WasmApportioned: d.WasmApportioned, Incomplete: incomplete(d)}
 	}
 	df := &Diff{Base: side(base, baseName), New: side(new, newName), Warnings: []string{}}
 	df.DeltaWasmInstructions = deltaOf(base.TotalWasmInstructions, new.TotalWasmInstructions)
@@ -274,9 +280,7 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 			df.Warnings = append(df.Warnings, fmt.Sprintf("the %s engine's names of %s are guesses (marked ?)", s.what, costfmt.CountNoun(uint64(len(s.d.UncertainOpcodes)), "opcode", "opcodes")))
 		}
 	}
-	if base.Mode != new.Mode {
-		df.Warnings = append(df.Warnings, ModesDiffer(base.Mode, new.Mode))
-	}
+	df.Warnings = append(df.Warnings, df.Cautions(false)...)
 	if common == 0 && len(base.Functions)+len(new.Functions) > 0 {
 		df.Warnings = append(df.Warnings, "no JS function is in both profiles: are they of the same JS?")
 	}
@@ -294,10 +298,28 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 			df.WasmWarnings = append(df.WasmWarnings, fmt.Sprintf("the %s profile has no Wasm frames (jsprof run --mode sample records them)", s.what))
 		}
 	}
-	if base.Mode != new.Mode {
-		df.WasmWarnings = append(df.WasmWarnings, ModesDiffer(base.Mode, new.Mode))
-	}
+	df.WasmWarnings = append(df.WasmWarnings, df.Cautions(false)...)
 	return df
+}
+
+// Cautions are the warnings about the two runs rather than their tables,
+// which every view carries and jsprof diff also says on stderr: modes
+// that differ (ModesDiffer), a run that did not complete (Side.Incomplete).
+// gated leaves the runs out: a gate says those itself (Gate.Failures).
+func (df *Diff) Cautions(gated bool) []string {
+	var c []string
+	if df.Base.Mode != df.New.Mode {
+		c = append(c, ModesDiffer(df.Base.Mode, df.New.Mode))
+	}
+	for _, s := range []struct {
+		what string
+		side Side
+	}{{"base", df.Base}, {"new", df.New}} {
+		if s.side.Incomplete != "" && !gated {
+			c = append(c, fmt.Sprintf("the %s run did not complete (%s): its profile is of the part that ran", s.what, s.side.Incomplete))
+		}
+	}
+	return c
 }
 
 // byChange orders by the size of a change, then by the weight of what

@@ -3,7 +3,8 @@
 // CSV and JSON: jsprof diff and jsprof compare, --by wasm included (Diff,
 // New). Opcodes are aligned by name, JS functions by name, file and first
 // line, natives and Wasm functions by name; a summary says where the cost
-// moved.
+// moved. Gate is jsprof diff --fail-over: it fails on a rise, or on a
+// profile whose run did not complete, as the profile records its end.
 //
 // It compares the tables package report computed and must not compute
 // costs from a profile itself, nor know how profiles are measured. Its
