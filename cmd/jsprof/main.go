@@ -14,7 +14,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/outfile"
-	"github.com/jsprof/jsprof/internal/run/runner"
+	"github.com/jsprof/jsprof/internal/run/cachedir"
 )
 
 func main() {
@@ -129,8 +129,8 @@ func fail(io stdio, code int, err error) int {
 }
 
 // cacheFlag adds --cache-dir and --cache-size and returns a function that
-// reads them: the cache, opened within its size (runner.CacheDir).
-func cacheFlag(fs *flag.FlagSet) func() runner.CacheDir {
+// reads them: the cache, opened within its size (cachedir.Cache).
+func cacheFlag(fs *flag.FlagSet) func() cachedir.Cache {
 	def := os.Getenv("JSPROF_CACHE_DIR")
 	if def == "" {
 		if d, err := os.UserCacheDir(); err == nil {
@@ -143,25 +143,25 @@ func cacheFlag(fs *flag.FlagSet) func() runner.CacheDir {
 	// A directory that cannot be used is said once, on the flag set's
 	// output (stderr), and the run goes uncached.
 	warn := func(err error) { fmt.Fprintf(fs.Output(), "jsprof: warning: %s\n", cli.FirstLine(err.Error())) }
-	return func() runner.CacheDir {
+	return func() cachedir.Cache {
 		if envErr != nil {
 			warn(envErr)
 		}
-		return runner.CacheDir{Dir: *dir, Limit: *size << 20, Warn: warn}
+		return cachedir.Cache{Dir: *dir, Limit: *size << 20, Warn: warn}
 	}
 }
 
 // cacheSizeEnv is --cache-size's default: $JSPROF_CACHE_SIZE, in MB, where
-// it is a positive whole number, else runner.DefaultCacheMB, with the
+// it is a positive whole number, else cachedir.DefaultMB, with the
 // error to warn of when it is set to anything else.
 func cacheSizeEnv() (int64, error) {
 	v := os.Getenv("JSPROF_CACHE_SIZE")
 	if v == "" {
-		return runner.DefaultCacheMB, nil
+		return cachedir.DefaultMB, nil
 	}
 	mb, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || mb <= 0 || mb > 1<<40 {
-		return runner.DefaultCacheMB, fmt.Errorf("JSPROF_CACHE_SIZE=%q is not a whole number of MB; the cache is kept within %d MB", v, runner.DefaultCacheMB)
+		return cachedir.DefaultMB, fmt.Errorf("JSPROF_CACHE_SIZE=%q is not a whole number of MB; the cache is kept within %d MB", v, cachedir.DefaultMB)
 	}
 	return mb, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/run/cachedir"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
@@ -70,7 +71,7 @@ type runFlags struct {
 	stackEvery uint64
 	sourceMap  string
 	failLimit  bool
-	cacheDir   func() runner.CacheDir
+	cacheDir   func() cachedir.Cache
 	readCost   func() (wasmcore.CostModel, error)
 
 	// Derived by check.

@@ -15,6 +15,7 @@ import (
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/profiler"
+	"github.com/jsprof/jsprof/internal/run/cachedir"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
@@ -44,7 +45,7 @@ type Comparison struct {
 	Args      []string
 	Cost      wasmcore.CostModel
 	Timeout   time.Duration
-	Cache     runner.CacheDir
+	Cache     cachedir.Cache
 	Stderr    io.Writer // the guests'
 	Warn      func(error)
 	// Run runs a side's job: profiler.Execute when nil (a test gives

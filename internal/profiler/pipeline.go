@@ -12,6 +12,7 @@ import (
 	"github.com/jsprof/jsprof/internal/name/throw"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/output"
+	"github.com/jsprof/jsprof/internal/run/cachedir"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
@@ -67,11 +68,11 @@ type Job struct {
 	Timeout time.Duration
 	// Cache is the compilation cache, opened unless Guest.Cache is set
 	// (jsprof compare shares one with its builds). When a damaged entry
-	// stops the run before the guest starts (runner.ErrDamagedCache), it
+	// stops the run before the guest starts (cachedir.ErrDamaged), it
 	// is cleared and opened again, and the run done again. A directory
 	// jsprof may not trust is said and not used (CacheDir.Trusted); what
 	// a run compiles is sealed once compiled (CacheDir.Seal).
-	Cache runner.CacheDir
+	Cache cachedir.Cache
 	// Progress is said while a profiled guest runs.
 	Progress Progress
 	// DefaultSignals, when set, gives SIGINT and SIGTERM back their
@@ -205,7 +206,7 @@ type Prepared struct {
 // before the module is prepared. On an error, they are discarded.
 func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
 	// A cache directory jsprof may not trust is said once and not used,
-	// for compiled modules or prepared engines (runner.CacheDir.Trusted).
+	// for compiled modules or prepared engines (cachedir.Cache.Trusted).
 	job.Cache = job.Cache.Trusted()
 	opts := job.Guest
 	if opts.Name == "" {
@@ -255,7 +256,7 @@ func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
 		}
 	}
 	// What the run compiles is sealed as soon as it is compiled, for
-	// the next runs (runner.CacheDir.Seal).
+	// the next runs (cachedir.Cache.Seal).
 	opts.Compiled = job.Cache.Seal
 	if job.Hooks.Ready != nil {
 		if err := job.Hooks.Ready(linked); err != nil {
@@ -368,7 +369,7 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 		job.DefaultSignals()
 	}
 	res, err := runner.Run(runCtx, wasm, opts)
-	if errors.Is(err, runner.ErrDamagedCache) {
+	if errors.Is(err, cachedir.ErrDamaged) {
 		// Nothing of the guest ran: clear the cache and compile afresh.
 		warn := popts.Warn
 		if warn == nil {

@@ -17,12 +17,10 @@
 // (by wazero, or by the profiler's checkpoints), and Run returns the
 // context's cause as the trap.
 //
-// It also keeps the compilation cache (cache.go: CacheDir, kept within
-// its size, cleared when an entry is found damaged; cache_seal.go: each
-// entry sealed once compiled and checked against its seal, one without
-// a seal dropped; cache_trust.go: used only when no one but jsprof's own
-// user can have written it), and puts a program detached from its
-// module back into the instance (detached.go).
+// It runs with the compilation cache the caller opened (internal/run/
+// cachedir), turning what a damaged entry makes wazero do into
+// cachedir.ErrDamaged, and puts a program detached from its module back
+// into the instance (detached.go).
 //
 // Compiling is bounded too (Session.Compile): a module past
 // wasmcore.CheckBounds, which wazero's compiler would take minutes over,

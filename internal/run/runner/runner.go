@@ -25,6 +25,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/printable"
+	"github.com/jsprof/jsprof/internal/run/cachedir"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -315,25 +316,20 @@ func cacheWriteFailed(err error) bool {
 		errors.As(err, &link) && strings.HasSuffix(link.Old, ".tmp")
 }
 
-// ErrDamagedCache says that the compilation cache gave wazero something it
-// could not use: an entry damaged on disk. The caller can clear the cache
-// and run again.
-var ErrDamagedCache = errors.New("the compilation cache has a damaged entry")
-
 // damagedCache turns what a damaged cache entry makes wazero do (an error
 // naming its compilation cache, or a panic while it reads or links what
-// it deserialized) into ErrDamagedCache. Without a cache, a panic is
+// it deserialized) into cachedir.ErrDamaged. Without a cache, a panic is
 // wazero's own, on a module it should have rejected: it becomes an error
 // naming the module, since a user's bad input must never crash jsprof.
 func (s *Session) damagedCache(name string, err *error) {
 	r := recover()
 	switch {
 	case r != nil && s.cached:
-		*err = fmt.Errorf("%w (%v)", ErrDamagedCache, r)
+		*err = fmt.Errorf("%w (%v)", cachedir.ErrDamaged, r)
 	case r != nil:
 		*err = fmt.Errorf("%s: wazero failed on this module: %v", name, r)
 	case s.cached && *err != nil && strings.Contains((*err).Error(), "compilationcache"):
-		*err = fmt.Errorf("%w: %w", ErrDamagedCache, *err)
+		*err = fmt.Errorf("%w: %w", cachedir.ErrDamaged, *err)
 	case s.cached && *err != nil && cacheWriteFailed(*err):
 		*err = fmt.Errorf("%w: %w", ErrCacheUnwritable, *err)
 	}

@@ -1,4 +1,4 @@
-package runner
+package cachedir
 
 import (
 	"os"
@@ -45,7 +45,7 @@ func TestTrustDir(t *testing.T) {
 			require.NoError(t, os.MkdirAll(filepath.Join(dir, "wazero-v0-test"), 0o700))
 			tt.setup(t, dir)
 			var warnings []error
-			c := CacheDir{Dir: dir, Limit: 1 << 20, Warn: func(err error) { warnings = append(warnings, err) }}
+			c := Cache{Dir: dir, Limit: 1 << 20, Warn: func(err error) { warnings = append(warnings, err) }}
 			cache, err := c.Open()
 			require.NoError(t, err)
 			if tt.want == "" {

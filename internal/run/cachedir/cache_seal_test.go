@@ -1,4 +1,4 @@
-package runner
+package cachedir
 
 import (
 	"os"
@@ -24,7 +24,7 @@ func TestVerifyEntries(t *testing.T) {
 		return p
 	}
 	sealed, damaged, rewritten, shared := entry("sealed", "code"), entry("damaged", "code"), entry("rewritten", "code"), entry("shared", "code")
-	CacheDir{Dir: dir}.Seal()
+	Cache{Dir: dir}.Seal()
 	require.NoError(t, os.WriteFile(damaged, []byte("codf"), 0o600))
 	require.NoError(t, os.WriteFile(rewritten, []byte("code"), 0o600))
 	require.NoError(t, os.Chmod(shared, 0o666))
@@ -42,7 +42,7 @@ func TestVerifyEntries(t *testing.T) {
 	assert.False(t, exists(shared) || exists(shared+sealSuffix), "writable by others: dropped")
 	assert.False(t, exists(link), "not a regular file: dropped")
 	require.Len(t, warnings, 1)
-	assert.ErrorIs(t, warnings[0], ErrDamagedCache)
+	assert.ErrorIs(t, warnings[0], ErrDamaged)
 	assert.Contains(t, warnings[0].Error(), "(damaged, not as sealed)")
 }
 
@@ -55,13 +55,13 @@ func TestSealTrims(t *testing.T) {
 	require.NoError(t, os.Mkdir(sub, 0o700))
 	old := filepath.Join(sub, "old")
 	require.NoError(t, os.WriteFile(old, make([]byte, 600), 0o600))
-	CacheDir{Dir: dir, Limit: 1 << 20}.Seal()
+	Cache{Dir: dir, Limit: 1 << 20}.Seal()
 	require.FileExists(t, old+sealSuffix)
-	CacheDir{Dir: dir, Limit: 500}.Seal() // nothing new: not trimmed
+	Cache{Dir: dir, Limit: 500}.Seal() // nothing new: not trimmed
 	assert.FileExists(t, old)
 
 	require.NoError(t, os.WriteFile(filepath.Join(sub, "new"), make([]byte, 600), 0o600))
-	CacheDir{Dir: dir, Limit: 1000}.Seal()
+	Cache{Dir: dir, Limit: 1000}.Seal()
 	left, err := filepath.Glob(filepath.Join(sub, "*"))
 	require.NoError(t, err)
 	assert.Len(t, left, 2, "one entry and its seal: %v", left)

@@ -1,4 +1,4 @@
-package runner
+package cachedir
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ import (
 // Trusted is c, or, when its directory is not one jsprof may trust
 // (trustDir), c without a directory, Warn told why in one line: the
 // run goes uncached.
-func (c CacheDir) Trusted() CacheDir {
+func (c Cache) Trusted() Cache {
 	if c.Dir == "" {
 		return c
 	}

@@ -1,4 +1,4 @@
-package runner
+package cachedir
 
 import (
 	"errors"
@@ -13,12 +13,17 @@ import (
 	"github.com/tetratelabs/wazero"
 )
 
-// DefaultCacheMB is the compilation cache's default bound: a compiled
+// DefaultMB is the compilation cache's default bound: a compiled
 // engine takes 6-7 MB, so this keeps about 70 of them.
-const DefaultCacheMB = 512
+const DefaultMB = 512
 
-// CacheDir is a compilation cache kept in a directory within a size.
-type CacheDir struct {
+// ErrDamaged says that the compilation cache gave wazero something it
+// could not use: an entry damaged on disk. The caller can clear the cache
+// and run again.
+var ErrDamaged = errors.New("the compilation cache has a damaged entry")
+
+// Cache is a compilation cache kept in a directory within a size.
+type Cache struct {
 	Dir   string // "": no cache
 	Limit int64  // bytes
 	// Warn, when set, hears why a directory that cannot be used is left
@@ -32,7 +37,7 @@ type CacheDir struct {
 // (Trusted), or when it cannot be made (HOME=/proc/self, a read-only
 // mount): the cache is an optimisation, and the run goes uncached, Warn
 // told why.
-func (c CacheDir) Open() (wazero.CompilationCache, error) {
+func (c Cache) Open() (wazero.CompilationCache, error) {
 	if c.Dir == "" {
 		return nil, nil
 	}
@@ -55,8 +60,8 @@ func (c CacheDir) Open() (wazero.CompilationCache, error) {
 }
 
 // Clear removes every compiled module of the directory (clearCache), after
-// one was found damaged (ErrDamagedCache).
-func (c CacheDir) Clear() error { return clearCache(c.Dir) }
+// one was found damaged (ErrDamaged).
+func (c Cache) Clear() error { return clearCache(c.Dir) }
 
 // staleTemp is how old a temporary file wazero left (a process that died
 // while writing an entry) must be before it is removed: entries are written

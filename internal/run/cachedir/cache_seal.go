@@ -1,4 +1,4 @@
-package runner
+package cachedir
 
 import (
 	"crypto/sha256"
@@ -30,7 +30,7 @@ const sealSuffix = ".jsprof-sum"
 // when the run ends, not only when the next one starts. It does nothing
 // in a directory jsprof may not trust (Trusted), and never fails: an
 // entry left unsealed is compiled again later.
-func (c CacheDir) Seal() {
+func (c Cache) Seal() {
 	if c.Dir == "" || trustDir(c.Dir) != nil {
 		return
 	}
@@ -81,7 +81,7 @@ func verifyEntries(dir string, warn func(error)) {
 		os.Remove(path)
 		os.Remove(path + sealSuffix)
 		if warn != nil {
-			warn(fmt.Errorf("%w (%s, not as sealed); compiling it again", ErrDamagedCache, filepath.Base(path)))
+			warn(fmt.Errorf("%w (%s, not as sealed); compiling it again", ErrDamaged, filepath.Base(path)))
 		}
 	})
 }
