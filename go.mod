@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	connectrpc.com/connect v1.19.2
+	github.com/BurntSushi/toml v1.6.0
 	github.com/andybalholm/brotli v1.2.8
 	github.com/go-delve/delve v1.27.2
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
