@@ -64,7 +64,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 		return fail(io, cli.ExitFailure, err)
 	}
 	defer cd.Seal() // what was compiled, for the next runs
-	out, err := javy.BuildFile(ctx, plugin.Info, plugin.Wasm, plugin.Module, src, positional[0], *dynamic, cache)
+	out, err := javy.BuildFile(ctx, plugin.Info, plugin.Wasm, plugin.Module, src, javy.RecordedName(positional[0], *output), *dynamic, cache)
 	if be := (*javy.BuildError)(nil); errors.As(err, &be) && be.Step == "compiling" {
 		return fail(io, cli.ExitFailure, fmt.Errorf("compiling %s with %s: %w", positional[0], *pluginPath, be.Err))
 	} else if be != nil {

@@ -293,7 +293,12 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Files:   io.files,
 	}
 	if f.mode != jsprofile.ModeOff {
-		warn(io, job.ReadProgram(ctx, f.sourceMap))
+		// Said once the module links, not before another error.
+		mapWarning, ready := job.ReadProgram(ctx, f.sourceMap), job.Hooks.Ready
+		job.Hooks.Ready = func(linked link.Linking) error {
+			warn(io, mapWarning)
+			return ready(linked)
+		}
 	}
 	if f.html != "" { // annotated with the JS ReadProgram found
 		job.Outputs = append(job.Outputs, output.RunHTML(f.html, f.output, job.Module, f.module, job.Profile.SourceMap))

@@ -364,3 +364,31 @@ func TestSourceMapCompareDiff(t *testing.T) {
 	require.Equal(t, 0, got.code, got.stderr)
 	check(t, got.stdout)
 }
+
+// TestSourceMapBesideTheRecordedJS: docs/shopify-functions.md's flow
+// builds the bundle dist/function.js into a module in the app's folder;
+// the run finds the bundle's map beside the JS the build recorded (not
+// beside the module) and names the TypeScript without --source. Without
+// the map, one warning names the fix, and it is not said before an
+// unrelated error (a provider not given).
+func TestSourceMapBesideTheRecordedJS(t *testing.T) {
+	providers := fixtures.ProvidersDir(t)
+	dir := shopifyProject(t, "linked")
+	t.Chdir(dir)
+	got := jsprof(t, "", "build", "--dynamic", "--plugin", filepath.Join(providers, "shopify_functions_javy_v4.wasm"), "dist/function.js", "-o", "function.wasm")
+	require.Equal(t, 0, got.code, got.stderr)
+	got = jsprof(t, "", "run", "-q", "--plugin", providers, "--input", "input.json", "-o", "p.pb.gz", "function.wasm")
+	require.Equal(t, 0, got.code, got.stderr)
+	assert.NotContains(t, got.stderr, "source map")
+	assert.Equal(t, filepath.Join("src", "run.ts"), functionNamed(t, mappedReport(t, "--by", "function", "p.pb.gz"), "lineTotal").File)
+
+	require.NoError(t, os.Remove(filepath.Join("dist", "function.js.map")))
+	got = jsprof(t, "", "run", "-q", "--input", "input.json", "-o", "p.pb.gz", "function.wasm")
+	require.Equal(t, cli.ExitFailure, got.code, got.stderr)
+	assert.NotContains(t, got.stderr, "source map", "not said before an error that stops the run")
+	got = jsprof(t, "", "run", "-q", "--plugin", providers, "--input", "input.json", "-o", "p.pb.gz", "function.wasm")
+	require.Equal(t, 0, got.code, got.stderr)
+	assert.Equal(t, 1, strings.Count(got.stderr, "source map"), got.stderr)
+	assert.Contains(t, got.stderr, "jsprof: warning: source map: function.js.map (named by function.js) is not in dist/: give the bundle with --source FILE, or the map with --source-map FILE; showing bundle positions")
+	assert.Equal(t, "function.js", functionNamed(t, mappedReport(t, "--by", "function", "p.pb.gz"), "lineTotal").File, "negative control: without the map, the bundle's positions")
+}

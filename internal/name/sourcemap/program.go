@@ -3,9 +3,11 @@ package sourcemap
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/internal/printable"
 )
 
 // Program is a program's JS as jsprof has it, to find and check its map.
@@ -37,6 +39,11 @@ func FindMap(flag string, prog Program) (*Loaded, error) {
 		l, err = FromSource(prog.Text, prog.Path)
 		if errors.Is(err, ErrNoURL) {
 			return nil, nil
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			// Say where it was looked for and how to give it.
+			return nil, fmt.Errorf("source map: %s (named by %s) is not in %s: give the bundle with --source FILE, or the map with --source-map FILE; showing bundle positions",
+				printable.Name(URL(prog.Text)), printable.Name(filepath.Base(prog.Path)), printable.Name(filepath.Dir(prog.Path)+string(filepath.Separator)))
 		}
 	}
 	if err == nil {

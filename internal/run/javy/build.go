@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/tetratelabs/wazero"
 
@@ -46,15 +45,16 @@ func BuildJS(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module
 	return module, nil
 }
 
-// BuildFile is BuildJS for the JS file at path (jsprof build): the module
-// also carries src and its file's name (the javy_source section, as
-// 'javy build' embeds it), for reports of its profiles to show.
-func BuildFile(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module, src []byte, path string, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
+// BuildFile is BuildJS for the JS file jsprof build read: the module also
+// carries src (the javy_source section, as 'javy build' embeds it) and
+// name, the file's RecordedName, for reports of its profiles to show it
+// and runs to find its source map.
+func BuildFile(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module, src []byte, name string, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
 	out, err := BuildJS(ctx, plugin, wasm, m, src, dynamic, cache)
 	if err != nil {
 		return nil, err
 	}
-	if out, err = EmbedSource(NameSource(out, filepath.Base(path)), src); err != nil {
+	if out, err = EmbedSource(NameSource(out, name), src); err != nil {
 		return nil, &BuildError{Step: "building", Err: err}
 	}
 	return out, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/fileio"
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
+	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -60,11 +61,11 @@ func ModuleFileSource(wasm []byte, module string) (src *SourceFile, note string,
 	case !errors.Is(err, ErrNoSource):
 		return nil, "", err
 	case s.Name != "":
-		beside := filepath.Join(filepath.Dir(module), filepath.Base(s.Name))
+		beside := BesideModule(module, s.Name)
 		if text, err := fileio.ReadRegular(beside, maxFoundBytes); err == nil {
 			return &SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
 		}
-		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", s.Name, s.Name), nil
+		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not there", printable.Name(s.Name), printable.Name(beside)), nil
 	}
 	return nil, err.Error(), nil
 }
@@ -145,9 +146,9 @@ func ModuleProgram(wasm []byte, modulePath, source string) sourcemap.Program {
 	case src == nil:
 		return sourcemap.Program{Why: note}
 	}
-	name := filepath.Base(src.Name)
-	if src.Name == "" {
+	name := src.Name
+	if name == "" {
 		name = "index.js" // a Javy CLI module: only the directory matters
 	}
-	return sourcemap.Program{Text: src.Text, Path: filepath.Join(filepath.Dir(modulePath), name)}
+	return sourcemap.Program{Text: src.Text, Path: BesideModule(modulePath, name)}
 }

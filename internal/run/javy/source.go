@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -25,9 +26,39 @@ import (
 // which pprof can then find to list source lines.
 const SourceSection = "jsprof.source"
 
-// NameSource records the JS file a built module came from.
+// NameSource records the JS file a built module came from: its path
+// relative to the module's folder (RecordedName), so that the file and
+// the source map beside it are found from the module wherever the build
+// ran (BesideModule).
 func NameSource(module []byte, file string) []byte {
 	return wasmcore.AppendCustomSection(module, SourceSection, []byte(file))
+}
+
+// RecordedName is what NameSource records of the JS file js for a module
+// written to module: js's path relative to the module's folder, with
+// forward slashes ("function.js", "dist/function.js"), or its base name
+// when it is not under that folder.
+func RecordedName(js, module string) string {
+	absJS, err1 := filepath.Abs(js)
+	absModule, err2 := filepath.Abs(module)
+	if err1 == nil && err2 == nil {
+		if rel, err := filepath.Rel(filepath.Dir(absModule), absJS); err == nil && filepath.IsLocal(rel) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(js)
+}
+
+// BesideModule is where the JS file a module records (recorded, as
+// NameSource wrote it) is, from the module's path: under the module's
+// folder. The module is untrusted: a recorded path that leaves the
+// folder (../, absolute) is taken for its base name, beside the module.
+func BesideModule(module, recorded string) string {
+	rel := filepath.FromSlash(recorded)
+	if !filepath.IsLocal(rel) {
+		rel = path.Base(recorded)
+	}
+	return filepath.Join(filepath.Dir(module), rel)
 }
 
 // JavySourceSection is the custom section in which `javy build` embeds the
@@ -54,11 +85,13 @@ func EmbedSource(module, src []byte) ([]byte, error) {
 // CompiledName is the file name Javy's plugins compile every program as.
 const CompiledName = "function.mjs"
 
-// SourceOf returns the file NameSource recorded, "" when none.
+// SourceOf returns the name of the file NameSource recorded (its base
+// name: the profile names files as Javy's CompiledName does), "" when
+// none.
 func SourceOf(m *wasmcore.Module) string {
 	for _, c := range m.Customs {
-		if c.Name == SourceSection {
-			return string(c.Data)
+		if c.Name == SourceSection && len(c.Data) > 0 {
+			return path.Base(string(c.Data))
 		}
 	}
 	return ""

@@ -1,6 +1,7 @@
 package javy
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -72,4 +73,31 @@ func FuzzReadSource(f *testing.F) {
 			assert.LessOrEqual(t, len(text), maxSourceBytes)
 		}
 	})
+}
+
+// TestRecordedName: a build records the JS's path relative to the
+// module's folder; a run looks for it (and its map) there, never outside
+// that folder, whatever an untrusted module records.
+func TestRecordedName(t *testing.T) {
+	t.Parallel()
+	records := []struct{ js, module, want string }{
+		{"function.js", "function.wasm", "function.js"},
+		{"dist/function.js", "function.wasm", "dist/function.js"},
+		{"dist/function.js", "dist/function.wasm", "function.js"},
+		{"../shared/function.js", "function.wasm", "function.js"},
+		{"/elsewhere/function.js", "out/function.wasm", "function.js"},
+	}
+	for _, tt := range records {
+		assert.Equal(t, tt.want, RecordedName(filepath.FromSlash(tt.js), filepath.FromSlash(tt.module)), "%s → %s", tt.js, tt.module)
+	}
+	beside := []struct{ module, recorded, want string }{
+		{"app/function.wasm", "dist/function.js", "app/dist/function.js"},
+		{"app/function.wasm", "function.js", "app/function.js"},
+		{"app/function.wasm", "../../home/u/.ssh/id_rsa", "app/id_rsa"},
+		{"app/function.wasm", "/etc/passwd", "app/passwd"},
+		{"function.wasm", "", "."},
+	}
+	for _, tt := range beside {
+		assert.Equal(t, filepath.FromSlash(tt.want), BesideModule(filepath.FromSlash(tt.module), tt.recorded), "%s records %s", tt.module, tt.recorded)
+	}
 }
