@@ -14,6 +14,7 @@ import (
 	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/cachedir"
+	"github.com/jsprof/jsprof/internal/run/extension"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
@@ -79,6 +80,7 @@ type runFlags struct {
 	several   bool     // several inputs (a folder, or --input repeated)
 	module    string   // the module's path
 	guestArgs []string // after the module (a first -- dropped)
+	app       *extension.Extension // the function's folder, when given instead of a module
 	cost      wasmcore.CostModel
 	codec     *shopify.Codec // nil: the provider's
 	mounts    []runner.Mount
@@ -129,13 +131,16 @@ func parseRun(f *runFlags, args []string, io stdio) (code int, done bool) {
 	if code, done := cli.Parse(fs, args, io.out, io.err); done {
 		return code, true
 	}
-	if fs.NArg() == 0 {
-		return cli.BadCommandLine(io.err, fs, "no module given"), true
+	var err error
+	if f.app, err = f.fromApp(fs); errors.Is(err, extension.ErrNoExtension) && fs.NArg() == 0 {
+		return cli.BadCommandLine(io.err, fs, err.Error()), true
+	} else if err != nil {
+		return fail(io, cli.ExitFailure, err), true
 	}
 	if err := f.check(fs); err != nil {
 		return fail(io, cli.ExitUsage, err), true
 	}
-	if rest := fs.Args()[1:]; len(rest) == 0 || rest[0] != "--" {
+	if rest := fs.Args()[min(1, fs.NArg()):]; len(rest) == 0 || rest[0] != "--" {
 		if name := cli.FlagAmong(fs, rest); name != "" {
 			warn(io, fmt.Errorf("%s comes after the module, so it goes to the guest, as wasmtime passes it: put jsprof's flags before the module (or -- before the guest's)", name))
 		}
@@ -219,8 +224,11 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	if f.quiet {
 		f.progress = 0
 	}
-	rest := fs.Args()
-	f.module, f.guestArgs = rest[0], rest[1:]
+	if f.app == nil {
+		f.module, f.guestArgs = fs.Arg(0), fs.Args()[1:]
+	} else if fs.NArg() > 0 {
+		f.guestArgs = fs.Args()[1:]
+	}
 	if javy.IsSourceFile(f.module) {
 		return fmt.Errorf("%s is JavaScript, not a Wasm module: build it first (jsprof build --plugin PLUGIN.wasm %s -o index.wasm)", f.module, f.module)
 	}
@@ -239,6 +247,14 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	var f runFlags
 	if code, done := parseRun(&f, args, io); done {
 		return code
+	}
+	if f.app != nil {
+		if _, err := os.Stat(f.module); errors.Is(err, os.ErrNotExist) {
+			return fail(io, cli.ExitFailure, f.app.NotBuilt())
+		}
+		if !f.quiet {
+			fmt.Fprintf(io.err, "jsprof: %s\n", f.app.Describe())
+		}
 	}
 	var inputs []string // the inputs' files, checked before anything runs
 	if len(f.inputs) > 0 {

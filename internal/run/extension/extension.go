@@ -235,23 +235,30 @@ func (e *Extension) Describe() string {
 	fmt.Fprintf(&b, "function %s: %s", printable.Name(e.Handle), printable.Name(rel(e.Dir, e.Module)))
 	var names []string
 	for _, t := range e.Targets {
-		name := t.Export
-		if name == "" {
-			name = "_start"
+		if t.Export != "" {
+			names = append(names, printable.Name(t.Export))
+		} else {
+			names = append(names, printable.Name(t.Name)+" (_start)")
 		}
-		names = append(names, printable.Name(name))
 	}
-	if len(names) > 0 {
-		fmt.Fprintf(&b, ", %d target(s) (%s)", len(names), strings.Join(names, ", "))
+	switch len(names) {
+	case 0:
+	case 1:
+		fmt.Fprintf(&b, ", 1 target: %s", names[0])
+	default:
+		fmt.Fprintf(&b, ", %d targets: %s", len(names), strings.Join(names, ", "))
 	}
-	if e.Provider.Path != "" {
-		fmt.Fprintf(&b, ", provider %s", printable.Name(e.Provider.Path))
+	switch {
+	case e.Provider.Path != "":
+		fmt.Fprintf(&b, "; provider %s", printable.Name(e.Provider.Path))
+	case e.Provider.Name != "":
+		fmt.Fprintf(&b, "; provider %s not found", e.Provider.Name)
 	}
 	if e.Schema != "" {
-		fmt.Fprintf(&b, ", %s", SchemaName)
+		fmt.Fprintf(&b, "; %s", SchemaName)
 	}
 	if e.Fixtures != "" {
-		fmt.Fprintf(&b, ", fixtures in %s", fixturesDir)
+		fmt.Fprintf(&b, "; fixtures in %s", fixturesDir)
 	}
 	return b.String()
 }

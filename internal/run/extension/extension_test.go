@@ -121,7 +121,7 @@ func TestLoadFindsFilesBeside(t *testing.T) {
 	assert.Equal(t, filepath.Join(dir, "tests", "fixtures"), e.Fixtures)
 	assert.Equal(t, filepath.Join(dir, "src", "index.ts"), e.Entry)
 	assert.Equal(t, Provider{Name: "shopify_functions_javy_v4", Path: filepath.Join(dir, "node_modules", "@shopify", "cli", "bin", "shopify_functions_javy_v4.wasm")}, e.Provider)
-	assert.Equal(t, "function discount-function: dist/function.wasm, 2 target(s) (cart-lines-discounts-generate-run, cart-delivery-options-discounts-generate-run), provider "+e.Provider.Path+", schema.graphql, fixtures in tests/fixtures", e.Describe())
+	assert.Equal(t, "function discount-function: dist/function.wasm, 2 targets: cart-lines-discounts-generate-run, cart-delivery-options-discounts-generate-run; provider "+e.Provider.Path+"; schema.graphql; fixtures in tests/fixtures", e.Describe())
 	assert.EqualError(t, e.NotBuilt(), "function discount-function is not built: "+e.Module+" does not exist; build it with 'shopify app function build', or bundle src/index.ts with esbuild and 'jsprof build --dynamic --plugin shopify_functions_javy_v4.wasm --export cart-lines-discounts-generate-run --export cart-delivery-options-discounts-generate-run BUNDLE.js -o dist/function.wasm'")
 	tgt, ok := e.Target("cart-delivery-options-discounts-generate-run")
 	require.True(t, ok)
