@@ -76,10 +76,10 @@ type runFlags struct {
 	readCost   func() (wasmcore.CostModel, error)
 
 	// Derived by check.
-	input     string   // the one input file, unless several
-	several   bool     // several inputs (a folder, or --input repeated)
-	module    string   // the module's path
-	guestArgs []string // after the module (a first -- dropped)
+	input     string               // the one input file, unless several
+	several   bool                 // several inputs (a folder, or --input repeated)
+	module    string               // the module's path
+	guestArgs []string             // after the module (a first -- dropped)
 	app       *extension.Extension // the function's folder, when given instead of a module
 	cost      wasmcore.CostModel
 	codec     *shopify.Codec // nil: the provider's
