@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
@@ -91,8 +92,10 @@ func FileBuildError(err error, path, pluginPath, output string, src []byte) (wra
 
 // BuildDynamic returns a module that imports the plugin's realloc, run
 // export and memory from its namespace and runs bytecode from its own
-// passive data segment, as `javy build -C dynamic` does, and the exports
-// given after _start (addExports).
+// passive data segment, as `javy build -C dynamic` does, with the exports
+// given (addExports). Its layout is the one Javy's codegen emits (through
+// walrus; its tests' snapshot integration_test__default_dynamic.snap):
+// the types sorted, () first; the exports' functions, then _start.
 func BuildDynamic(pluginModule *wasmcore.Module, plugin Plugin, bytecode []byte, exports ...Export) ([]byte, error) {
 	reallocType, err := exportType(pluginModule, plugin.Realloc)
 	if err != nil {
@@ -103,19 +106,38 @@ func BuildDynamic(pluginModule *wasmcore.Module, plugin Plugin, bytecode []byte,
 		return nil, err
 	}
 	m := &wasmcore.Module{}
+	types := []wasmcore.FuncType{{}, reallocType, runType}
+	slices.SortStableFunc(types, compareTypes)
+	for _, t := range types {
+		m.AddType(t)
+	}
 	realloc := m.AddImportFunc(plugin.Namespace, plugin.Realloc, m.AddType(reallocType))
 	run := m.AddImportFunc(plugin.Namespace, plugin.Run, m.AddType(runType))
 	m.Imports = append(m.Imports, wasmcore.Import{Module: plugin.Namespace, Name: "memory", Kind: wasmcore.ExternMemory})
 	m.Data = []wasmcore.DataSegment{{Mode: wasmcore.DataPassive, Init: bytecode}}
 	count := uint32(1)
 	m.DataCount = &count
-	start := m.AddFunction(startFunction(m, realloc, run, len(runType.Params), 0, len(bytecode)))
-	m.Exports = append(m.Exports, wasmcore.Export{Name: "_start", Kind: wasmcore.ExternFunc, Index: start})
 	if err := addExports(m, realloc, run, len(runType.Params), 0, len(bytecode), exports); err != nil {
 		return nil, err
 	}
+	start := m.AddFunction(startFunction(m, realloc, run, len(runType.Params), 0, len(bytecode)))
+	m.Exports = slices.Insert(m.Exports, 0, wasmcore.Export{Name: "_start", Kind: wasmcore.ExternFunc, Index: start})
 	return m.Encode()
 }
+
+// compareTypes orders function types as walrus emits them (Rust's derived
+// Ord of their parameters, then results: element by element, a prefix
+// first).
+func compareTypes(a, b wasmcore.FuncType) int {
+	if c := slices.CompareFunc(a.Params, b.Params, compareValTypes); c != 0 {
+		return c
+	}
+	return slices.CompareFunc(a.Results, b.Results, compareValTypes)
+}
+
+// compareValTypes orders value types as walrus's ValType enum: i32, i64,
+// f32, f64, v128, then references (their encodings descend from 0x7f).
+func compareValTypes(a, b wasmcore.ValType) int { return int(b) - int(a) }
 
 // BuildStatic returns the plugin, initialized and snapshotted, with the
 // bytecode embedded and a _start that runs it, as `javy build` does:
@@ -181,7 +203,8 @@ func BuildStatic(ctx context.Context, pluginWasm []byte, plugin Plugin, bytecode
 }
 
 // startFunction is _start: realloc(0, 0, 1, len), memory.init of the
-// bytecode segment, data.drop, then run(ptr, len, 0...) — the remaining
+// bytecode segment (not dropped: Javy's generate_main leaves it for the
+// exports), then run(ptr, len, 0...) — the remaining
 // parameters of run (has-name flag, name pointer and length) are zero,
 // meaning "the top level only".
 func startFunction(m *wasmcore.Module, realloc, run uint32, runParams int, segment uint32, length int) wasmcore.Function {
@@ -194,8 +217,8 @@ func startFunction(m *wasmcore.Module, realloc, run uint32, runParams int, segme
 }
 
 // copyToPlugin is realloc(0, 0, 1, n), its pointer kept in local, then
-// memory.init of the passive segment there and data.drop of it: a
-// segment copied into memory the plugin allocates.
+// memory.init of the passive segment there: a segment copied into memory
+// the plugin allocates.
 func copyToPlugin(realloc, segment uint32, n int32, local uint32) []wasmcore.Instr {
 	return []wasmcore.Instr{
 		{Op: wasmcore.OpI32Const, I32: 0},
@@ -207,7 +230,6 @@ func copyToPlugin(realloc, segment uint32, n int32, local uint32) []wasmcore.Ins
 		{Op: wasmcore.OpI32Const, I32: 0},
 		{Op: wasmcore.OpI32Const, I32: n},
 		{Op: wasmcore.OpMemoryInit, Index: segment},
-		{Op: wasmcore.OpDataDrop, Index: segment},
 	}
 }
 

@@ -89,7 +89,7 @@ func checkExports(plugin Plugin, bytecode []byte, exports []Export) error {
 	return nil
 }
 
-// addExports adds, after _start, one function per export and exports it
+// addExports adds one function per export and exports it
 // under its kebab-case name, as Javy's codegen (lib.rs's
 // generate_exports) does: each copies the bytecode from its passive
 // segment (bytecode) into memory the plugin allocates and drops the
@@ -109,7 +109,9 @@ func addExports(m *wasmcore.Module, realloc, run uint32, runParams int, bytecode
 		m.Data = append(m.Data, wasmcore.DataSegment{Mode: wasmcore.DataPassive, Init: []byte(e.JS)})
 		name := uint32(len(m.Data) - 1)
 		n, nameLen := int32(bytecodeLen), int32(len(e.JS))
-		code := append(copyToPlugin(realloc, bytecode, n, 0), copyToPlugin(realloc, name, nameLen, 1)...)
+		code := append(copyToPlugin(realloc, bytecode, n, 0), wasmcore.Instr{Op: wasmcore.OpDataDrop, Index: bytecode})
+		code = append(code, copyToPlugin(realloc, name, nameLen, 1)...)
+		code = append(code, wasmcore.Instr{Op: wasmcore.OpDataDrop, Index: name})
 		code = append(code, wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: 0}, wasmcore.Instr{Op: wasmcore.OpI32Const, I32: n})
 		if runParams == 5 {
 			code = append(code, wasmcore.Instr{Op: wasmcore.OpI32Const, I32: 1})
