@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/tetratelabs/wazero"
 
@@ -24,8 +26,10 @@ func (e *BuildError) Unwrap() error { return e.Err }
 
 // BuildJS builds src with the plugin (what Inspect told of it, its bytes
 // and their decoding) as `javy build` does: static, or dynamic (importing
-// the plugin: a Shopify Function built against its provider).
-func BuildJS(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module, src []byte, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
+// the plugin: a Shopify Function built against its provider). Each export
+// given is a Wasm export calling the JS function of its JS name (javy
+// build -C wit=… -C wit-world=…; addExports).
+func BuildJS(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module, src []byte, dynamic bool, cache wazero.CompilationCache, exports ...Export) ([]byte, error) {
 	bytecode, err := Compile(ctx, plugin, wasm, src, cache)
 	if err != nil {
 		if errors.As(err, new(*CompileError)) {
@@ -33,11 +37,14 @@ func BuildJS(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module
 		}
 		return nil, &BuildError{Step: "compiling", Err: err}
 	}
+	if err := checkExports(plugin, bytecode, exports); err != nil {
+		return nil, &BuildError{Step: "building", Err: err}
+	}
 	var module []byte
 	if dynamic {
-		module, err = BuildDynamic(m, plugin, bytecode)
+		module, err = BuildDynamic(m, plugin, bytecode, exports...)
 	} else {
-		module, err = BuildStatic(ctx, wasm, plugin, bytecode, cache)
+		module, err = BuildStatic(ctx, wasm, plugin, bytecode, cache, exports...)
 	}
 	if err != nil {
 		return nil, &BuildError{Step: "building", Err: err}
@@ -49,8 +56,8 @@ func BuildJS(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module
 // carries src (the javy_source section, as 'javy build' embeds it) and
 // name, the file's RecordedName, for reports of its profiles to show it
 // and runs to find its source map.
-func BuildFile(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module, src []byte, name string, dynamic bool, cache wazero.CompilationCache) ([]byte, error) {
-	out, err := BuildJS(ctx, plugin, wasm, m, src, dynamic, cache)
+func BuildFile(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module, src []byte, name string, dynamic bool, cache wazero.CompilationCache, exports ...Export) ([]byte, error) {
+	out, err := BuildJS(ctx, plugin, wasm, m, src, dynamic, cache, exports...)
 	if err != nil {
 		return nil, err
 	}
@@ -60,10 +67,36 @@ func BuildFile(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Modu
 	return out, nil
 }
 
+// FileBuildError words BuildFile's failure to build the JS file at path
+// with the plugin at pluginPath into output, as jsprof build says it: a
+// syntax error at the file built and, through its source map, at the file
+// it was bundled from (mapErr: why the map could not be used), an
+// unbundled import with the command that bundles it.
+func FileBuildError(err error, path, pluginPath, output string, src []byte) (wrapped, mapErr error) {
+	var be *BuildError
+	var compileErr *CompileError
+	switch {
+	case errors.As(err, &be) && be.Step == "compiling":
+		return fmt.Errorf("compiling %s with %s: %w", path, pluginPath, be.Err), nil
+	case be != nil:
+		return fmt.Errorf("building %s: %w", output, be.Err), nil
+	case strings.Contains(err.Error(), "could not load module"):
+		// Javy compiles one file: imports must be bundled in.
+		return fmt.Errorf("%s: %w; bundle its imports into one file first, e.g. npx esbuild %s --bundle --format=esm --outfile=bundle.js", path, err, path), nil
+	case errors.As(err, &compileErr):
+		at, mapErr := CompileErrorAt(compileErr.Message, path, src)
+		return fmt.Errorf("%s: %s", path, at), mapErr
+	}
+	return fmt.Errorf("%s: %w", path, err), nil
+}
+
 // BuildDynamic returns a module that imports the plugin's realloc, run
 // export and memory from its namespace and runs bytecode from its own
-// passive data segment, as `javy build -C dynamic` does.
-func BuildDynamic(pluginModule *wasmcore.Module, plugin Plugin, bytecode []byte) ([]byte, error) {
+// passive data segment, as `javy build -C dynamic` does, with the exports
+// given (addExports). Its layout is the one Javy's codegen emits (through
+// walrus; its tests' snapshot integration_test__default_dynamic.snap):
+// the types sorted, () first; the exports' functions, then _start.
+func BuildDynamic(pluginModule *wasmcore.Module, plugin Plugin, bytecode []byte, exports ...Export) ([]byte, error) {
 	reallocType, err := exportType(pluginModule, plugin.Realloc)
 	if err != nil {
 		return nil, err
@@ -73,16 +106,38 @@ func BuildDynamic(pluginModule *wasmcore.Module, plugin Plugin, bytecode []byte)
 		return nil, err
 	}
 	m := &wasmcore.Module{}
+	types := []wasmcore.FuncType{{}, reallocType, runType}
+	slices.SortStableFunc(types, compareTypes)
+	for _, t := range types {
+		m.AddType(t)
+	}
 	realloc := m.AddImportFunc(plugin.Namespace, plugin.Realloc, m.AddType(reallocType))
 	run := m.AddImportFunc(plugin.Namespace, plugin.Run, m.AddType(runType))
 	m.Imports = append(m.Imports, wasmcore.Import{Module: plugin.Namespace, Name: "memory", Kind: wasmcore.ExternMemory})
 	m.Data = []wasmcore.DataSegment{{Mode: wasmcore.DataPassive, Init: bytecode}}
 	count := uint32(1)
 	m.DataCount = &count
+	if err := addExports(m, realloc, run, len(runType.Params), 0, len(bytecode), exports); err != nil {
+		return nil, err
+	}
 	start := m.AddFunction(startFunction(m, realloc, run, len(runType.Params), 0, len(bytecode)))
-	m.Exports = append(m.Exports, wasmcore.Export{Name: "_start", Kind: wasmcore.ExternFunc, Index: start})
+	m.Exports = slices.Insert(m.Exports, 0, wasmcore.Export{Name: "_start", Kind: wasmcore.ExternFunc, Index: start})
 	return m.Encode()
 }
+
+// compareTypes orders function types as walrus emits them (Rust's derived
+// Ord of their parameters, then results: element by element, a prefix
+// first).
+func compareTypes(a, b wasmcore.FuncType) int {
+	if c := slices.CompareFunc(a.Params, b.Params, compareValTypes); c != 0 {
+		return c
+	}
+	return slices.CompareFunc(a.Results, b.Results, compareValTypes)
+}
+
+// compareValTypes orders value types as walrus's ValType enum: i32, i64,
+// f32, f64, v128, then references (their encodings descend from 0x7f).
+func compareValTypes(a, b wasmcore.ValType) int { return int(b) - int(a) }
 
 // BuildStatic returns the plugin, initialized and snapshotted, with the
 // bytecode embedded and a _start that runs it, as `javy build` does:
@@ -94,8 +149,9 @@ func BuildDynamic(pluginModule *wasmcore.Module, plugin Plugin, bytecode []byte)
 //     what initialization grew it to, and its start function dropped;
 //  3. the bytecode goes in a passive data segment that _start copies into
 //     memory the plugin allocates and hands to the plugin's run export;
-//  4. the compile, run and initialize exports are removed.
-func BuildStatic(ctx context.Context, pluginWasm []byte, plugin Plugin, bytecode []byte, cache wazero.CompilationCache) ([]byte, error) {
+//  4. the compile, run and initialize exports are removed;
+//  5. the exports given follow _start (addExports).
+func BuildStatic(ctx context.Context, pluginWasm []byte, plugin Plugin, bytecode []byte, cache wazero.CompilationCache, exports ...Export) ([]byte, error) {
 	out, err := wasmcore.Decode(pluginWasm)
 	if err != nil {
 		return nil, err
@@ -128,6 +184,14 @@ func BuildStatic(ctx context.Context, pluginWasm []byte, plugin Plugin, bytecode
 		}
 	}
 	out.Exports = append(out.Exports, wasmcore.Export{Name: "_start", Kind: wasmcore.ExternFunc, Index: start})
+	for _, e := range exports {
+		if _, clash := out.ExportedFunc(e.Wasm); clash {
+			return nil, fmt.Errorf("export %s: the plugin exports a function of that name", e.Wasm)
+		}
+	}
+	if err := addExports(out, realloc, run, len(runType.Params), count-1, len(bytecode), exports); err != nil {
+		return nil, err
+	}
 	kept := out.Customs[:0]
 	for _, c := range out.Customs {
 		if c.Name != ImportNamespaceSection { // a static module is no plugin
@@ -139,36 +203,46 @@ func BuildStatic(ctx context.Context, pluginWasm []byte, plugin Plugin, bytecode
 }
 
 // startFunction is _start: realloc(0, 0, 1, len), memory.init of the
-// bytecode segment, data.drop, then run(ptr, len, 0...) — the remaining
+// bytecode segment (not dropped: Javy's generate_main leaves it for the
+// exports), then run(ptr, len, 0...) — the remaining
 // parameters of run (has-name flag, name pointer and length) are zero,
 // meaning "the top level only".
 func startFunction(m *wasmcore.Module, realloc, run uint32, runParams int, segment uint32, length int) wasmcore.Function {
-	n := int32(length)
-	code := []wasmcore.Instr{
+	code := copyToPlugin(realloc, segment, int32(length), 0)
+	code = append(code, wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: 0}, wasmcore.Instr{Op: wasmcore.OpI32Const, I32: int32(length)})
+	for i := 2; i < runParams; i++ {
+		code = append(code, wasmcore.Instr{Op: wasmcore.OpI32Const, I32: 0})
+	}
+	return function(m, append(code, wasmcore.Instr{Op: wasmcore.OpCall, Index: run}), 1)
+}
+
+// copyToPlugin is realloc(0, 0, 1, n), its pointer kept in local, then
+// memory.init of the passive segment there: a segment copied into memory
+// the plugin allocates.
+func copyToPlugin(realloc, segment uint32, n int32, local uint32) []wasmcore.Instr {
+	return []wasmcore.Instr{
 		{Op: wasmcore.OpI32Const, I32: 0},
 		{Op: wasmcore.OpI32Const, I32: 0},
 		{Op: wasmcore.OpI32Const, I32: 1},
 		{Op: wasmcore.OpI32Const, I32: n},
 		{Op: wasmcore.OpCall, Index: realloc},
-		{Op: wasmcore.OpLocalTee, Index: 0},
+		{Op: wasmcore.OpLocalTee, Index: local},
 		{Op: wasmcore.OpI32Const, I32: 0},
 		{Op: wasmcore.OpI32Const, I32: n},
 		{Op: wasmcore.OpMemoryInit, Index: segment},
-		{Op: wasmcore.OpDataDrop, Index: segment},
-		{Op: wasmcore.OpLocalGet, Index: 0},
-		{Op: wasmcore.OpI32Const, I32: n},
 	}
-	for i := 2; i < runParams; i++ {
-		code = append(code, wasmcore.Instr{Op: wasmcore.OpI32Const, I32: 0})
-	}
-	code = append(code, wasmcore.Instr{Op: wasmcore.OpCall, Index: run}, wasmcore.Instr{Op: wasmcore.OpEnd})
+}
+
+// function is a () -> () function of code (its end added) with locals
+// i32 locals.
+func function(m *wasmcore.Module, code []wasmcore.Instr, locals uint32) wasmcore.Function {
 	var body []byte
-	for _, in := range code {
+	for _, in := range append(code, wasmcore.Instr{Op: wasmcore.OpEnd}) {
 		body = wasmcore.AppendInstr(body, in)
 	}
 	return wasmcore.Function{
 		Type:   m.AddType(wasmcore.FuncType{}),
-		Locals: []wasmcore.Local{{Count: 1, Type: wasmcore.ValI32}},
+		Locals: []wasmcore.Local{{Count: locals, Type: wasmcore.ValI32}},
 		Body:   body,
 	}
 }

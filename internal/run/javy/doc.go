@@ -11,8 +11,13 @@
 //
 // BuildJS builds a program's JS with a plugin (Compile, then BuildStatic
 // or BuildDynamic), as jsprof compare does; BuildFile also embeds the JS
-// and its file's name (jsprof build). A failure that is not the JS's own
-// is a BuildError, a syntax error a CompileError.
+// and its file's name (jsprof build). Either may add exports (exports.go:
+// ExportsNamed, from kebab-case names such as a Shopify Function toml's
+// targets' exports): Wasm exports that call the JS export of the
+// camelCase name through the plugin's invoke, as Javy's codegen makes one
+// per export of a `-C wit` world. A failure that is not the JS's own
+// is a BuildError, a syntax error a CompileError; FileBuildError words
+// jsprof build's.
 //
 // It owns the program's JS carried in a module: the javy_source section
 // (EmbedSource, ReadSource) and jsprof.source (NameSource, SourceOf), in
