@@ -38,8 +38,12 @@ type Analyzer struct {
 }
 
 // Load reads the schema and the query files (regular files only, bounded:
-// fileio) and parses them (Parse).
+// fileio) and parses them (Parse). Both must be given: function-runner
+// ignores one without the other, which would leave a mistake unsaid.
 func Load(schemaPath, queryPath string) (*Analyzer, error) {
+	if schemaPath == "" || queryPath == "" {
+		return nil, errors.New("a schema and an input query go together: the factor is of the schema's fields the query selects; give both")
+	}
 	schema, err := fileio.ReadRegular(schemaPath, MaxSchemaBytes)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)

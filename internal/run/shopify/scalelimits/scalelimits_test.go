@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/jsprof/jsprof/fixtures"
 )
 
 // repeat is a JSON list of n copies of item.
@@ -18,41 +20,15 @@ func repeat(item string, n int) string {
 	return "[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]"
 }
 
-// frSchema is function-runner's tests/fixtures/schema/schema.graphql
-// (v9.2.1, commit 589c7382a4d8de4ea215964de6761041231bd2f5), as it is.
-const frSchema = `schema {
-  query: Query
+// frFixture reads function-runner's tests/fixtures/schema/schema.graphql
+// or tests/fixtures/query/query.graphql (v9.2.1, commit
+// 589c7382a4d8de4ea215964de6761041231bd2f5), kept as they are in
+// fixtures/shopify/scalelimits.
+func frFixture(t testing.TB, name string) string {
+	b, err := os.ReadFile(fixtures.Path("shopify", "scalelimits", name))
+	require.NoError(t, err)
+	return string(b)
 }
-
-directive @scaleLimits(rate: Float!) on FIELD_DEFINITION
-
-type Attribute {
-  key: String!
-  value: String
-}
-
-type Cart {
-  lines: [CartLine!]! @scaleLimits(rate: 0.005)
-}
-
-type CartLine {
-  quantity: Int!
-}
-
-type Query {
-  cart: Cart
-}
-`
-
-// frQuery is that commit's tests/fixtures/query/query.graphql.
-const frQuery = `query {
-  cart {
-    lines {
-      quantity
-    }
-  }
-}
-`
 
 // TestFunctionRunnerCases are function-runner's own scale-limit test
 // cases, transcribed (schema, query, input, expected factor or error)
@@ -65,6 +41,7 @@ const frQuery = `query {
 func TestFunctionRunnerCases(t *testing.T) {
 	t.Parallel()
 	const directive = "directive @scaleLimits(rate: Float!) on FIELD_DEFINITION\n"
+	frSchema, frQuery := frFixture(t, "schema.graphql"), frFixture(t, "query.graphql")
 	tests := []struct {
 		name, schema, query, input string
 		want                       float64
@@ -254,9 +231,7 @@ func TestExponentialFragments(t *testing.T) {
 func TestLoad(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	schema, query := filepath.Join(dir, "schema.graphql"), filepath.Join(dir, "query.graphql")
-	require.NoError(t, os.WriteFile(schema, []byte(frSchema), 0o600))
-	require.NoError(t, os.WriteFile(query, []byte(frQuery), 0o600))
+	schema, query := fixtures.Path("shopify", "scalelimits", "schema.graphql"), fixtures.Path("shopify", "scalelimits", "query.graphql")
 	a, err := Load(schema, query)
 	require.NoError(t, err)
 	got, err := a.Factor(context.Background(), []byte(`{"cart": {"lines": `+repeat(`{"quantity": 2}`, 400)+`}}`))
@@ -268,12 +243,14 @@ func TestLoad(t *testing.T) {
 	_, err = Load(schema, dir)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "query")
+	_, err = Load(schema, "")
+	assert.ErrorContains(t, err, "a schema and an input query go together")
 }
 
 // FuzzFactor: any schema, query and input give a factor in [1, 10] or
 // an error, never a panic or a hang.
 func FuzzFactor(f *testing.F) {
-	f.Add(frSchema, frQuery, `{"cart": {"lines": [{"quantity": 2}]}}`)
+	f.Add(frFixture(f, "schema.graphql"), frFixture(f, "query.graphql"), `{"cart": {"lines": [{"quantity": 2}]}}`)
 	f.Add("directive @scaleLimits(rate: Float!) on FIELD_DEFINITION\ntype Query { f: [Q] @scaleLimits(rate: 0.5) } type Q { f: [Q] @scaleLimits(rate: 2.0) }",
 		"{ f { f { ...X } } } fragment X on Q { a: f { f } ...X }", `{"f": [{"f": [{"a": [[1]], "f": "xx"}]}]}`)
 	f.Fuzz(func(t *testing.T, schema, query, input string) {
