@@ -50,6 +50,8 @@
 // A schema is read up to MaxSchemaBytes, a query up to MaxQueryBytes,
 // both parsed with github.com/vektah/gqlparser/v2 (the schema also
 // validated: an invalid one is an error, as function-runner refuses it;
+// a built-in type it declares itself, as Shopify's schemas declare
+// scalar ID, is taken in place of gqlparser's own declaration;
 // the query is only parsed, as function-runner only parses it; nesting
 // deeper than gqlparser's 1,000 levels is an error). The walk counts the
 // values it looks at and stops with an error past MaxSteps (fragments

@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
-	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
+	"github.com/vektah/gqlparser/v2/validator"
 
 	"github.com/jsprof/jsprof/internal/fileio"
 )
@@ -57,18 +58,28 @@ func Load(schemaPath, queryPath string) (*Analyzer, error) {
 
 // Parse parses a schema and a query, each named (a file) in its errors.
 func Parse(schemaName string, schema []byte, queryName string, query []byte) (*Analyzer, error) {
-	s, err := gqlparser.LoadSchema(&ast.Source{Name: schemaName, Input: string(schema)})
+	// Shopify's schemas declare built-in scalars (scalar ID), which the
+	// spec's SDL leaves implicit and gqlparser's prelude then declares a
+	// second time: the schema's own declaration is kept.
+	user, err := parser.ParseSchema(&ast.Source{Name: schemaName, Input: string(schema)})
 	if err != nil {
 		return nil, fmt.Errorf("schema %w", err)
 	}
-	doc, err := parser.ParseQuery(&ast.Source{Name: queryName, Input: string(query)})
+	doc := validator.PreludeDocument()
+	doc.Definitions = slices.DeleteFunc(doc.Definitions, func(d *ast.Definition) bool { return user.Definitions.ForName(d.Name) != nil })
+	doc.Merge(user)
+	s, err := validator.ValidateSchemaDocument(doc)
+	if err != nil {
+		return nil, fmt.Errorf("schema %w", err)
+	}
+	q, err := parser.ParseQuery(&ast.Source{Name: queryName, Input: string(query)})
 	if err != nil {
 		return nil, fmt.Errorf("query %w", err)
 	}
-	if n := len(doc.Operations); n != 1 {
+	if n := len(q.Operations); n != 1 {
 		return nil, fmt.Errorf("query %s: %d operations: the scale factor is computed for a query of exactly one (function-runner names none)", queryName, n)
 	}
-	op := doc.Operations[0]
+	op := q.Operations[0]
 	a := &Analyzer{schema: s, selection: op.SelectionSet, fragments: map[string]*ast.FragmentDefinition{}}
 	switch op.Operation {
 	case ast.Query:
@@ -81,7 +92,7 @@ func Parse(schemaName string, schema []byte, queryName string, query []byte) (*A
 	case ast.Subscription:
 		a.root = s.Subscription
 	}
-	for _, f := range doc.Fragments {
+	for _, f := range q.Fragments {
 		a.fragments[f.Name] = f // the last of a name, as bluejay's cache keeps it
 	}
 	return a, nil

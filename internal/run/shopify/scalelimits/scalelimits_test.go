@@ -267,3 +267,39 @@ func FuzzFactor(f *testing.F) {
 		}
 	})
 }
+
+// TestShopifySchemaShape: Shopify's schemas (schema.graphql of every
+// example of Shopify/function-examples, 19ccafc) declare built-in
+// scalars (scalar ID) and directives (@oneOf), which gqlparser's prelude
+// also declares; they load, and a cart of 201 lines scales by 1.005, its
+// limit then 11,055,000. The schema below is their shape, cut down.
+func TestShopifySchemaShape(t *testing.T) {
+	t.Parallel()
+	const schema = `schema { query: Input }
+directive @oneOf on INPUT_OBJECT
+directive @scaleLimits(rate: Float!) on FIELD_DEFINITION
+scalar ID
+scalar Decimal
+type Input { cart: Cart!, discountNode: DiscountNode! }
+type Cart { lines: [CartLine!]! @scaleLimits(rate: 0.005) }
+type CartLine { id: ID!, quantity: Int!, merchandise: Merchandise! }
+union Merchandise = ProductVariant | CustomProduct
+type ProductVariant { id: ID! }
+type CustomProduct { title: String! }
+type DiscountNode { metafield(namespace: String, key: String!): Metafield }
+type Metafield { value: String! }
+input Selector @oneOf { id: ID, handle: String }
+`
+	const query = `query RunInput {
+  cart { lines { quantity merchandise { __typename ... on ProductVariant { id } } } }
+  discountNode { metafield(namespace: "$app:volume-discount", key: "function-configuration") { value } }
+}`
+	a, err := Parse("schema.graphql", []byte(schema), "run.graphql", []byte(query))
+	require.NoError(t, err)
+	line := `{"quantity":1,"merchandise":{"__typename":"ProductVariant","id":"gid://shopify/ProductVariant/1"}}`
+	for lines, want := range map[int]float64{200: 1, 201: 1.0050000000000001, 400: 2} {
+		got, err := a.Factor(context.Background(), []byte(`{"cart":{"lines":`+repeat(line, lines)+`},"discountNode":{"metafield":{"value":"{}"}}}`))
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "%d lines", lines)
+	}
+}
