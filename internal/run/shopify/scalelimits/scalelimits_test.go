@@ -245,6 +245,10 @@ func TestLoad(t *testing.T) {
 	assert.Contains(t, err.Error(), "query")
 	_, err = Load(schema, "")
 	assert.ErrorContains(t, err, "a schema and an input query go together")
+	huge := filepath.Join(dir, "huge.graphql")
+	require.NoError(t, os.WriteFile(huge, make([]byte, MaxSchemaBytes+1), 0o600))
+	_, err = Load(huge, query)
+	assert.ErrorContains(t, err, "huge.graphql")
 }
 
 // FuzzFactor: any schema, query and input give a factor in [1, 10] or
