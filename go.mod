@@ -11,11 +11,13 @@ require (
 	github.com/grafana/pyroscope/api v1.6.0
 	github.com/stretchr/testify v1.12.1
 	github.com/tetratelabs/wazero v1.12.0
+	github.com/vektah/gqlparser/v2 v2.5.64
 	github.com/vmihailenco/msgpack/v5 v5.4.1
 	golang.org/x/sys v0.46.0
 )
 
 require (
+	github.com/agnivade/levenshtein v1.2.2 // indirect
 	github.com/google/gnostic v0.7.1 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
 	github.com/gorilla/mux v1.8.1 // indirect

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -19,6 +20,7 @@ import (
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
+	"github.com/jsprof/jsprof/internal/run/shopify/scalelimits"
 	"github.com/jsprof/jsprof/internal/view/costfmt"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -72,6 +74,8 @@ type runFlags struct {
 	stackEvery uint64
 	sourceMap  string
 	failLimit  bool
+	schemaPath string // with queryPath, scales a function's limits
+	queryPath  string
 	cacheDir   func() cachedir.Cache
 	readCost   func() (wasmcore.CostModel, error)
 
@@ -83,6 +87,7 @@ type runFlags struct {
 	app       *extension.Extension // the function's folder, when given instead of a module
 	cost      wasmcore.CostModel
 	codec     *shopify.Codec // nil: the provider's
+	scale     *scalelimits.Analyzer
 	mounts    []runner.Mount
 }
 
@@ -116,7 +121,9 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
 	fs.StringVar(&f.sourceMap, "source-map", "", sourceMapUsage)
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
-	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size)")
+	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size; scaled by --schema-path and --query-path)")
+	fs.StringVar(&f.schemaPath, "schema-path", "", "with --query-path, scale a function's limits as function-runner does: the GraphQL schema `file` whose @scaleLimits(rate:) fields the input query selects")
+	fs.StringVar(&f.queryPath, "query-path", "", "with --schema-path, the function's input query, a GraphQL `file`")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
 	cli.DurationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
 	f.cacheDir = cacheFlag(fs)
@@ -235,7 +242,10 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	if len(f.guestArgs) > 0 && f.guestArgs[0] == "--" {
 		f.guestArgs = f.guestArgs[1:]
 	}
-	f.mounts, err = runner.ParseMounts(f.dirs)
+	if f.mounts, err = runner.ParseMounts(f.dirs); err != nil || f.schemaPath+f.queryPath == "" {
+		return err
+	}
+	f.scale, err = scalelimits.Load(f.schemaPath, f.queryPath)
 	return err
 }
 
@@ -274,7 +284,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			Stdin: io.in, Stdout: io.out, Stderr: io.err, Entry: f.export, Deterministic: f.fixedClock},
 		Input:  f.input,
 		Inputs: inputs,
-		Codec:  f.codec,
+		Codec:  f.codec, ScaleLimits: f.scale,
 		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
 		NeedProfile: f.report || f.reportJSON != "" || f.html != "",
@@ -337,10 +347,8 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		if done.Function {
 			report.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "", mark)
 			if over := report.OverLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
-				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", inputName(f.input), mark(over))
-				if code == 0 {
-					code = cli.ExitFailure
-				}
+				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", cmp.Or(f.input, "stdin"), mark(over))
+				code = cmp.Or(code, cli.ExitFailure)
 			}
 		}
 	} else if done.Function {
@@ -354,14 +362,6 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		fmt.Fprintf(io.err, "jsprof: profile written to %s (jsprof report %s; go tool pprof -http=: %s)\n", f.output, f.output, f.output)
 	}
 	return code
-}
-
-// inputName names a function's input in messages: its file, or stdin.
-func inputName(path string) string {
-	if path == "" {
-		return "stdin"
-	}
-	return path
 }
 
 // failJob fails with a job's error: a usage error (exit 2: an output

@@ -1,13 +1,14 @@
 package profiler
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
-	"github.com/jsprof/jsprof/jsframes/jsprofile"
+	"github.com/jsprof/jsprof/internal/run/shopify/scalelimits"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -40,8 +41,9 @@ func functionIO(main *wasmcore.Module, linked *link.Linking, explicit bool) *sho
 
 // prepareFunction sets a Shopify Function's run up as function-runner
 // does: the JSON input (the file inputPath, else o.Stdin) encoded with the
-// provider's codec, or override, and handed over the provider's way.
-func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Codec, inputPath string) (*shopify.Run, error) {
+// provider's codec, or override, and handed over the provider's way; its
+// limits scaled by what scale finds in it (unless raw, as function-runner).
+func prepareFunction(ctx context.Context, o *runner.Options, r shopify.Resolved, override *shopify.Codec, inputPath string, scale *scalelimits.Analyzer) (*shopify.Run, error) {
 	codec := r.Codec
 	if override != nil {
 		codec = *override
@@ -59,10 +61,16 @@ func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Co
 		return nil, err
 	}
 	input, err := codec.EncodeInput(raw)
+	factor := 1.0
+	if err == nil && codec != shopify.Raw {
+		factor, err = scale.Factor(ctx, raw)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", what, err)
 	}
-	return shopify.Configure(o, r, codec, input), nil
+	run := shopify.Configure(o, r, codec, input)
+	run.ScaleFactor = factor
+	return run, nil
 }
 
 func readAll(r io.Reader) ([]byte, error) {
@@ -70,13 +78,4 @@ func readAll(r io.Reader) ([]byte, error) {
 		return nil, nil
 	}
 	return io.ReadAll(r)
-}
-
-// functionLimits are Shopify's limits for a run, with the input and output
-// flags set; the profiler sets the instructions flag, knowing the count.
-func functionLimits(inputBytes, outputBytes uint64) *jsprofile.Limits {
-	return &jsprofile.Limits{
-		Instructions: shopify.InstructionLimit, InputBytes: shopify.InputLimit, OutputBytes: shopify.OutputLimit,
-		InputOver: inputBytes > shopify.InputLimit, OutputOver: outputBytes > shopify.OutputLimit,
-	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
+	"github.com/jsprof/jsprof/internal/run/shopify/scalelimits"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 	"github.com/jsprof/jsprof/wasmcore"
 )
@@ -49,6 +50,9 @@ type Job struct {
 	Input string
 	// Codec, when set, replaces the codec of a function's provider.
 	Codec *shopify.Codec
+	// ScaleLimits, when set, scales a function's limits per input as
+	// function-runner's --schema-path and --query-path do.
+	ScaleLimits *scalelimits.Analyzer
 	// Inputs are the files of a job that runs on several inputs
 	// (RunSeveral, InputFiles): a module given inputs runs with
 	// function-runner's I/O, as with Input, and no output may be one of
@@ -326,7 +330,7 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 	var function *shopify.Run
 	if p.provider != nil {
 		var err error
-		if function, err = prepareFunction(&opts, *p.provider, job.Codec, input); err != nil {
+		if function, err = prepareFunction(ctx, &opts, *p.provider, job.Codec, input, job.ScaleLimits); err != nil {
 			return nil, err
 		}
 	}
@@ -405,7 +409,7 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 		out, err := function.Output()
 		guestOutput = append(guestOutput, out.Logs...)
 		info.OutputBytes = uint64(len(out.Output))
-		info.Limits = functionLimits(info.InputBytes, info.OutputBytes)
+		info.Limits = shopify.Limits(function.ScaleFactor, info.InputBytes, info.OutputBytes)
 		if werr := shopify.WriteOutput(out, err, function.Codec, res.Trap != nil || res.ExitCode != 0, stdout, stderr); werr != nil {
 			if job.Hooks.OutputError != nil {
 				job.Hooks.OutputError(werr)

@@ -321,8 +321,9 @@ type RunInfo struct {
 }
 
 // Limits are a Shopify Function's limits, as function-runner applies them
-// (before @scaleLimits), and which of them the run exceeded. Every field
-// is written, so that a false flag is said, not left out.
+// (scaled by @scaleLimits: ScaleFactor), and which of them the run
+// exceeded. Every field but ScaleFactor is written, so that a false flag
+// is said, not left out.
 type Limits struct {
 	// Instructions limits the export call's count (in the profile's cost
 	// model, the limit being on wasmtime's fuel).
@@ -332,13 +333,22 @@ type Limits struct {
 	InstructionsOver bool   `json:"instructions_over"`
 	InputOver        bool   `json:"input_over"`
 	OutputOver       bool   `json:"output_over"`
+	// ScaleFactor is what the limits above are Shopify's multiplied by
+	// (function-runner's scale factor, 1 to 10); 0 or 1: not scaled.
+	ScaleFactor float64 `json:"scale_factor,omitempty"`
 }
 
-// The comments of Limits: the limits as name:value pairs, and the names of
-// those the run went over.
+// Scaled reports whether l's limits are scaled, by a factor other than 1.
+func (l *Limits) Scaled() bool {
+	return l != nil && l.ScaleFactor != 0 && l.ScaleFactor != 1
+}
+
+// The comments of Limits: the limits as name:value pairs, the names of
+// those the run went over, and the scale factor when not 1.
 const (
-	commentLimits    = commentRun + "limits"
-	commentOverLimit = commentRun + "over_limit"
+	commentLimits      = commentRun + "limits"
+	commentOverLimit   = commentRun + "over_limit"
+	commentScaleFactor = commentRun + "scale_factor"
 )
 
 // limitField is one limit of Limits and its flag, by its comment name.
@@ -353,8 +363,9 @@ func (l *Limits) fields() []limitField {
 	return []limitField{{"instructions", &l.Instructions, &l.InstructionsOver}, {"input_bytes", &l.InputBytes, &l.InputOver}, {"output_bytes", &l.OutputBytes, &l.OutputOver}}
 }
 
-// comments writes l as jsprof.run.limits=instructions:N,input_bytes:N,…
-// and, when the run went over any, jsprof.run.over_limit=NAME,….
+// comments writes l as jsprof.run.limits=instructions:N,input_bytes:N,…,
+// when the run went over any, jsprof.run.over_limit=NAME,…, and when
+// scaled, jsprof.run.scale_factor=F.
 func (l *Limits) comments() []string {
 	var limits, over []string
 	for _, f := range l.fields() {
@@ -366,6 +377,9 @@ func (l *Limits) comments() []string {
 	c := []string{commentLimits + "=" + strings.Join(limits, ",")}
 	if len(over) > 0 {
 		c = append(c, commentOverLimit+"="+strings.Join(over, ","))
+	}
+	if l.Scaled() {
+		c = append(c, commentScaleFactor+"="+strconv.FormatFloat(l.ScaleFactor, 'g', -1, 64))
 	}
 	return c
 }

@@ -271,7 +271,7 @@ func (m *Meta) readComments(comments []string) error {
 		}
 	}
 	if s, ok := kv[commentLimits]; ok {
-		l, err := readLimits(s, kv[commentOverLimit])
+		l, err := readLimits(s, kv[commentOverLimit], kv[commentScaleFactor])
 		if err != nil {
 			return err
 		}
@@ -283,8 +283,15 @@ func (m *Meta) readComments(comments []string) error {
 }
 
 // readLimits reads the comments Limits.comments writes.
-func readLimits(limits, over string) (*Limits, error) {
+func readLimits(limits, over, factor string) (*Limits, error) {
 	l := &Limits{}
+	if factor != "" {
+		f, err := strconv.ParseFloat(factor, 64)
+		if err != nil || !(f >= 1 && f <= 10) {
+			return nil, fmt.Errorf("%s=%s: want a scale factor from 1 to 10", commentScaleFactor, factor)
+		}
+		l.ScaleFactor = f
+	}
 	fields := l.fields()
 	find := func(name string) int {
 		for i, f := range fields {

@@ -76,12 +76,20 @@
 // input_len, input_copy and output_copy. V1Host implements them as a wazero
 // host module, holding the input and collecting the output.
 //
+// # Limits
+//
+// limits.go owns function-runner's limits (InstructionLimit, InputLimit,
+// OutputLimit) and how a scale factor scales them (ScaledLimit, Limits,
+// which builds a run's jsprofile.Limits); the factor itself, from the
+// function's schema, input query and input, is the subpackage
+// scalelimits's. Run.ScaleFactor carries a run's.
+//
 // ReadInput reads a function's input file (--input) as jsprof reads the
 // files it does not control (internal/fileio): a regular file only, never
 // blocking (a FIFO is refused at once), bounded.
 //
-// This package depends on wasmcore, wazero, internal/fileio and
-// internal/run/runner (Configure sets a runner.Options up for a
+// This package depends on wasmcore, wazero, internal/fileio,
+// jsframes/jsprofile (the Limits type) and internal/run/runner (Configure sets a runner.Options up for a
 // function's I/O): the profiler calls it, not the other way round, and
 // the runner knows nothing of it.
 package shopify

@@ -12,13 +12,6 @@ import (
 	"github.com/jsprof/jsprof/internal/run/runner"
 )
 
-// Limits function-runner checks a function against (before @scaleLimits).
-const (
-	InstructionLimit = 11_000_000
-	InputLimit       = 128_000 // bytes
-	OutputLimit      = 20_000  // bytes
-)
-
 // Run is a function's run set up the way function-runner runs it: its
 // provider linked under its namespace, the input handed over the
 // provider's way, the output and logs collected.
@@ -27,6 +20,8 @@ type Run struct {
 	Codec Codec
 	// Input is the input as the function reads it (encoded).
 	Input []byte
+	// ScaleFactor scales the run's limits (Limits); 0 or 1: not scaled.
+	ScaleFactor float64
 
 	stdout bytes.Buffer // WASI providers' output
 	output Output       // in-memory providers' output and logs

@@ -9,7 +9,8 @@
 // (function.go): the one-line summary in function-runner's words and
 // units (WriteFunctionSummary, HumanInstructions, HumanSize), the limits
 // a run went over (OverLimit), and, for several inputs, a row per input
-// (WriteInputsTable, InputOverLimit).
+// (WriteInputsTable, InputOverLimit); limits scaled by @scaleLimits read
+// "11M × 2 = 22M" in each.
 //
 // It is the one computation of those tables: whatever prints a cost reads
 // it from here, so every output agrees. It reads profiles through package

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jsprof/jsprof/internal/printable"
 	"github.com/jsprof/jsprof/internal/run/shopify"
@@ -16,11 +17,15 @@ import (
 // WriteFunctionSummary prints, on w (stderr), what function-runner's
 // "Benchmark Results" say, in its wording and units, on one line: the
 // export call's instructions (when counted), linear memory, input and
-// output sizes, each against Shopify's limit (before @scaleLimits) and
-// flagged when over it (mark, when not nil, dresses the flag: a
-// terminal's colour); then what ran outside the call, which neither
-// counts.
+// output sizes, each against its limit (info.Limits, scaled by
+// @scaleLimits: "of 11M × 2.5 = 27.5M"; Shopify's when nil) and flagged
+// when over it (mark, when not nil, dresses the flag: a terminal's
+// colour); then what ran outside the call, which neither counts.
 func WriteFunctionSummary(w io.Writer, instructions uint64, costModel string, info jsprofile.RunInfo, uncounted string, mark func(string) string) {
+	l := info.Limits
+	if l == nil {
+		l = shopify.Limits(1, info.InputBytes, info.OutputBytes)
+	}
 	over := func(n, limit uint64) string {
 		if n <= limit {
 			return ""
@@ -32,7 +37,7 @@ func WriteFunctionSummary(w io.Writer, instructions uint64, costModel string, in
 	}
 	counted := "not counted (" + uncounted + ")"
 	if costModel != "" {
-		counted = fmt.Sprintf("%s (%s) of %s%s", HumanInstructions(instructions), costModel, HumanInstructions(shopify.InstructionLimit), over(instructions, shopify.InstructionLimit))
+		counted = fmt.Sprintf("%s (%s) of %s%s", HumanInstructions(instructions), costModel, instructionLimit(l), over(instructions, l.Instructions))
 	}
 	provider := info.Provider
 	if provider == "" {
@@ -40,12 +45,26 @@ func WriteFunctionSummary(w io.Writer, instructions uint64, costModel string, in
 	}
 	fmt.Fprintf(w, "jsprof: %s (%s, %s): Instructions: %s; Linear Memory Usage: %dKB; Input Size: %s of %s%s; Output Size: %s of %s%s\n",
 		printable.String(info.Export), printable.String(provider), info.Codec, counted, info.MemoryBytes/1024,
-		HumanSize(info.InputBytes), HumanSize(shopify.InputLimit), over(info.InputBytes, shopify.InputLimit),
-		HumanSize(info.OutputBytes), HumanSize(shopify.OutputLimit), over(info.OutputBytes, shopify.OutputLimit))
+		HumanSize(info.InputBytes), scaledLimit(HumanSize, shopify.InputLimit, l.InputBytes, l), over(info.InputBytes, l.InputBytes),
+		HumanSize(info.OutputBytes), scaledLimit(HumanSize, shopify.OutputLimit, l.OutputBytes, l), over(info.OutputBytes, l.OutputBytes))
 	if info.StartupInstructions > 0 || info.FinishInstructions > 0 {
 		fmt.Fprintf(w, "jsprof: not counted, as function-runner does not: %s instructions before the call (provider set-up, input), %s after it (output)\n",
 			HumanInstructions(info.StartupInstructions), HumanInstructions(info.FinishInstructions))
 	}
+}
+
+// scaledLimit words a limit of l, worded by human: Shopify's (base), or
+// when l is scaled, base × the factor = the limit: "11M × 2.5 = 27.5M".
+func scaledLimit(human func(uint64) string, base, limit uint64, l *jsprofile.Limits) string {
+	if !l.Scaled() {
+		return human(limit)
+	}
+	return fmt.Sprintf("%s × %s = %s", human(base), strconv.FormatFloat(l.ScaleFactor, 'g', 4, 64), human(limit))
+}
+
+// instructionLimit words l's instruction limit (scaledLimit).
+func instructionLimit(l *jsprofile.Limits) string {
+	return scaledLimit(HumanInstructions, shopify.InstructionLimit, l.Instructions, l)
 }
 
 // OverTheLimit flags a value over its limit, as function-runner does.
@@ -60,13 +79,13 @@ func OverLimit(instructions uint64, info jsprofile.RunInfo) string {
 	}
 	var over []string
 	if l.InstructionsOver {
-		over = append(over, fmt.Sprintf("Instructions %s of %s", HumanInstructions(instructions), HumanInstructions(l.Instructions)))
+		over = append(over, fmt.Sprintf("Instructions %s of %s", HumanInstructions(instructions), instructionLimit(l)))
 	}
 	if l.InputOver {
-		over = append(over, fmt.Sprintf("Input Size %s of %s", HumanSize(info.InputBytes), HumanSize(l.InputBytes)))
+		over = append(over, fmt.Sprintf("Input Size %s of %s", HumanSize(info.InputBytes), scaledLimit(HumanSize, shopify.InputLimit, l.InputBytes, l)))
 	}
 	if l.OutputOver {
-		over = append(over, fmt.Sprintf("Output Size %s of %s", HumanSize(info.OutputBytes), HumanSize(l.OutputBytes)))
+		over = append(over, fmt.Sprintf("Output Size %s of %s", HumanSize(info.OutputBytes), scaledLimit(HumanSize, shopify.OutputLimit, l.OutputBytes, l)))
 	}
 	if len(over) == 0 {
 		return ""
@@ -114,18 +133,34 @@ func HumanSize(n uint64) string {
 // instructions first: the instructions against function-runner's limit
 // (a function's) and their share of it, memory, the input's and
 // output's sizes, the limits it went over (dressed by mark, when not
-// nil) and its exit code. An input jsprof could not run shows why.
+// nil) and its exit code. When an input's limits are scaled
+// (@scaleLimits), the share is of each input's own limit, worded in a
+// column of its own ("11M × 2.5 = 27.5M"). An input jsprof could not run
+// shows why.
 func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 	rows := slices.Clone(facts)
 	slices.SortStableFunc(rows, func(a, b InputRun) int { return cmp.Compare(b.TotalWasmInstructions, a.TotalWasmInstructions) })
 	width := len("input")
+	limits, share, limitWidth := make([]*jsprofile.Limits, len(rows)), "of 11M", 0
 	for i := range rows {
 		// File names found in a folder: made safe for the terminal.
 		rows[i].Input, rows[i].Error = printable.Name(rows[i].Input), printable.String(rows[i].Error)
 		width = max(width, len(rows[i].Input))
+		if limits[i] = rows[i].Limits; limits[i] == nil {
+			limits[i] = shopify.Limits(1, 0, 0)
+		}
+		if limits[i].Scaled() {
+			share, limitWidth = "of limit", max(limitWidth, len("limit"), utf8.RuneCountInString(instructionLimit(limits[i])))
+		}
 	}
-	fmt.Fprintf(w, "%-*s  %12s  %7s  %8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", "of 11M", "memory", "input", "output", "exit", "over the limit")
-	for _, r := range rows {
+	limitColumn := func(s string) string {
+		if limitWidth == 0 {
+			return ""
+		}
+		return s + strings.Repeat(" ", limitWidth-utf8.RuneCountInString(s)) + "  "
+	}
+	fmt.Fprintf(w, "%-*s  %12s  %*s  %s%8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", max(7, len(share)), share, limitColumn("limit"), "memory", "input", "output", "exit", "over the limit")
+	for i, r := range rows {
 		if r.Error != "" {
 			fmt.Fprintf(w, "%-*s  %s\n", width, r.Input, r.Error)
 			continue
@@ -145,9 +180,9 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 		if flags != "" && mark != nil {
 			flags = mark(flags)
 		}
-		share := float64(r.TotalWasmInstructions) / float64(shopify.InstructionLimit) * 100
-		fmt.Fprintf(w, "%-*s  %12s  %6.1f%%  %6dKB  %9s  %9s  %4d  %s\n", width, r.Input, HumanInstructions(r.TotalWasmInstructions), share,
-			r.MemoryBytes/1024, HumanSize(r.InputBytes), HumanSize(r.OutputBytes), r.ExitCode, flags)
+		pct := float64(r.TotalWasmInstructions) / float64(limits[i].Instructions) * 100
+		fmt.Fprintf(w, "%-*s  %12s  %*.1f%%  %s%6dKB  %9s  %9s  %4d  %s\n", width, r.Input, HumanInstructions(r.TotalWasmInstructions), max(7, len(share))-1, pct,
+			limitColumn(instructionLimit(limits[i])), r.MemoryBytes/1024, HumanSize(r.InputBytes), HumanSize(r.OutputBytes), r.ExitCode, flags)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
@@ -61,4 +62,40 @@ func TestFunctionSummaryUnits(t *testing.T) {
 			assert.Equal(t, tt.want, errOut.String())
 		})
 	}
+}
+
+// TestScaledLimits: limits scaled by @scaleLimits read "of 11M × 2.5 =
+// 27.5M" in the summary, in what --fail-over-limit says and in the
+// several-input table, whose share is then of each input's own limit;
+// unscaled limits read as before (the negative control).
+func TestScaledLimits(t *testing.T) {
+	t.Parallel()
+	scaled := shopify.Limits(2.5, 200_000, 100)
+	scaled.InstructionsOver = true
+	info := jsprofile.RunInfo{Export: "_start", Provider: "shopify_functions_javy_v4", Codec: "messagepack", MemoryBytes: 1 << 20, InputBytes: 200_000, OutputBytes: 100, Limits: scaled}
+	var out strings.Builder
+	WriteFunctionSummary(&out, 30_000_000, "fuel", info, "", nil)
+	assert.Equal(t, "jsprof: _start (shopify_functions_javy_v4, messagepack): Instructions: 30M (fuel) of 11M × 2.5 = 27.5M — OVER THE LIMIT; Linear Memory Usage: 1024KB; "+
+		"Input Size: 195.31KB of 125.00KB × 2.5 = 312.50KB; Output Size: 100B of 19.53KB × 2.5 = 48.83KB\n", out.String())
+	assert.Equal(t, "over the limit: Instructions 30M of 11M × 2.5 = 27.5M", OverLimit(30_000_000, info))
+	plain := shopify.Limits(1, 200_000, 100)
+	assert.False(t, plain.Scaled())
+	info.Limits = plain
+	out.Reset()
+	WriteFunctionSummary(&out, 30_000_000, "fuel", info, "", nil)
+	assert.Contains(t, out.String(), "Instructions: 30M (fuel) of 11M — OVER THE LIMIT; ")
+	assert.Contains(t, out.String(), "Input Size: 195.31KB of 125.00KB — OVER THE LIMIT; ")
+
+	out.Reset()
+	WriteInputsTable(&out, []InputRun{
+		{Input: "big.json", TotalWasmInstructions: 13_750_000, Limits: scaled},
+		{Input: "small.json", TotalWasmInstructions: 5_500_000, Limits: plain},
+	}, nil)
+	assert.Equal(t, "input       instructions  of limit  limit                memory      input     output  exit  over the limit\n"+
+		"big.json          13.75M     50.0%  11M × 2.5 = 27.5M       0KB         0B         0B     0  instructions\n"+
+		"small.json          5.5M     50.0%  11M                     0KB         0B         0B     0  input\n", out.String())
+	out.Reset()
+	WriteInputsTable(&out, []InputRun{{Input: "small.json", TotalWasmInstructions: 5_500_000, Limits: plain}}, nil)
+	assert.Equal(t, "input       instructions   of 11M    memory      input     output  exit  over the limit\n"+
+		"small.json          5.5M    50.0%       0KB         0B         0B     0  input\n", out.String())
 }
