@@ -12,8 +12,9 @@ import (
 // fromApp fills what run was not given from the function's extension
 // folder (internal/run/extension) when the command names a folder, or
 // none and the current one is an extension's: the module it builds, the
-// provider Shopify CLI builds it with, its fixtures as inputs, and the
-// export of a function with one target. It returns nil when the command
+// provider Shopify CLI builds it with, its fixtures as inputs, the export
+// of a function with one target, and the target's schema and input query
+// (--schema-path, --query-path) for its scaled limits. It returns nil when the command
 // names a module.
 func (f *runFlags) fromApp(fs *flag.FlagSet) (*extension.Extension, error) {
 	dir := "."
@@ -39,6 +40,9 @@ func (f *runFlags) fromApp(fs *flag.FlagSet) (*extension.Extension, error) {
 	}
 	if f.export == "" && len(ext.Targets) == 1 {
 		f.export = ext.Targets[0].Export
+	}
+	if t, ok := ext.Target(f.export); ok && f.schemaPath+f.queryPath == "" && ext.Schema != "" && t.InputQuery != "" {
+		f.schemaPath, f.queryPath = ext.Schema, t.InputQuery // the limit production applies
 	}
 	if len(f.inputs) == 0 && len(ext.Targets) > 1 {
 		return nil, fmt.Errorf("%s has %d targets and no tests/fixtures: give inputs with --input (Shopify CLI's fixtures or run logs carry their target's export; a plain input needs -e EXPORT)", ext.Handle, len(ext.Targets))
