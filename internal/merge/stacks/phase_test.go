@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -86,4 +87,49 @@ func TestPhasesFollowWhatTheCodeDid(t *testing.T) {
 		"JSON.parse": "", "JSON.stringify": "", "TextDecoder.prototype.decode": "", "Math.max": ""} {
 		assert.Equal(t, want, nativePhase(name), name)
 	}
+}
+
+// calling names natives by table index, and call sites by pc.
+type calling struct {
+	natives
+	calls map[uint32]string
+}
+
+func (c calling) CallName(_ costs.FunctionCost, pc uint32) string { return c.calls[pc] }
+
+// TestUndeclaredNativesNamedByCallSite: a native no function list
+// declares (native@table[N], a trampoline serving many host functions) is
+// named, in an exact profile, after what its call site called, as the
+// unidentified native is: two calls of one table index from different
+// call sites are two natives, and the same call on two engines (table
+// indices apart) one name (issue 39). A declared native keeps its name,
+// and a call site that cannot be read leaves native@table[N].
+func TestUndeclaredNativesNamedByCallSite(t *testing.T) {
+	t.Parallel()
+	res := &costs.Results{
+		TotalInstructions: 10 + 20 + 30 + 40 + 50,
+		Functions:         []costs.FunctionCost{{Address: 0x100, Length: 16, Code: make([]byte, 16)}},
+		Natives:           []costs.NativeCost{{TableIndex: 312}, {TableIndex: 7}, {Unidentified: true}},
+		Contexts: []costs.ContextCost{
+			{Function: 0, Native: -1, Parent: -1, Calls: 1},
+			{Function: -1, Native: 0, Parent: 0, CallSite: 2, HasCallSite: true, Calls: 1, NativeInstructions: 10},
+			{Function: -1, Native: 0, Parent: 0, CallSite: 4, HasCallSite: true, Calls: 1, NativeInstructions: 20},
+			{Function: -1, Native: 0, Parent: 0, CallSite: 6, HasCallSite: true, Calls: 1, NativeInstructions: 30},
+			{Function: -1, Native: 1, Parent: 0, CallSite: 8, HasCallSite: true, Calls: 1, NativeInstructions: 40},
+			{Function: -1, Native: 2, Parent: 0, CallSite: 10, HasCallSite: true, Calls: 1, NativeInstructions: 50},
+		},
+	}
+	id := calling{natives{7: "JSON.parse"}, map[uint32]string{2: "Javy.IO.readSync", 4: "Javy.IO.writeSync", 8: "parse", 10: "console.log"}}
+	p, err := ExactProfile(res, jsprofile.Meta{}, OpcodeNamer{}, id, WasmNames{})
+	require.NoError(t, err)
+	self := map[string]int64{}
+	for _, s := range p.Sample {
+		if v := s.Value[jsprofile.ValueInstructions]; v > 0 {
+			self[s.Location[0].Line[0].Function.Name] += v
+		}
+	}
+	assert.Equal(t, map[string]int64{"Javy.IO.readSync": 10, "Javy.IO.writeSync": 20, "native@table[312]": 30, "JSON.parse": 40, "console.log": 50}, self)
+	got := stacksOf(t, p)
+	assert.Equal(t, int64(10), got["phase: input decoding;bytecode@0x100;op:op_0;Javy.IO.readSync"], "named, its phase follows: %v", got)
+	assert.Equal(t, int64(20), got["phase: output encoding;bytecode@0x100;op:op_0;Javy.IO.writeSync"], "%v", got)
 }
