@@ -94,6 +94,10 @@ type nameSub struct {
 
 var wasmMagic = []byte{0x00, 0x61, 0x73, 0x6D}
 
+// HasMagic says whether b starts as a binary Wasm module does (\0asm):
+// enough to tell a module given where something else was wanted.
+func HasMagic(b []byte) bool { return bytes.HasPrefix(b, wasmMagic) }
+
 // Decode decodes a binary module. It never panics: malformed input yields a
 // *DecodeError naming the section, the item index and the file offset. It
 // decodes structure, not semantics: function bodies are kept as bytes

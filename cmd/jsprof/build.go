@@ -44,6 +44,8 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	}
 	if *pluginPath == "" {
 		return fail(io, cli.ExitUsage, errors.New("build: --plugin is required"))
+	} else if err := link.CheckPlugins([]string{*pluginPath}); err != nil {
+		return fail(io, cli.ExitFailure, err)
 	}
 	// The module may not be written over an input (run refuses the same):
 	// -o h.js replaced the JS, --dynamic -o plugin.wasm the plugin.
@@ -81,6 +83,9 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	}
 	if err := dest.Commit(func(f *os.File) error { _, err := f.Write(out); return err }); err != nil {
 		return fail(io, cli.ExitFailure, err)
+	} else if !cli.Given(fs, "o") { // written where the user did not say
+		plugin := map[bool]string{true: "--plugin " + *pluginPath + " "}[*dynamic]
+		fmt.Fprintf(io.err, "jsprof: wrote %s, as no -o was given: run it with jsprof run %s%s\n", *output, plugin, *output)
 	}
 	return 0
 }

@@ -61,9 +61,10 @@ func TestVersionLine(t *testing.T) {
 }
 
 // TestUnknownCommand: a word that is neither a command nor a module says
-// so, with the commands; a module file is still run without "run".
+// so, with the commands (or, near one, in one line naming it:
+// TestFirstContact); a module file is still run without "run".
 func TestUnknownCommand(t *testing.T) {
-	for _, args := range [][]string{{"profile", "x.wasm"}, {"profile"}, {"reports", "p.pb.gz"}} {
+	for _, args := range [][]string{{"profile", "x.wasm"}, {"profile"}, {"statistics", "p.pb.gz"}} {
 		got := jsprof(t, "", args...)
 		assert.Equal(t, cli.ExitUsage, got.code, args)
 		assert.Contains(t, got.stderr, `jsprof: unknown command "`+args[0]+`"`)

@@ -33,6 +33,9 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio) int 
 		}
 	}
 	report.WriteInputsTable(io.err, s.Facts, mark)
+	if len(s.Facts) > 0 && !f.quiet {
+		fmt.Fprintf(io.err, "jsprof: the inputs' outputs and logs are not printed: give one input alone (--input %s) to see its output\n", printable.Name(s.Facts[0].Input))
+	}
 	for _, in := range s.Facts {
 		if over := report.InputOverLimit(in); f.failLimit && in.Error == "" && over != "" {
 			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", printable.Name(in.Input), mark(over))

@@ -54,6 +54,7 @@ func TestSeveralInputs(t *testing.T) {
 	got := jsprof(t, "", "run", "--plugin", dir, "--input", inputs, "-o", prof, "--report-json", doc, "--out-dir", perInput, module)
 	require.Equal(t, 0, got.code, got.stderr)
 	assert.Empty(t, got.stdout, "the functions' outputs are not printed with several inputs")
+	assert.Contains(t, got.stderr, "jsprof: the inputs' outputs and logs are not printed: give one input alone (--input "+files[0]+") to see its output\n", "but said so, with the fix")
 
 	var rep struct {
 		Total  uint64            `json:"total_wasm_instructions"`

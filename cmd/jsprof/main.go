@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -92,16 +90,19 @@ func Main(ctx context.Context, args []string, io stdio) int {
 	case "-version", "--version":
 		return cmdVersion(ctx, args[1:], io)
 	}
+	var names []string
 	for _, c := range commands() {
 		if args[0] == c.name {
 			return c.run(ctx, args[1:], io)
 		}
+		names = append(names, c.name)
 	}
 	// jsprof module.wasm is jsprof run module.wasm: what is neither a
 	// flag, a command, a file nor a .wasm path was meant as a command.
 	if !strings.HasPrefix(args[0], "-") && !strings.HasSuffix(strings.ToLower(args[0]), ".wasm") && !isFile(args[0]) {
-		fmt.Fprintf(io.err, "jsprof: unknown command %q (and no such module file)\n", args[0])
-		usage(io.err)
+		if !cli.UnknownCommand(io.err, args[0], names) {
+			usage(io.err)
+		}
 		return cli.ExitUsage
 	}
 	return cmdRun(ctx, args, io)
@@ -131,14 +132,8 @@ func fail(io stdio, code int, err error) int {
 // cacheFlag adds --cache-dir and --cache-size and returns a function that
 // reads them: the cache, opened within its size (cachedir.Cache).
 func cacheFlag(fs *flag.FlagSet) func() cachedir.Cache {
-	def := os.Getenv("JSPROF_CACHE_DIR")
-	if def == "" {
-		if d, err := os.UserCacheDir(); err == nil {
-			def = filepath.Join(d, "jsprof")
-		}
-	}
-	dir := fs.String("cache-dir", def, "directory for compiled modules (empty: no cache; env JSPROF_CACHE_DIR)")
-	defSize, envErr := cacheSizeEnv()
+	dir := fs.String("cache-dir", cachedir.DefaultDir(os.Getenv), "directory for compiled modules (empty: no cache; env JSPROF_CACHE_DIR)")
+	defSize, envErr := cachedir.SizeFromEnv(os.Getenv("JSPROF_CACHE_SIZE"))
 	size := fs.Int64("cache-size", defSize, "keep the cache within `MB` megabytes, dropping what was used least recently (env JSPROF_CACHE_SIZE)")
 	// A directory that cannot be used is said once, on the flag set's
 	// output (stderr), and the run goes uncached.
@@ -149,19 +144,4 @@ func cacheFlag(fs *flag.FlagSet) func() cachedir.Cache {
 		}
 		return cachedir.Cache{Dir: *dir, Limit: *size << 20, Warn: warn}
 	}
-}
-
-// cacheSizeEnv is --cache-size's default: $JSPROF_CACHE_SIZE, in MB, where
-// it is a positive whole number, else cachedir.DefaultMB, with the
-// error to warn of when it is set to anything else.
-func cacheSizeEnv() (int64, error) {
-	v := os.Getenv("JSPROF_CACHE_SIZE")
-	if v == "" {
-		return cachedir.DefaultMB, nil
-	}
-	mb, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || mb <= 0 || mb > 1<<40 {
-		return cachedir.DefaultMB, fmt.Errorf("JSPROF_CACHE_SIZE=%q is not a whole number of MB; the cache is kept within %d MB", v, cachedir.DefaultMB)
-	}
-	return mb, nil
 }

@@ -222,7 +222,7 @@ func TestRunExitCodesAndErrors(t *testing.T) {
 		{"trap", []string{"run", "--mode", "off", "testdata/trap.wasm"}, 134, "guest trapped: wasm error: unreachable"},
 		{"unresolved import names it", []string{"run", "--mode", "off", "testdata/unresolved.wasm"}, 134, "env.missing_host_function, which jsprof does not provide"},
 		{"no _start", []string{"run", "--mode", "off", "testdata/reactor.wasm"}, cli.ExitFailure, "no _start or shopify_main export"},
-		{"no interpreter, report asked", []string{"run", "--report", "testdata/exit3.wasm"}, cli.ExitFailure, "no JS interpreter found"},
+		{"no interpreter, report asked", []string{"run", "--report", "testdata/exit3.wasm"}, 3, "holds no JS interpreter to profile"},
 		{"bad --mode", []string{"run", "--mode", "fast", "testdata/exit3.wasm"}, cli.ExitUsage, "want exact, sample or off"},
 		{"truncated module", []string{truncated}, cli.ExitFailure, "truncated.wasm"},
 		{"not wasm", []string{garbage}, cli.ExitFailure, "garbage.wasm"},

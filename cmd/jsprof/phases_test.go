@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -111,4 +112,68 @@ func TestShopifyPhases(t *testing.T) {
 		total += v
 	}
 	assert.Greater(t, large[jsprofile.PhaseInput], total/3, "a large input's decoding is the largest part")
+}
+
+// phaseOfNative is the phase each named native's stacks are rooted at,
+// over the profile's stacks (a native under two phases: the last seen).
+func phaseOfNative(t *testing.T, path string) map[string]string {
+	t.Helper()
+	p, err := jsprofile.ReadFile(path)
+	require.NoError(t, err)
+	out := map[string]string{}
+	var stack []jsprofile.StackFrame
+	for _, s := range p.Sample {
+		stack = p.Stack(s, stack) // leaf first
+		root := stack[len(stack)-1]
+		for _, f := range stack {
+			if f.Kind == jsprofile.KindNative {
+				out[f.Function.Name] = strings.TrimPrefix(root.Function.Name, jsprofile.PhasePrefix)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestPhasesByWhatTheCodeDid: a plain Javy program's JSON.parse and
+// JSON.stringify of its own data are the JS program's, with no input or
+// output phase; a function that reads its input with Javy.IO.readSync and
+// parses what it read has that JSON.parse in input decoding, and the
+// JSON.stringify of what it writes in output encoding (the negative
+// control: the phases are still told). On javy_quickjs_provider_v3,
+// Javy.IO.readSync is the engine's own JS around a host function: the
+// read is told by what the program's call site called.
+func TestPhasesByWhatTheCodeDid(t *testing.T) {
+	t.Parallel()
+	t.Run("own data", func(t *testing.T) {
+		t.Parallel()
+		module := buildJS(t, filepath.Join("testdata", "ownjson.js"))
+		dir := t.TempDir()
+		prof, doc := filepath.Join(dir, "p.pb.gz"), filepath.Join(dir, "r.json")
+		got := jsprof(t, "", "run", "-q", "-o", prof, "--report-json", doc, module)
+		require.Equal(t, 0, got.code, got.stderr)
+		assert.Equal(t, "8981\n", got.stdout)
+		rep := readRunReport(t, doc)
+		var names []string
+		for _, p := range rep.Phases {
+			names = append(names, p.Name)
+		}
+		assert.Contains(t, names, jsprofile.PhaseJS)
+		assert.NotContains(t, names, jsprofile.PhaseInput)
+		assert.NotContains(t, names, jsprofile.PhaseOutput)
+		natives := phaseOfNative(t, prof)
+		assert.Equal(t, jsprofile.PhaseJS, natives["JSON.parse"], "natives: %v", natives)
+		assert.Equal(t, jsprofile.PhaseJS, natives["JSON.stringify"], "natives: %v", natives)
+	})
+	t.Run("the input read and parsed", func(t *testing.T) {
+		t.Parallel()
+		module := buildFunction(t, "javy_quickjs_provider_v3", fixtures.Path("shopify", "javy_io.js"))
+		prof := filepath.Join(t.TempDir(), "p.pb.gz")
+		got := jsprof(t, "", "run", "-q", "--plugin", fixtures.ProvidersDir(t), "--input", "testdata/shopify/input.json", "-o", prof, module)
+		require.Equal(t, 0, got.code, got.stderr)
+		natives := phaseOfNative(t, prof)
+		assert.Equal(t, jsprofile.PhaseInput, natives["JSON.parse"], "natives: %v", natives)
+		assert.Equal(t, jsprofile.PhaseOutput, natives["JSON.stringify"], "natives: %v", natives)
+		assert.Equal(t, jsprofile.PhaseJS, natives["Array.prototype.sort"], "the program's own work: natives %v", natives)
+	})
 }

@@ -266,6 +266,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			fmt.Fprintf(io.err, "jsprof: %s\n", f.app.Describe())
 		}
 	}
+	if err := link.CheckPlugins(f.plugins); err != nil {
+		return fail(io, cli.ExitFailure, err)
+	}
 	var inputs []string // the inputs' files, checked before anything runs
 	if len(f.inputs) > 0 {
 		var err error
@@ -287,7 +290,6 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		Codec:  f.codec, ScaleLimits: f.scale,
 		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
-		NeedProfile: f.report || f.reportJSON != "" || f.html != "",
 		ProfileOnly: !f.report && f.reportJSON == "" && f.html == "",
 		Timeout:     f.timeout,
 		// Whole lines, each starting "jsprof:", so that they stay apart
@@ -301,7 +303,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			Prepared: func(sess *profiler.Session, why error) error {
 				switch {
 				case why != nil:
-					fmt.Fprintf(io.err, "jsprof: %s; running without a profile\n", cli.FirstLine(why.Error()))
+					fmt.Fprintf(io.err, "jsprof: %s: running it without a profile, nothing written (--mode off runs it so, without this line)\n", cli.FirstLine(why.Error()))
 				case sess != nil && sess.CountOnly() != nil:
 					fmt.Fprintf(io.err, "jsprof: %s; counting the export call's Wasm instructions only (the profile has one frame, %s)\n", cli.FirstLine(sess.CountOnly().Error()), jsprofile.BucketWasm)
 				}

@@ -345,7 +345,7 @@ func TestWasmAPIFunction(t *testing.T) {
 			assert.Equal(t, tt.output, got.stdout)
 			lines := strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n")
 			require.Len(t, lines, 3, got.stderr)
-			assert.Regexp(t, `^jsprof: wasm_api_v2\.wasm: no JS interpreter found to profile: .*; counting the export call's Wasm instructions only \(the profile has one frame, \(Wasm code, no JS interpreter\)\)$`, lines[0])
+			assert.Regexp(t, `^jsprof: wasm_api_v2\.wasm holds no JS interpreter to profile \(.*\); counting the export call's Wasm instructions only \(the profile has one frame, \(Wasm code, no JS interpreter\)\)$`, lines[0])
 
 			rep := readRunReport(t, doc)
 			assert.Equal(t, "fuel", rep.CostModel)

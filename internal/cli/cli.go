@@ -73,7 +73,7 @@ func Parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int,
 			return 0, true
 		}
 		// flag names flags with one dash; jsprof's documents two.
-		return BadCommandLine(stderr, fs, strings.Replace(err.Error(), " for flag -", " for --", 1)), true
+		return BadCommandLine(stderr, fs, didYouMean(fs, strings.Replace(err.Error(), " for flag -", " for --", 1))), true
 	}
 	return 0, false
 }

@@ -2,6 +2,8 @@
 // sets whose --help prints the synopsis above the flags (a -1 default left
 // unsaid), flags that may come between the positional arguments, a bad
 // command line told in one line with where to read more (exit ExitUsage),
+// a mistyped flag or command told with the one it is likely to be
+// (Suggest, UnknownCommand),
 // repeated and duration flags, a guest argument that names one of the
 // command's flags, whether stderr is a terminal that takes colour
 // (NO_COLOR, TERM=dumb), the version line, and the stop signals

@@ -66,7 +66,7 @@ func TestPrepareNoInterpreter(t *testing.T) {
 	var none *profiler.NoInterpreterError
 	require.ErrorAs(t, err, &none)
 	assert.Equal(t, "plain.wasm", none.Module)
-	assert.Contains(t, err.Error(), "plain.wasm: no JS interpreter found to profile")
+	assert.Contains(t, err.Error(), "plain.wasm holds no JS interpreter to profile")
 }
 
 // TestPrepareRejectsMode: only exact and sample profile.

@@ -3,6 +3,7 @@ package profiler
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/google/pprof/profile"
 
@@ -116,7 +117,7 @@ type NoInterpreterError struct {
 }
 
 func (e *NoInterpreterError) Error() string {
-	return fmt.Sprintf("%s: no JS interpreter found to profile: %s", e.Module, e.Reason)
+	return fmt.Sprintf("%s holds no JS interpreter to profile (%s)", e.Module, strings.ReplaceAll(e.Reason, "no interpreter: ", ""))
 }
 
 // Session is one profiled run: the instrumented module, the meter's host

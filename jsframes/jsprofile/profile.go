@@ -173,15 +173,16 @@ const (
 	// activation of the call: loading the program's bytecode, creating the
 	// context; exact.
 	PhaseStartup = "engine start-up"
-	// PhaseInput: natives that read or decode the input
-	// (Javy.IO.readSync, Javy.JSON.fromStdin, ShopifyFunction.readInput,
-	// JSON.parse, TextDecoder's decode), and the JS they call back.
+	// PhaseInput: natives that read the input (Javy.IO.readSync,
+	// Javy.JSON.fromStdin, ShopifyFunction.readInput), the JS they call
+	// back, and natives that decode (JSON.parse, TextDecoder's decode)
+	// what a JS function read so: by what the code did, not by name.
 	PhaseInput = "input decoding"
 	// PhaseJS: the JS program: its opcodes and the natives it calls.
 	PhaseJS = "JS program"
-	// PhaseOutput: natives that encode or write the output
-	// (Javy.IO.writeSync, Javy.JSON.toStdout, ShopifyFunction.writeOutput,
-	// JSON.stringify, TextEncoder's encode).
+	// PhaseOutput: natives that write the output (Javy.IO.writeSync,
+	// Javy.JSON.toStdout, ShopifyFunction.writeOutput), and natives that
+	// encode (JSON.stringify, TextEncoder's encode) what is then written.
 	PhaseOutput = "output encoding"
 	// PhaseGC: the cycle collector (JS_RunGC on the Wasm stack), where the
 	// engine's functions are named; apportioned, as Wasm frames are.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/fileio"
 	"github.com/jsprof/jsprof/internal/printable"
+	"github.com/jsprof/jsprof/wasmcore"
 )
 
 // Profile is a jsprof profile read back: the pprof profile, what its
@@ -51,7 +52,10 @@ func ReadFile(path string) (*Profile, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	p, err := profile.ParseData(data)
-	if err != nil {
+	switch {
+	case err != nil && wasmcore.HasMagic(data):
+		return nil, fmt.Errorf("%s is a Wasm module, not a profile: profile it with jsprof run --report %s", path, path)
+	case err != nil:
 		return nil, fmt.Errorf("%s: not a pprof profile: %w", path, err)
 	}
 	jp, err := Read(p)

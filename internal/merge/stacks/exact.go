@@ -79,20 +79,25 @@ func ExactProfile(res *costs.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 	}
 	setup := opFrame(costs.CallSetup)
 	natives := make([]jsprofile.Frame, len(res.Natives))
+	undeclared := make([]bool, len(res.Natives))
 	for i, n := range res.Natives {
 		if n.Unidentified {
-			natives[i] = jsprofile.BucketFrame(jsprofile.BucketNative)
+			natives[i], undeclared[i] = jsprofile.BucketFrame(jsprofile.BucketNative), true
 		} else {
+			undeclared[i] = declaredNative(id, n.TableIndex, n.Magic) == ""
 			natives[i] = jsprofile.NativeFrame(nativeName(id, n.TableIndex, n.Magic), n.TableIndex, n.Magic)
 		}
 	}
-	// nativeOf is a native context's frame: the native's, or, for the
-	// unidentified native (a host function no function list declares),
-	// what its call site called when that can be read, else the bucket's.
+	// nativeOf is a native context's frame: the native's, or, for a
+	// native no function list declares (the unidentified native, or a
+	// table index the engine's lists do not name: a host function a Javy
+	// plugin registers, Javy.IO.readSync, through one C trampoline for
+	// all of them), what its call site called when that can be read, else
+	// native@table[N] or the bucket's.
 	callName := callNamer(id)
 	nativeOf := func(ctx int) jsprofile.Frame {
 		c := res.Contexts[ctx]
-		if res.Natives[c.Native].Unidentified && c.Parent >= 0 && c.HasCallSite && callName != nil {
+		if undeclared[c.Native] && c.Parent >= 0 && c.HasCallSite && callName != nil {
 			if p := res.Contexts[c.Parent]; !p.IsNative() {
 				if name := callName(res.Functions[p.Function], c.CallSite); name != "" {
 					return jsprofile.CalledNativeFrame(name)
@@ -199,7 +204,7 @@ func ExactProfile(res *costs.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 			prefix(i)
 		}
 		splits.chains(res.Contexts, links)
-		ph.contexts(res.Contexts, frames)
+		ph.contexts(res.Contexts, calledNames(res, frames, callName))
 		for i, c := range res.Contexts {
 			if c.IsNative() {
 				addNative(i, prefixes[i], frames[i], c.Calls, c.NativeInstructions)
@@ -228,6 +233,34 @@ func ExactProfile(res *costs.Results, meta jsprofile.Meta, ops OpcodeNamer, id I
 		}
 	}
 	return b.Profile()
+}
+
+// calledNames are what each context called, for its phase: a native
+// context's frame's name; a JS context's call site's callee, as the
+// source wrote it, when call sites are named (callName not nil), each
+// call site named once.
+func calledNames(res *costs.Results, frames []jsprofile.Frame, callName func(costs.FunctionCost, uint32) string) []string {
+	names := make([]string, len(res.Contexts))
+	type site struct {
+		fn int
+		pc uint32
+	}
+	seen := map[site]string{}
+	for i, c := range res.Contexts {
+		switch {
+		case c.IsNative():
+			names[i] = frames[i].Name
+		case callName != nil && c.Parent >= 0 && c.HasCallSite && !res.Contexts[c.Parent].IsNative():
+			at := site{res.Contexts[c.Parent].Function, c.CallSite}
+			name, ok := seen[at]
+			if !ok {
+				name = callName(res.Functions[at.fn], at.pc)
+				seen[at] = name
+			}
+			names[i] = name
+		}
+	}
+	return names
 }
 
 // stackCount is about how many stacks ExactProfile makes of res: one per

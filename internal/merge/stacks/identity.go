@@ -103,14 +103,21 @@ func (w withNatives) CallName(f costs.FunctionCost, pc uint32) string {
 // nativeName names a native through id when it names natives (WithNatives),
 // else, as when id has no name for it, by its table index: never a guess.
 func nativeName(id Identity, tableIndex uint32, magic int16) string {
+	if name := declaredNative(id, tableIndex, magic); name != "" {
+		return name
+	}
+	return fmt.Sprintf("native@table[%d]", tableIndex)
+}
+
+// declaredNative is id's name for the native, "" when it names none (no
+// function list of the engine declares it).
+func declaredNative(id Identity, tableIndex uint32, magic int16) string {
 	if n, ok := id.(interface {
 		NativeName(uint32, int16) string
 	}); ok {
-		if name := n.NativeName(tableIndex, magic); name != "" {
-			return name
-		}
+		return n.NativeName(tableIndex, magic)
 	}
-	return fmt.Sprintf("native@table[%d]", tableIndex)
+	return ""
 }
 
 // callNamer is id's way of naming what a call site called

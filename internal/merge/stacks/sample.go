@@ -80,6 +80,7 @@ type rawFrame struct {
 	entering bool                // JS: call setup of an activation not yet identified
 	index    uint32              // Wasm: function index; native: table index
 	pc       uint32              // JS: pc in the function's bytecode; native: its magic
+	callerPC uint32              // native: the pc of its JS caller's call (fn is the caller's), which names an undeclared one
 	name     uint32              // bucket: its name; Wasm: another module's function's name (0 for the profiled module's)
 	offset   uint64              // Wasm: code offset
 	fn       *costs.FunctionCost // JS: the function (identity fields)
@@ -397,7 +398,8 @@ func (s *Sampler) Add(weight uint64, wasm []costs.WasmFrame, js []costs.Activati
 		}
 		if w.Index == s.dispatch && next < len(js) {
 			if a := js[next]; a.Native && s.isNative(a, wasm[i+1:]) {
-				st = append(st, rawFrame{kind: rawNative, index: a.TableIndex, pc: uint32(uint16(a.Magic))})
+				fn, pc := jsCaller(st)
+				st = append(st, rawFrame{kind: rawNative, index: a.TableIndex, pc: uint32(uint16(a.Magic)), fn: fn, callerPC: pc})
 			} else {
 				st = append(st, jsRaw(a, st))
 			}
@@ -481,6 +483,24 @@ func jsRaw(a costs.Activation, st []rawFrame) rawFrame {
 		}
 	}
 	return rawFrame{kind: rawJS, fn: a.Function, pc: a.PC, entering: a.Entering}
+}
+
+// jsCaller is the JS frame that called what comes next on st, with the
+// pc of its call: the innermost activation's, if it is a JS function's
+// that has begun; nil for a native's (or none).
+func jsCaller(st []rawFrame) (*costs.FunctionCost, uint32) {
+	for i := len(st) - 1; i >= 0; i-- {
+		switch f := st[i]; f.kind {
+		case rawJS:
+			if f.entering {
+				return nil, 0
+			}
+			return f.fn, f.pc
+		case rawNative, rawCalled, rawBucket:
+			return nil, 0
+		}
+	}
+	return nil, 0
 }
 
 // Total is the sum of the samples' weights so far.
@@ -598,6 +618,13 @@ func (s *Sampler) frames(f rawFrame, id Identity) []jsprofile.Frame {
 		return []jsprofile.Frame{jsprofile.WasmFrame(f.index, s.wasmName(f.index), "", 0, f.offset)}
 	case rawNative:
 		magic := int16(uint16(f.pc))
+		// One no function list declares is named by its call site, as
+		// exact mode names it (ExactProfile's nativeOf).
+		if declaredNative(id, f.index, magic) == "" && f.fn != nil {
+			if name := forwardCallName(id, *f.fn, f.callerPC); name != "" {
+				return []jsprofile.Frame{jsprofile.CalledNativeFrame(name)}
+			}
+		}
 		return []jsprofile.Frame{jsprofile.NativeFrame(nativeName(id, f.index, magic), f.index, magic)}
 	case rawBucket:
 		return []jsprofile.Frame{jsprofile.BucketFrame(s.names[f.name])}

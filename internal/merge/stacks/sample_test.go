@@ -256,3 +256,42 @@ func TestSamplerUnreadCodeKeepsTheProfile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int64{"_start;bytecode@0x2000;wasm-function[9]": 25}, collapsed(t, p))
 }
+
+// TestSamplerNamesUndeclaredNativesByCallSite: a native no function list
+// declares is named after what its JS caller's call site called, as in
+// exact mode (TestUndeclaredNativesNamedByCallSite), so that the two
+// modes name it alike; a declared one keeps its name, and one called by a
+// native keeps native@table[N].
+func TestSamplerNamesUndeclaredNativesByCallSite(t *testing.T) {
+	r := newRecursion()
+	const cfunc = 10
+	s := NewSampler(testDispatch, nil, OpcodeNamer{"op_a", "op_b", "op_c", "op_d"})
+	s.SetNatives(cfunc, nil)
+	native := func(index uint32) costs.Activation { return costs.Activation{Native: true, TableIndex: index} }
+	add := func(weight uint64, pc uint32, natives ...costs.Activation) {
+		wasm := []costs.WasmFrame{{Foreign: "_start"}, {Index: testDispatch, Offset: 100}}
+		js := []costs.Activation{{Function: r.fib, PC: pc}}
+		for _, n := range natives {
+			wasm = append(wasm, costs.WasmFrame{Index: testHelper, Offset: 200}, costs.WasmFrame{Index: testDispatch, Offset: 150}, costs.WasmFrame{Index: cfunc, Offset: 400})
+			js = append(js, n)
+		}
+		s.Add(weight, wasm, js)
+	}
+	add(10, 2, native(312))            // called at pc 2: readSync
+	add(20, 6, native(312))            // called at pc 6: writeSync
+	add(30, 5, native(7))              // declared
+	add(40, 6, native(7), native(312)) // called by a native
+	id := calling{natives{7: "JSON.parse"}, map[uint32]string{2: "Javy.IO.readSync", 5: "parse", 6: "Javy.IO.writeSync"}}
+	p, err := s.Profile(jsprofile.Meta{}, id)
+	require.NoError(t, err)
+	leaves := map[string]int64{}
+	for _, smp := range p.Sample {
+		for _, loc := range smp.Location {
+			if f := loc.Line[0].Function; strings.HasPrefix(f.SystemName, "native:") {
+				leaves[f.Name] += smp.Value[0]
+				break
+			}
+		}
+	}
+	assert.Equal(t, map[string]int64{"Javy.IO.readSync": 10, "Javy.IO.writeSync": 20, "JSON.parse": 30, "native@table[312]": 40}, leaves)
+}

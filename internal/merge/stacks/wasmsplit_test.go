@@ -159,7 +159,7 @@ func TestExactProfilePhases(t *testing.T) {
 	}
 	res.TotalInstructions = 90 + 30 + 12 + 6
 	names := WasmNames{Extra: map[uint32]string{0: "main", 2: "JS_ReadObject", 3: "js_std_loop", 4: gcFunction}}
-	p, err := ExactProfile(res, jsprofile.Meta{}, OpcodeNamer{"", "one", "two", "call"}, natives{7: "JSON.parse"}, names)
+	p, err := ExactProfile(res, jsprofile.Meta{}, OpcodeNamer{"", "one", "two", "call"}, natives{7: "Javy.JSON.fromStdin"}, names)
 	require.NoError(t, err)
 	phases := map[string]int64{}
 	for _, s := range p.Sample {
@@ -174,7 +174,7 @@ func TestExactProfilePhases(t *testing.T) {
 	}, phases)
 	got := stacksOf(t, p)
 	assert.Equal(t, int64(50), got["phase: engine start-up;(outside JS);main;JS_ReadObject"])
-	assert.Equal(t, int64(6), got["phase: input decoding;bytecode@0x100;op:call;JSON.parse;bytecode@0x200;op:one"])
+	assert.Equal(t, int64(6), got["phase: input decoding;bytecode@0x100;op:call;Javy.JSON.fromStdin;bytecode@0x200;op:one"])
 }
 
 // natives names natives by table index, functions by address.

@@ -2,7 +2,8 @@
 // nothing (a static Javy module), a Javy plugin (a dynamic module), or a
 // Shopify Functions provider with its I/O, among the --plugin files and
 // folders of providers (function-runner's providers/ layout); and reads
-// the module and plugin files it is given (ReadModule, LoadPlugin).
+// the module and plugin files it is given (ReadModule, LoadPlugin), each
+// --plugin path checked first, whatever the module links (CheckPlugins).
 //
 // It owns which file answers which import, and refuses a module that
 // imports jsprof's own instrumentation names. How a plugin is run

@@ -3,10 +3,13 @@ package link
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/fileio"
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/runner"
@@ -130,6 +133,44 @@ func linkProvider(main *wasmcore.Module, p shopify.Provider, paths []string) (Li
 		errs = append(errs, err.Error())
 	}
 	return Linking{}, errors.New(strings.Join(errs, "; "))
+}
+
+// pluginTakes says what --plugin takes, after an error of what it was
+// given.
+const pluginTakes = "--plugin takes the .wasm of the Javy plugin or Shopify provider the module imports, or a folder of providers"
+
+// CheckPlugins checks the --plugin paths before anything is read or run,
+// whatever the module links: each must be a folder (of providers) or a
+// Wasm module. A missing path, or a file of anything else (the program's
+// JS given for its plugin), is an error naming it and what --plugin
+// takes, not a plugin left unused in silence.
+func CheckPlugins(paths []string) error {
+	for _, path := range paths {
+		st, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("--plugin %s: no such file or directory; %s", path, pluginTakes)
+		case err != nil:
+			return fmt.Errorf("--plugin %w", err)
+		case st.IsDir():
+			continue
+		}
+		f, err := fileio.OpenRegular(path)
+		if err != nil {
+			return fmt.Errorf("--plugin %w", err)
+		}
+		head := make([]byte, 4)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		switch {
+		case wasmcore.HasMagic(head[:n]):
+		case javy.IsSourceFile(path):
+			return fmt.Errorf("--plugin %s is JavaScript, not a plugin: %s (the JS goes to jsprof build --plugin PLUGIN.wasm %s)", path, pluginTakes, path)
+		default:
+			return fmt.Errorf("--plugin %s is not a Wasm module: %s", path, pluginTakes)
+		}
+	}
+	return nil
 }
 
 func exists(path string) bool {

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -218,7 +219,10 @@ type htmlDetail struct {
 // hotSpots are what the page's first screen names: the costliest line,
 // JS function, opcode and native.
 type hotSpots struct {
-	Line     *report.LineStats
+	Line *report.LineStats
+	// Through is the outermost line Line was found under (hottestLine):
+	// the entry line that runs nearly everything; "" when none.
+	Through  string
 	LineText string // the line's source, when given
 	LineID   string // the line's id in the source view
 	Function *report.FunctionStats
@@ -439,15 +443,33 @@ func isNativeFunction(f report.FunctionStats) bool {
 	return f.Kind == report.FunctionNative || strings.HasSuffix(f.Name, report.NativeSuffix)
 }
 
+// hottestLine is the line the first screen names: the costliest by total
+// (lines come sorted so), past each line that passes nearly all of its
+// cost (90%) on to the next, a line of another function: the entry line
+// (run(userFunction?.default), which every Shopify Function has, runs
+// 99% of the run) says nothing of where the cost goes. through is the
+// first line passed, "" when none was.
+func hottestLine(lines []report.LineStats) (hot *report.LineStats, through string) {
+	i := slices.IndexFunc(lines, func(l report.LineStats) bool { return l.TotalWasmInstructions > 0 })
+	if i < 0 {
+		return nil, ""
+	}
+	for ; i+1 < len(lines); i++ {
+		cur, next := &lines[i], &lines[i+1]
+		if next.TotalWasmInstructions < cur.TotalWasmInstructions/10*9 || (next.Function == cur.Function && next.File == cur.File) {
+			break
+		}
+		if through == "" {
+			through = cur.Label()
+		}
+	}
+	return &lines[i], through
+}
+
 // hottest finds the hot spots of the first screen.
 func hottest(d *report.Tables, natives []NativeCost, sources []sourceView) hotSpots {
 	var h hotSpots
-	for i := range d.Lines {
-		if d.Lines[i].TotalWasmInstructions > 0 { // by total: lines come sorted so
-			h.Line = &d.Lines[i]
-			break
-		}
-	}
+	h.Line, h.Through = hottestLine(d.Lines)
 	if h.Line != nil {
 		for _, v := range sources {
 			if v.File != h.Line.File {
