@@ -97,6 +97,12 @@ func plainName(name, file string, line int) string {
 	return name
 }
 
+// maxPairs bounds the pairs of one name and file matchMoved weighs after
+// the functions that kept their line and shape: beyond it (an edit that
+// moved thousands of closures of a bundle), those left are matched at
+// their first line, or not at all.
+const maxPairs = 100_000
+
 // minShape is how alike two functions' shapes (the opcodes they ran) must
 // be to match them when their name and file leave a choice.
 const minShape = 0.5
@@ -143,15 +149,42 @@ func matchMoved(fns map[string]*Function, order []string, shapes [2]map[string]m
 		if len(g.base) == 0 || len(g.new) == 0 {
 			continue
 		}
+		used := map[string]bool{}
+		match := func(b, n string) {
+			used[b], used[n] = true, true
+			gone[n] = fold(fns[b], fns[n])
+		}
+		left := func(keys []string) []string {
+			return slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return used[k] })
+		}
+		// What did not move and kept its shape, without pairing every
+		// function with every other (a bundle has thousands of closures).
+		atLine := map[int][]string{}
+		for _, n := range g.new {
+			atLine[fns[n].Line] = append(atLine[fns[n].Line], n)
+		}
+		sameLine := func(like float64) {
+			for _, b := range left(g.base) {
+				for _, n := range atLine[fns[b].Line] {
+					if !used[n] && alike(shapes[0][b], shapes[1][n]) >= like {
+						match(b, n)
+						break
+					}
+				}
+			}
+		}
+		sameLine(minShape)
 		type pair struct {
 			b, n  string
 			alike float64
 			dist  int
 		}
 		var pairs []pair
-		for _, b := range g.base {
-			for _, n := range g.new {
-				pairs = append(pairs, pair{b, n, alike(shapes[0][b], shapes[1][n]), abs(fns[n].Line - fns[b].Line)})
+		if lb, ln := left(g.base), left(g.new); len(lb)*len(ln) <= maxPairs {
+			for _, b := range lb {
+				for _, n := range ln {
+					pairs = append(pairs, pair{b, n, alike(shapes[0][b], shapes[1][n]), abs(fns[n].Line - fns[b].Line)})
+				}
 			}
 		}
 		sort.SliceStable(pairs, func(i, j int) bool {
@@ -160,25 +193,15 @@ func matchMoved(fns map[string]*Function, order []string, shapes [2]map[string]m
 			}
 			return pairs[i].dist < pairs[j].dist
 		})
-		used := map[string]bool{}
-		for _, pass := range []func(p pair) bool{
-			func(p pair) bool { return p.dist == 0 && p.alike >= minShape },
-			func(p pair) bool { return p.alike >= minShape },
-			func(p pair) bool { return p.dist == 0 },
-		} {
-			for _, p := range pairs {
-				if !used[p.b] && !used[p.n] && pass(p) {
-					used[p.b], used[p.n] = true, true
-					gone[p.n] = fold(fns[p.b], fns[p.n])
-				}
+		for _, p := range pairs {
+			if !used[p.b] && !used[p.n] && p.alike >= minShape {
+				match(p.b, p.n)
 			}
 		}
+		sameLine(0)
 		// One of each left: the same function, however it changed.
-		left := func(keys []string) []string {
-			return slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return used[k] })
-		}
 		if b, n := left(g.base), left(g.new); len(b) == 1 && len(n) == 1 {
-			gone[n[0]] = fold(fns[b[0]], fns[n[0]])
+			match(b[0], n[0])
 		}
 	}
 	kept := order[:0]

@@ -111,3 +111,24 @@ func TestChanged(t *testing.T) {
 		})
 	}
 }
+
+// TestMatchMovedMany: a bundle's thousands of closures of one name are
+// matched at their line without weighing every pair; past maxPairs, those
+// that moved stay apart rather than cost pairs² work.
+func TestMatchMovedMany(t *testing.T) {
+	t.Parallel()
+	const n = 2000 // n² pairs: 40 × maxPairs
+	var base, kept, moved []report.FunctionStats
+	for i := range n {
+		base = append(base, fn("<anonymous>", 10+2*i, 5, "add"))
+		kept = append(kept, fn("<anonymous>", 10+2*i, 6, "add"))
+		moved = append(moved, fn("<anonymous>", 11+2*i, 6, "add"))
+	}
+	df := New(&report.Tables{Mode: jsprofile.ModeExact, Functions: base}, &report.Tables{Mode: jsprofile.ModeExact, Functions: kept}, "b", "n")
+	require.Len(t, df.Functions, n, "each matched at its line")
+	for _, f := range df.Functions {
+		require.Empty(t, f.Only)
+	}
+	df = New(&report.Tables{Mode: jsprofile.ModeExact, Functions: base}, &report.Tables{Mode: jsprofile.ModeExact, Functions: moved}, "b", "n")
+	assert.Len(t, df.Functions, 2*n, "moved, past maxPairs: apart")
+}
