@@ -13,6 +13,7 @@ import (
 	"github.com/jsprof/jsprof/internal/compare"
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/view/diff"
+	"github.com/jsprof/jsprof/internal/view/htmlview"
 )
 
 const compareSynopsis = `jsprof compare --plugin BASE.wasm --plugin NEW.wasm [flags] index.js [-- guest args...]
@@ -71,7 +72,7 @@ func compareWith(ctx context.Context, args []string, io stdio, run compare.Runne
 	if err != nil {
 		return fail(io, cli.ExitUsage, err)
 	}
-	if err := checkDiffBy(*by); err != nil {
+	if err := diff.CheckView(*by); err != nil {
 		return fail(io, cli.ExitUsage, fmt.Errorf("compare: %w", err))
 	}
 	cost, err := readCost()
@@ -93,7 +94,14 @@ func compareWith(ctx context.Context, args []string, io stdio, run compare.Runne
 		names = [2]string{plugins[0], plugins[1]}
 	}
 	df := diff.New(sides[0].Done.Outcome.Tables, sides[1].Done.Outcome.Tables, names[0], names[1])
-	if err := writeDiff(io.files, io.out, df, f, *by, *top, *htmlPath, nil); err != nil {
+	var flame *htmlview.Flame
+	if *htmlPath != "" {
+		profs, err := compare.Profiles(sides)
+		if warn(io, err); err == nil {
+			flame = htmlview.NewFlameDiff(profs[0], profs[1], htmlview.FlameOptions{})
+		}
+	}
+	if err := writeDiff(io.files, io.out, df, f, *by, *top, *htmlPath, flame); err != nil {
 		return fail(io, cli.ExitFailure, err)
 	}
 	// The diff's counts mean nothing without their cost model, and its

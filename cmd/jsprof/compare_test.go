@@ -142,7 +142,7 @@ func TestCompareBehaviour(t *testing.T) {
 			assert.Equal(t, tt.code, code)
 			assert.Equal(t, tt.stderr, errOut.String())
 			assert.True(t, strings.HasPrefix(out.String(), "kind,name,"), "the diff is printed however the engines behaved:\n%s", out.String())
-			assert.Contains(t, out.String(), "\ntotal,total,,,,,,21893,21893,229990,229991,16250072,15308342,-941730,,\n")
+			assert.Contains(t, out.String(), "\ntotal,total,,,,,,21893,21893,229990,229991,16250072,15308342,-941730,,,,,\n")
 		})
 	}
 }
@@ -163,7 +163,7 @@ func TestCompareCommandErrors(t *testing.T) {
 		{"guest args without --", []string{"--plugin", "a.wasm", "--plugin", "b.wasm", src, "arg"}, cli.ExitUsage, "guest arguments go after --", false},
 		{"missing plugin", []string{"--plugin", "nope.wasm", "--plugin", "b.wasm", src}, cli.ExitFailure, "nope.wasm", false},
 		{"missing JS", []string{"--plugin", "a.wasm", "--plugin", "b.wasm", "nope.js"}, cli.ExitFailure, "nope.js", false},
-		{"bad view", []string{"--by", "line", "--plugin", "a.wasm", "--plugin", "b.wasm", src}, cli.ExitUsage, "compare: --by line: want opcode or wasm", false},
+		{"bad view", []string{"--by", "lines", "--plugin", "a.wasm", "--plugin", "b.wasm", src}, cli.ExitUsage, "compare: --by lines: want opcode, function, line or wasm", false},
 		{"syntax error", nil, cli.ExitFailure, "broken.js (with ", true},
 	}
 	for _, tt := range tests {

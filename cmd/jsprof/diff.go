@@ -17,24 +17,26 @@ import (
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
-const diffSynopsis = `jsprof diff [--csv|--json] [--by opcode|function|wasm] [--top N] [--html FILE] [--fail-over PCT] BASE.pb.gz NEW.pb.gz
+const diffSynopsis = `jsprof diff [--csv|--json] [--by opcode|function|line|wasm] [--top N] [--html FILE] [--fail-over PCT [--fail-floor N]] BASE.pb.gz NEW.pb.gz
 
-Compares two profiles of the same JS, typically on two engine releases.
-Opcodes are aligned by name (their numbering differs between releases),
-JS functions by name, file and first line. Prints the totals, a paragraph
-on where the cost moved, then per opcode the executions and instructions
-per execution in each and the change, opcodes that ran in only one engine,
-and per JS function the change. --by wasm compares the engines' Wasm
-functions instead, aligned by name: self instructions in each, the change
-and the ratio (profiles with Wasm frames). CSV and JSON carry exact counts. --html
-writes a page with the same, and the new profile's flame graph coloured
-by the change from the base.
+Compares two profiles of one JS program, on two engines or of two builds,
+and says what changed (the engine, the program, or neither: the engine
+code and program bytecode each profile records). Opcodes are aligned by
+name, JS functions by name, file and first line, or, moved by an edit, by
+name, file and the opcodes they ran (fn (index.js:49→51)). Prints the
+totals, what changed and where the cost moved, the opcodes and the JS
+functions. --by function: each function's self and total instructions;
+--by line: JS lines, a moved function's aligned; --by wasm: the engines'
+Wasm functions. CSV and JSON carry exact counts. --html writes a page with
+the same and the new profile's flame graph coloured by the change.
 
---fail-over PCT (5, 5%, 0.5%) makes a CI gate of it: jsprof diff exits 1,
-naming what rose, when the total rose by PCT or more (0: by anything),
-or, with --by function (the opcode view's tables), any JS or native
-function in both profiles whose total (with what it called) did; and
-when either profile's run did not complete (a limit, a timeout, a trap).
+--fail-over PCT (5, 5%, 0.5%) exits 1, naming what rose, when the total
+rose by PCT percent of its base or more (0: by anything); with --by
+function, also when a function in both profiles has a total (itself and
+what it called: the table's total change and %) that rose by PCT percent
+and by --fail-floor Wasm instructions or more; and when either run did
+not complete (a limit, a timeout, a trap). Percentages are compared as
+the tables print them, to one decimal (docs/compare.md).
 
 For pprof's own view of the change: go tool pprof -diff_base BASE.pb.gz NEW.pb.gz`
 
@@ -44,7 +46,8 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	by := diffByFlag(fs)
 	htmlPath := fs.String("html", "", "also write an HTML report of the change to `file` (self-contained, no network)")
 	sourceMap := fs.String("source-map", "", "name both profiles' JS positions after the source map `file`, checked against the JS their modules carry (found beside each profile); profiles jsprof run named after a map already are kept")
-	failOver := fs.String("fail-over", "", "exit 1 when the total (with --by function, any function's total) rose by `PCT` percent or more")
+	failOver := fs.String("fail-over", "", "exit 1 when the total (with --by function, any function's total) rose by `PCT` percent of its base or more")
+	floor := fs.Uint64("fail-floor", diff.DefaultFloor, "with --by function --fail-over, ignore a function whose total rose by fewer than `N` Wasm instructions")
 	files, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
@@ -56,14 +59,10 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 	if err != nil {
 		return fail(io, cli.ExitUsage, err)
 	}
-	gateFunctions := *by == report.ByFunction
-	if gateFunctions {
-		*by = report.ByOpcode // its tables hold the functions
+	if err := diff.CheckView(*by); err != nil {
+		return fail(io, cli.ExitUsage, fmt.Errorf("diff: %w", err))
 	}
-	if err := checkDiffBy(*by); err != nil {
-		return fail(io, cli.ExitUsage, fmt.Errorf("diff: %w (or function)", err))
-	}
-	gate, err := diff.ParseGate(*failOver, cli.Given(fs, "fail-over"), gateFunctions)
+	gate, err := diff.ParseGate(*failOver, cli.Given(fs, "fail-over"), *by == report.ByFunction, *floor)
 	if err != nil {
 		return fail(io, cli.ExitUsage, fmt.Errorf("diff: %w", err))
 	}
@@ -101,15 +100,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 
 // diffByFlag adds --by to diff and compare.
 func diffByFlag(fs *flag.FlagSet) *string {
-	return fs.String("by", report.ByOpcode, "the view: `opcode` (the opcodes, JS functions and buckets) or wasm (the engines' Wasm functions, aligned by name)")
-}
-
-// checkDiffBy checks diff's and compare's --by.
-func checkDiffBy(by string) error {
-	if by != report.ByOpcode && by != report.ByWasm {
-		return fmt.Errorf("--by %s: want %s or %s", by, report.ByOpcode, report.ByWasm)
-	}
-	return nil
+	return fs.String("by", report.ByOpcode, "the view: `opcode` (the opcodes, JS functions and buckets), function (each function's self and total instructions: what --fail-over gates), line (JS lines, moved ones aligned) or wasm (the engines' Wasm functions, aligned by name)")
 }
 
 // writeDiff writes the diff's view by in format f on w, and as HTML to

@@ -63,7 +63,8 @@ func TestDiffCommandErrors(t *testing.T) {
 		{"missing new", []string{base, missing}, cli.ExitFailure, "nope.pb.gz"},
 		{"csv and json", []string{"--csv", "--json", base, base}, cli.ExitUsage, "choose one"},
 		{"bad top", []string{"--top", "-5", base, base}, cli.ExitUsage, "--top -5"},
-		{"bad view", []string{"--by", "line", base, base}, cli.ExitUsage, "diff: --by line: want opcode or wasm"},
+		{"bad view", []string{"--by", "lines", base, base}, cli.ExitUsage, "diff: --by lines: want opcode, function, line or wasm"},
+		{"bad floor", []string{"--fail-over", "5", "--fail-floor", "-1", base, base}, cli.ExitUsage, "--fail-floor"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,12 +75,14 @@ func TestDiffCommandErrors(t *testing.T) {
 	}
 }
 
-// TestDiffHTMLSavedProfiles: jsprof compare --out-dir keeps both runs'
-// profiles, each with its Wasm frames (the second run's meter once got the
-// first's listeners from wazero's shared compilation cache, and its
-// profile none), and jsprof diff --html of them matches the flame graphs
-// as the in-memory diff does (TestHTMLCartDiff): at least 90% of each
-// run's nodes are found in the other.
+// TestDiffHTMLSavedProfiles: jsprof compare names the functions after
+// the user's JS, says the engine changed, draws on its --html page the
+// flame graphs diff --html draws of its profiles, and keeps (--out-dir)
+// both runs' profiles, each with its Wasm frames (the second run's meter
+// once got the first's listeners from wazero's shared compilation cache,
+// and its profile none); jsprof diff --html of them matches the flame
+// graphs as the in-memory diff does (TestHTMLCartDiff): at least 90% of
+// each run's nodes are found in the other.
 func TestDiffHTMLSavedProfiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and profiles programs on two engines")
@@ -106,8 +109,15 @@ func TestDiffHTMLSavedProfiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			got := jsprof(t, "", append([]string{"compare", "--out-dir", dir, "--plugin", tt.base(t), "--plugin", tt.new(t)}, tt.args...)...)
+			comparePage := filepath.Join(t.TempDir(), "compare.html")
+			got := jsprof(t, "", append([]string{"compare", "--out-dir", dir, "--html", comparePage, "--plugin", tt.base(t), "--plugin", tt.new(t)}, tt.args...)...)
 			require.Equal(t, 0, got.code, got.stderr)
+			// compare names the functions after the user's JS, not the
+			// name Javy compiles it as, and says the engine changed.
+			js := filepath.Base(tt.args[len(tt.args)-1])
+			assert.Contains(t, got.stdout, "("+js+":")
+			assert.NotContains(t, got.stdout, "function.mjs")
+			assert.Contains(t, strings.Join(strings.Fields(got.stdout), " "), "The engine changed (code sha256 ")
 			profiles := []string{filepath.Join(dir, "base.pb.gz"), filepath.Join(dir, "new.pb.gz")}
 			for _, p := range profiles {
 				jp, err := jsprofile.ReadFile(p)
@@ -121,6 +131,9 @@ func TestDiffHTMLSavedProfiles(t *testing.T) {
 			t.Logf("%d nodes: of new's %d, %d in the base; of the base's %d, %d in new", m.nodes, m.inNew, m.found, m.inBase, m.kept)
 			assert.GreaterOrEqual(t, float64(m.found), 0.9*float64(m.inNew), "new's stacks are found in the base")
 			assert.GreaterOrEqual(t, float64(m.kept), 0.9*float64(m.inBase), "and the base's in new")
+			// compare --html draws the same flame graphs as diff --html of
+			// its profiles.
+			assert.Equal(t, m, flameMatches(t, readFileText(t, comparePage)), "compare's page")
 		})
 	}
 }

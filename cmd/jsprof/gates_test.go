@@ -58,11 +58,12 @@ func TestFailOverLimit(t *testing.T) {
 
 // TestDiffFailOver: diff --fail-over PCT exits 1, naming what rose, when
 // the total rose by PCT or more, and 0 when it fell or rose less; with
-// --by function, a function's total rising is enough.
+// --by function, a function's total rising is enough, by --fail-floor
+// instructions or more (default 10000): fibLoop's +165 is under it.
 func TestDiffFailOver(t *testing.T) {
 	t.Parallel()
-	// fib on two engines: base → new fell 5.8%, new → base rose 6.15%; fib
-	// itself rose 13.7% from new to base.
+	// fib on two engines: base → new fell 5.8%, new → base rose 6.2%; fib
+	// itself rose 13.7% from new to base, fibLoop 8.7% (+165) the other way.
 	base, new := fixtureProfile("fib-base.pb.gz"), fixtureProfile("fib-new.pb.gz")
 	tests := []struct {
 		name string
@@ -71,14 +72,20 @@ func TestDiffFailOver(t *testing.T) {
 		want []string
 	}{
 		{"rose 6% against 5%", []string{"--fail-over", "5%", new, base}, cli.ExitFailure,
-			[]string{"jsprof: diff: the total rose by 6.15% (15.31M → 16.25M Wasm instructions): --fail-over 5%"}},
+			[]string{"jsprof: diff: the total rose by 6.2% of its base, 15.31M → 16.25M Wasm instructions (+941.7k): over --fail-over 5%\n"}},
 		{"fell", []string{"--fail-over", "5%", base, new}, 0, nil},
 		{"fell, any rise", []string{"--fail-over", "0", base, new}, 0, nil},
 		{"rose 6% against 7", []string{"--fail-over", "7", new, base}, 0, nil},
+		{"rose 6.15% against 6.2: as the table prints it", []string{"--fail-over", "6.2", new, base}, cli.ExitFailure, []string{"the total rose by 6.2%"}},
+		{"rose 6.15% against 6.25", []string{"--fail-over", "6.25", new, base}, 0, nil},
 		{"a function rose 14% against 7", []string{"--by", "function", "--fail-over", "7", new, base}, cli.ExitFailure,
-			[]string{"jsprof: diff: fib (function.mjs:1) rose by 13.7% (12.02M → 13.66M Wasm instructions): --fail-over 7"}},
-		{"functions, when the total fell", []string{"--by", "function", "--fail-over", "0", base, new}, cli.ExitFailure,
-			[]string{"fibLoop (function.mjs:7) rose by 8.65%"}},
+			[]string{"jsprof: diff: fib (function.mjs:1): its total (with what it called) rose by 13.7% of its base, 12.02M → 13.66M Wasm instructions (+1.64M): over --fail-over 7 and --fail-floor 10000\n"}},
+		{"functions, when the total fell: under the floor", []string{"--by", "function", "--fail-over", "0", base, new}, 0, nil},
+		{"functions, when the total fell: no floor", []string{"--by", "function", "--fail-over", "0", "--fail-floor", "0", base, new}, cli.ExitFailure,
+			[]string{"fibLoop (function.mjs:7): its total (with what it called) rose by 8.7% of its base, 1907 → 2072 Wasm instructions (+165): over --fail-over 0 and --fail-floor 0"}},
+		{"functions, when the total fell: a floor of the rise", []string{"--by", "function", "--fail-over", "0", "--fail-floor", "165", base, new}, cli.ExitFailure,
+			[]string{"fibLoop (function.mjs:7)"}},
+		{"functions, when the total fell: a floor over the rise", []string{"--by", "function", "--fail-over", "0", "--fail-floor", "166", base, new}, 0, nil},
 		{"unchanged", []string{"--by", "function", "--fail-over", "0", base, base}, 0, nil},
 	}
 	for _, tt := range tests {

@@ -271,7 +271,7 @@ func TestCompareTimeout(t *testing.T) {
 	assert.Equal(t, cli.ExitFailure, got.code, got.stderr)
 	lines := strings.Split(strings.TrimSpace(got.stderr), "\n")
 	assert.Equal(t, "jsprof: compare: both guests were stopped after --timeout 300ms: the profiles cover part of a run", lines[len(lines)-1])
-	assert.Contains(t, got.stdout, "<eval> (function.mjs:1)", "named, not by address")
+	assert.Contains(t, got.stdout, "<eval> (forever.js:1)", "named, not by address, after the user's file")
 	assert.NotContains(t, got.stdout, "no JS function is in both profiles")
 	// Each guest ran its loop for a good part of the 300 ms (about 10^9
 	// instructions a second), not what compiling left of them.

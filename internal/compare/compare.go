@@ -118,8 +118,10 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		// A Shopify Function is linked with its provider, the plugin it
 		// was built against, as jsprof run links it.
 		s.Done, err = run(ctx, profiler.Job{Module: s.Module, Plugins: []string{s.PluginPath},
-			Guest:       runner.Options{Name: s.Label + ".wasm", Args: c.Args, Stdin: bytes.NewReader(stdin), Stdout: &s.Stdout, Stderr: c.Stderr, Cache: cache},
-			Profile:     profiler.Options{Mode: profiler.Exact, Cost: c.Cost, Warn: c.Warn, SourceMap: smap, GeneratedText: src},
+			Guest: runner.Options{Name: s.Label + ".wasm", Args: c.Args, Stdin: bytes.NewReader(stdin), Stdout: &s.Stdout, Stderr: c.Stderr, Cache: cache},
+			// Named after the user's file, as jsprof build names a module's.
+			Profile: profiler.Options{Mode: profiler.Exact, Cost: c.Cost, Warn: c.Warn, SourceMap: smap, GeneratedText: src,
+				Source: filepath.Base(c.SourcePath)},
 			NeedProfile: true, Timeout: c.Timeout, Cache: c.Cache,
 			Hooks: profiler.Hooks{OutputError: c.Warn},
 		})
@@ -276,4 +278,18 @@ func LineCount(b []byte) string {
 		return "1 line"
 	}
 	return fmt.Sprintf("%d lines", n)
+}
+
+// Profiles are both sides' profiles, as jsprof diff reads saved ones
+// (their flame graphs: jsprof compare --html).
+func Profiles(sides [2]*Side) ([2]*jsprofile.Profile, error) {
+	var out [2]*jsprofile.Profile
+	for i, s := range sides {
+		p, err := jsprofile.Read(s.Done.Outcome.Profile)
+		if err != nil {
+			return out, fmt.Errorf("the %s profile: %w", s.Label, err)
+		}
+		out[i] = p
+	}
+	return out, nil
 }

@@ -5,6 +5,10 @@
 // kept in --out-dir. It reads the JS, its source map (sourcemap.FindMap)
 // and the guests' input before anything is built.
 //
+// Both profiles name the program's functions after the JS file
+// (profiler.Options.Source), not the name Javy compiles every program as;
+// Profiles hands them on for the HTML page's flame graphs.
+//
 // It also says how the two runs differ in what they did, not what they
 // cost: which one --timeout stopped (TimedOut), how their outputs and
 // exit codes differ (Mismatch), and an output's length (LineCount).

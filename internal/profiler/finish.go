@@ -14,6 +14,7 @@ import (
 	"github.com/jsprof/jsprof/internal/measure/costs"
 	"github.com/jsprof/jsprof/internal/measure/meter"
 	"github.com/jsprof/jsprof/internal/merge/stacks"
+	"github.com/jsprof/jsprof/internal/name/bytecode"
 	"github.com/jsprof/jsprof/internal/name/naming"
 	"github.com/jsprof/jsprof/internal/name/sourcemap"
 	"github.com/jsprof/jsprof/internal/name/throw"
@@ -247,6 +248,7 @@ func (s *Session) meta(run Run) jsprofile.Meta {
 	}
 	if s.analysis != nil {
 		m.Engine = s.engineInfo()
+		m.Engine.Code, m.Program = bytecode.Identities(s.engine, s.program, s.programReport)
 		for _, u := range s.analysis.Engine.UncertainOpcodes {
 			m.UncertainOpcodes = append(m.UncertainOpcodes, u.Opcode)
 		}

@@ -2,6 +2,7 @@ package jsprofile
 
 import (
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -225,6 +226,11 @@ type EngineInfo struct {
 	// OpcodeNamesSource says where opcode names came from (dispatch.Names*);
 	// "" when opcodes are named by number.
 	OpcodeNamesSource string `json:"opcode_names_source"`
+	// Code is the SHA-256, in hex, of the engine's code (the function
+	// bodies of the module that holds the interpreter: the plugin or
+	// provider of a dynamic module, the module itself when static), the
+	// same whatever JS a build carries; "" in profiles of earlier jsprof.
+	Code string `json:"code_sha256,omitempty"`
 }
 
 // Meta is what a profile says about its run, in its jsprof.* comments.
@@ -274,6 +280,11 @@ type Meta struct {
 	// and line are not to be trusted (docs/profile-format.md).
 	Checked       int
 	CheckFailures []CheckFailure
+	// Program is the SHA-256, in hex, of the program's serialized
+	// bytecode (the data segment a Javy module carries it in): two builds
+	// of one JS by one engine have the same; "" when the module carries
+	// none, or in profiles of earlier jsprof.
+	Program string
 }
 
 // CheckFailure is a function whose measurement the engine's data
@@ -281,6 +292,21 @@ type Meta struct {
 type CheckFailure struct {
 	Function string `json:"function"`
 	Why      string `json:"why"`
+}
+
+// IsSHA256 says whether s is a SHA-256 in lower-case hex, as Meta's
+// identities are written; a profile's other values of them are dropped
+// when it is read.
+func IsSHA256(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // WasmApportioned says whether the Wasm frames' values are apportioned
@@ -392,6 +418,8 @@ const (
 	commentEngineFamily     = "jsprof.engine.family"
 	commentEngineReleases   = "jsprof.engine.releases"
 	commentOpcodeNames      = "jsprof.engine.opcode_names_source"
+	commentEngineCode       = "jsprof.engine.code_sha256"
+	commentProgram          = "jsprof.program.bytecode_sha256"
 	commentUncertainOpcodes = "jsprof.engine.uncertain_opcodes"
 	commentModule           = "jsprof.module"
 	commentExitCode         = "jsprof.exit_code"
@@ -430,6 +458,12 @@ func (m Meta) comments() []string {
 	}
 	if m.Module != "" {
 		c = append(c, commentModule+"="+oneLine(m.Module))
+	}
+	if IsSHA256(m.Engine.Code) {
+		c = append(c, commentEngineCode+"="+m.Engine.Code)
+	}
+	if IsSHA256(m.Program) {
+		c = append(c, commentProgram+"="+m.Program)
 	}
 	if m.ExitCode != nil {
 		c = append(c, fmt.Sprintf("%s=%d", commentExitCode, *m.ExitCode))

@@ -2,6 +2,7 @@ package jsprofile
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -170,4 +171,47 @@ func TestBuilderRejectsUnknownKinds(t *testing.T) {
 	b.Add([]Frame{JSFrame("f", "index.js", 1, 2, 0x1000, 4), OpcodeFrame("op:?", -1)}, 5, 0, 0)
 	_, err := b.Profile()
 	assert.ErrorContains(t, err, `system_name "op:-1": want op: and an opcode value 0-`)
+}
+
+// TestIdentitiesReadBack: the engine code's and the program's SHA-256
+// are written and read back; a value that is no SHA-256 in lower-case hex
+// (an untrusted profile's) is dropped, as are none, for earlier profiles.
+func TestIdentitiesReadBack(t *testing.T) {
+	t.Parallel()
+	sum := strings.Repeat("0123456789abcdef", 4)
+	tests := []struct {
+		name                string
+		code, program       string
+		wantCode, wantProgr string
+	}{
+		{"both", sum, strings.Repeat("f", 64), sum, strings.Repeat("f", 64)},
+		{"none (earlier jsprof)", "", "", "", ""},
+		{"upper case", strings.ToUpper(sum), sum, "", sum},
+		{"short", sum[:63], sum + "0", "", ""},
+		{"not hex", strings.Repeat("g", 64), "\x1b[31m" + sum[5:], "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := NewBuilder(Meta{Mode: ModeExact, TotalInstructions: 1})
+			b.Add([]Frame{BucketFrame(BucketOutside)}, 1, 0, 0)
+			p, err := b.Profile()
+			require.NoError(t, err)
+			// Written as a profile of another jsprof (or a hostile one) would.
+			p.Comments = append(p.Comments, commentEngineCode+"="+tt.code, commentProgram+"="+tt.program)
+			jp, err := Read(p)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantCode, jp.Meta.Engine.Code)
+			assert.Equal(t, tt.wantProgr, jp.Meta.Program)
+			// And as this one writes them: only valid ones.
+			again := NewBuilder(jp.Meta)
+			again.Add([]Frame{BucketFrame(BucketOutside)}, 1, 0, 0)
+			q, err := again.Profile()
+			require.NoError(t, err)
+			back, err := Read(q)
+			require.NoError(t, err)
+			assert.Equal(t, jp.Meta.Engine.Code, back.Meta.Engine.Code)
+			assert.Equal(t, jp.Meta.Program, back.Meta.Program)
+		})
+	}
 }

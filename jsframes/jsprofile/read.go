@@ -228,6 +228,12 @@ func (m *Meta) readComments(comments []string) error {
 		}
 	}
 	m.Module = kv[commentModule]
+	if IsSHA256(kv[commentEngineCode]) {
+		m.Engine.Code = kv[commentEngineCode]
+	}
+	if IsSHA256(kv[commentProgram]) {
+		m.Program = kv[commentProgram]
+	}
 	if c, ok := kv[commentExitCode]; ok {
 		code, err := strconv.Atoi(c)
 		if err != nil {

@@ -30,7 +30,10 @@ type Diff struct {
 	Opcodes                     []Opcode   `json:"opcodes"`
 	Functions                   []Function `json:"functions"`
 	Buckets                     []Bucket   `json:"buckets"`
-	// Summary says in one paragraph where the cost moved.
+	// Changed says what differs between the two runs, from the engine's
+	// code and the program's bytecode the profiles record (Changed*).
+	Changed string `json:"changed"`
+	// Summary says in one paragraph what changed and where the cost moved.
 	Summary string `json:"summary"`
 	// Warnings say where the comparison is shaky: unnamed opcodes, no
 	// function in common, different modes.
@@ -44,18 +47,24 @@ type Diff struct {
 	WasmBuckets []WasmFunction `json:"-"`
 	// WasmWarnings say where the Wasm view's comparison is shaky.
 	WasmWarnings []string `json:"-"`
+
+	// Lines aligns the JS lines of both profiles (jsprof diff --by line),
+	// by the size of their change.
+	Lines []Line `json:"-"`
 }
 
 // Side describes one of the two profiles.
 type Side struct {
-	Profile               string               `json:"profile,omitempty"` // file name
-	Module                string               `json:"module,omitempty"`
-	Mode                  string               `json:"mode"`
-	Engine                jsprofile.EngineInfo `json:"engine"`
-	UncertainOpcodes      []int                `json:"uncertain_opcodes"`
-	TotalWasmInstructions uint64               `json:"total_wasm_instructions"`
-	Executions            uint64               `json:"opcode_executions"`
-	Calls                 uint64               `json:"calls"`
+	Profile string               `json:"profile,omitempty"` // file name
+	Module  string               `json:"module,omitempty"`
+	Mode    string               `json:"mode"`
+	Engine  jsprofile.EngineInfo `json:"engine"`
+	// Program is the SHA-256 of the program's bytecode (report.Tables.Program).
+	Program               string `json:"program_sha256,omitempty"`
+	UncertainOpcodes      []int  `json:"uncertain_opcodes"`
+	TotalWasmInstructions uint64 `json:"total_wasm_instructions"`
+	Executions            uint64 `json:"opcode_executions"`
+	Calls                 uint64 `json:"calls"`
 	// WasmFrames says whether the profile has Wasm frames, and
 	// WasmApportioned whether their costs are apportioned estimates
 	// (report.Tables.WasmApportioned).
@@ -117,19 +126,26 @@ type FunctionSide struct {
 // Function is one JS function, by name, file and first line, or one
 // native function, by name, in both.
 type Function struct {
-	Name                  string        `json:"name"`
-	Kind                  string        `json:"kind"` // report.FunctionJS or report.FunctionNative
-	File                  string        `json:"file"`
-	Line                  int           `json:"line"`
+	Name string `json:"name"`
+	Kind string `json:"kind"` // report.FunctionJS or report.FunctionNative
+	File string `json:"file"`
+	Line int    `json:"line"` // its first line in the base (in the new when only there)
+	// NewLine is its first line in the new profile when it moved there
+	// (matched by name, file and shape: matchMoved); 0 when it did not.
+	NewLine               int           `json:"new_line,omitempty"`
 	Base                  *FunctionSide `json:"base"`
 	New                   *FunctionSide `json:"new"`
 	Only                  string        `json:"only,omitempty"`
 	DeltaWasmInstructions int64         `json:"delta_wasm_instructions"`
 }
 
-// Label prints the function as reports do.
+// Label prints the function as reports do, with both first lines when it
+// moved: fib (index.js:1), <anonymous> (src/run.ts:49→51).
 func (f *Function) Label() string {
 	s := report.FunctionStats{Name: f.Name, Kind: f.Kind, File: f.File, Line: f.Line}
+	if f.NewLine != 0 && f.File != "" {
+		return fmt.Sprintf("%s (%s:%d→%d)", f.Name, f.File, f.Line, f.NewLine)
+	}
 	return s.Label()
 }
 
@@ -157,9 +173,10 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 		}
 		return Side{Profile: name, Module: d.Module, Mode: d.Mode, Engine: e, UncertainOpcodes: u,
 			TotalWasmInstructions: d.TotalWasmInstructions, Executions: d.Executions, Calls: d.Calls,
-			WasmFrames: len(d.WasmFunctions) > 0, WasmApportioned: d.WasmApportioned, Incomplete: incomplete(d)}
+			WasmFrames: len(d.WasmFunctions) > 0, WasmApportioned: d.WasmApportioned, Incomplete: incomplete(d), Program: d.Program}
 	}
 	df := &Diff{Base: side(base, baseName), New: side(new, newName), Warnings: []string{}}
+	df.Changed = changed(df.Base, df.New)
 	df.DeltaWasmInstructions = deltaOf(base.TotalWasmInstructions, new.TotalWasmInstructions)
 	df.DeltaExecutions = deltaOf(base.Executions, new.Executions)
 	df.DeltaNativeWasmInstructions = deltaOf(base.NativeWasmInstructions, new.NativeWasmInstructions)
@@ -205,9 +222,23 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 		return &FunctionSide{Address: f.Address, Calls: f.Calls, Executions: f.Executions,
 			SelfWasmInstructions: f.SelfWasmInstructions, TotalWasmInstructions: f.TotalWasmInstructions}
 	}
+	shapes := [2]map[string]map[string]bool{{}, {}} // per side, by key: the opcodes run
 	add := func(d *report.Tables, isBase bool) {
 		for _, f := range d.Functions {
 			k := f.Key()
+			shape := shapes[1]
+			if isBase {
+				shape = shapes[0]
+			}
+			if movable(&f) { // matched by matchMoved, the same line or not
+				k = map[bool]string{true: "base\x00", false: "new\x00"}[isBase] + k
+			}
+			if shape[k] == nil {
+				shape[k] = map[string]bool{}
+			}
+			for _, o := range f.Opcodes {
+				shape[k][o.Name] = true
+			}
 			fd := fns[k]
 			if fd == nil {
 				fd = &Function{Name: f.Name, Kind: f.Kind, File: f.File, Line: f.Line}
@@ -224,7 +255,7 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 				(*into).Calls += s.Calls
 				(*into).Executions += s.Executions
 				(*into).SelfWasmInstructions += s.SelfWasmInstructions
-				(*into).TotalWasmInstructions = d.SharedKeyTotals[k]
+				(*into).TotalWasmInstructions = d.SharedKeyTotals[f.Key()]
 				continue
 			}
 			*into = s
@@ -232,6 +263,7 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 	}
 	add(base, true)
 	add(new, false)
+	order = matchMoved(fns, order, shapes)
 	common := 0
 	for _, k := range order {
 		fd := fns[k]
@@ -285,6 +317,7 @@ func New(base, new *report.Tables, baseName, newName string) *Diff {
 		df.Warnings = append(df.Warnings, "no JS function is in both profiles: are they of the same JS?")
 	}
 	df.Summary = df.summarize()
+	df.Lines = alignLines(base.Lines, new.Lines, df.Functions)
 
 	// The Wasm view: functions by name, and what to know of it.
 	df.Wasm = alignWasm(base.WasmFunctions, new.WasmFunctions, byWasmChange)
@@ -397,6 +430,9 @@ func (df *Diff) summarize() string {
 		}
 		return fmt.Sprintf("%.1f%% %s", math.Abs(100*(float64(new)-float64(base))/float64(base)), word)
 	}
+	if t := df.changedText(); t != "" {
+		s = append(s, t)
+	}
 	s = append(s, fmt.Sprintf("The new profile (%s) ran %s Wasm instructions, the base (%s) %s: %s (%s).",
 		costfmt.EngineLabel(n.Engine), costfmt.Human(n.TotalWasmInstructions), costfmt.EngineLabel(b.Engine), costfmt.Human(b.TotalWasmInstructions),
 		change(b.TotalWasmInstructions, n.TotalWasmInstructions), costfmt.HumanSigned(df.DeltaWasmInstructions)))
@@ -408,8 +444,13 @@ func (df *Diff) summarize() string {
 	case costfmt.Human(b.Executions) == costfmt.Human(n.Executions):
 		s = append(s, fmt.Sprintf("They executed nearly the same number of JS opcodes (base %d, new %d).", b.Executions, n.Executions))
 	default:
-		s = append(s, fmt.Sprintf("The new engine executed %s JS opcodes, the base %s (%s, %s): the engines compiled the JS to different bytecode.",
-			costfmt.Human(n.Executions), costfmt.Human(b.Executions), costfmt.HumanSigned(df.DeltaExecutions), costfmt.SignedPercent(float64(b.Executions), float64(n.Executions))))
+		why := map[string]string{ChangedProgram: "the program changed", ChangedEngine: "the engines run the same bytecode differently",
+			ChangedEngineBytecode: "the engines compiled the JS to different bytecode", ChangedNothing: "the input or the run differ"}[df.Changed]
+		if why == "" {
+			why = "the engine, the program or the input differ (the profiles do not record which)"
+		}
+		s = append(s, fmt.Sprintf("The new %s executed %s JS opcodes, the base %s (%s, %s): %s.", df.runner(),
+			costfmt.Human(n.Executions), costfmt.Human(b.Executions), costfmt.HumanSigned(df.DeltaExecutions), costfmt.SignedPercent(float64(b.Executions), float64(n.Executions)), why))
 	}
 	var inOps, outside int64
 	for _, o := range df.Opcodes {
@@ -466,7 +507,7 @@ func (df *Diff) summarize() string {
 		}
 		if len(names) > 0 {
 			sort.Strings(names)
-			s = append(s, fmt.Sprintf("Only the %s engine ran %s (%s Wasm instructions).", only, joinAnd(names), costfmt.Human(instr)))
+			s = append(s, fmt.Sprintf("Only the %s %s ran %s (%s Wasm instructions).", only, df.runner(), joinAnd(names), costfmt.Human(instr)))
 		}
 	}
 	var fns []string

@@ -197,9 +197,10 @@ func TestDiffFormatsAgree(t *testing.T) {
 
 	var back Diff
 	require.NoError(t, json.Unmarshal(jsonOut.Bytes(), &back))
-	// The Wasm view has a document of its own (WriteWasmJSON).
+	// The Wasm and line views have documents of their own (WriteWasmJSON,
+	// WriteLineJSON).
 	want := *df
-	want.Wasm, want.WasmBuckets, want.WasmWarnings = nil, nil, nil
+	want.Wasm, want.WasmBuckets, want.WasmWarnings, want.Lines = nil, nil, nil, nil
 	assert.Equal(t, want, back)
 }
 

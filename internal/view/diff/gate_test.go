@@ -53,7 +53,7 @@ func TestParseGate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseGate(tt.in, tt.given, false)
+			got, err := ParseGate(tt.in, tt.given, false, 0)
 			if tt.wantErr != "" {
 				assert.EqualError(t, err, tt.wantErr)
 				return

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,10 +15,31 @@ import (
 // WriteView writes the view by (report.ByOpcode or report.ByWasm) in
 // format f, with top rows of each text table (0: all).
 func (df *Diff) WriteView(w io.Writer, f report.Format, by string, top int) error {
-	if by == report.ByWasm {
+	switch by {
+	case report.ByWasm:
 		return f.Write(w, func(w io.Writer) error { return df.WriteWasmText(w, top) }, df.WriteWasmCSV, df.WriteWasmJSON)
+	case report.ByFunction:
+		return f.Write(w, func(w io.Writer) error { return df.WriteFunctionText(w, top) }, df.WriteCSV, df.WriteJSON)
+	case report.ByLine:
+		return f.Write(w, func(w io.Writer) error { return df.WriteLineText(w, top) }, df.WriteLineCSV, df.WriteLineJSON)
 	}
 	return f.Write(w, func(w io.Writer) error { return df.WriteText(w, top) }, df.WriteCSV, df.WriteJSON)
+}
+
+// Views are jsprof diff's --by values.
+var Views = []string{report.ByOpcode, report.ByFunction, report.ByLine, report.ByWasm}
+
+// CheckView checks a --by value against Views.
+func CheckView(by string) error {
+	if !slices.Contains(Views, by) {
+		return fmt.Errorf("--by %s: want %s", by, joinOr(Views))
+	}
+	return nil
+}
+
+// joinOr reads "a, b or c".
+func joinOr(items []string) string {
+	return strings.Replace(joinAnd(items), " and ", " or ", 1)
 }
 
 // WriteText writes the diff for a terminal: both profiles, the totals, the
@@ -25,23 +47,7 @@ func (df *Diff) WriteView(w io.Writer, f report.Format, by string, top int) erro
 // (top rows of each; 0: all) and the buckets.
 func (df *Diff) WriteText(w io.Writer, top int) error {
 	var b strings.Builder
-	df.writeSides(&b, false)
-	costfmt.WriteTable(&b, [][]string{
-		{"", "base", "new", "change", ""},
-		{"Wasm instructions", costfmt.Human(df.Base.TotalWasmInstructions), costfmt.Human(df.New.TotalWasmInstructions), costfmt.HumanSigned(df.DeltaWasmInstructions),
-			costfmt.SignedPercent(float64(df.Base.TotalWasmInstructions), float64(df.New.TotalWasmInstructions))},
-		{"JS opcode executions", costfmt.Human(df.Base.Executions), costfmt.Human(df.New.Executions), costfmt.HumanSigned(df.DeltaExecutions),
-			costfmt.SignedPercent(float64(df.Base.Executions), float64(df.New.Executions))},
-		{"JS calls", costfmt.Human(df.Base.Calls), costfmt.Human(df.New.Calls), costfmt.HumanSigned(deltaOf(df.Base.Calls, df.New.Calls)),
-			costfmt.SignedPercent(float64(df.Base.Calls), float64(df.New.Calls))},
-	})
-	b.WriteString("\n")
-	b.WriteString(wrapText(df.Summary, 79))
-	b.WriteString("\n")
-	for _, warn := range df.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", warn)
-	}
-	b.WriteString("\n")
+	df.writeHead(&b)
 
 	side := func(o *OpcodeSide) (execs, perExec, instr string) {
 		if o == nil {
@@ -107,6 +113,28 @@ func (df *Diff) WriteText(w io.Writer, top int) error {
 	return err
 }
 
+// writeHead writes what every text view but the Wasm one starts with:
+// both profiles, the totals, the summary and the warnings.
+func (df *Diff) writeHead(b *strings.Builder) {
+	df.writeSides(b, false)
+	costfmt.WriteTable(b, [][]string{
+		{"", "base", "new", "change", ""},
+		{"Wasm instructions", costfmt.Human(df.Base.TotalWasmInstructions), costfmt.Human(df.New.TotalWasmInstructions), costfmt.HumanSigned(df.DeltaWasmInstructions),
+			costfmt.SignedPercent(float64(df.Base.TotalWasmInstructions), float64(df.New.TotalWasmInstructions))},
+		{"JS opcode executions", costfmt.Human(df.Base.Executions), costfmt.Human(df.New.Executions), costfmt.HumanSigned(df.DeltaExecutions),
+			costfmt.SignedPercent(float64(df.Base.Executions), float64(df.New.Executions))},
+		{"JS calls", costfmt.Human(df.Base.Calls), costfmt.Human(df.New.Calls), costfmt.HumanSigned(deltaOf(df.Base.Calls, df.New.Calls)),
+			costfmt.SignedPercent(float64(df.Base.Calls), float64(df.New.Calls))},
+	})
+	b.WriteString("\n")
+	b.WriteString(wrapText(df.Summary, 79))
+	b.WriteString("\n")
+	for _, warn := range df.Warnings {
+		fmt.Fprintf(b, "warning: %s\n", warn)
+	}
+	b.WriteString("\n")
+}
+
 // OnlyText says that a row (an opcode, a function, a Wasm function) ran in
 // one profile only: "only in base", "only in new"; "" when in both.
 func OnlyText(only string) string {
@@ -148,6 +176,7 @@ var diffCSVHeader = []string{
 	"base_executions", "new_executions",
 	"base_wasm_instructions", "new_wasm_instructions", "delta_wasm_instructions",
 	"base_instructions_per_execution", "new_instructions_per_execution",
+	"base_total_wasm_instructions", "new_total_wasm_instructions", "new_line",
 }
 
 // WriteCSV writes every row of the diff with exact counts: a total row,
@@ -179,8 +208,12 @@ func (df *Diff) WriteCSV(w io.Writer) error {
 		kv := map[string]string{"kind": kind, "name": f.Name, "file": f.File, "line": strconv.Itoa(f.Line), "only": f.Only,
 			"delta_wasm_instructions": costfmt.Int(f.DeltaWasmInstructions)}
 		sideCells(kv, f.Base, f.New, func(s *FunctionSide) map[string]string {
-			return map[string]string{"calls": costfmt.Uint(s.Calls), "executions": costfmt.Uint(s.Executions), "wasm_instructions": costfmt.Uint(s.SelfWasmInstructions)}
+			return map[string]string{"calls": costfmt.Uint(s.Calls), "executions": costfmt.Uint(s.Executions), "wasm_instructions": costfmt.Uint(s.SelfWasmInstructions),
+				"total_wasm_instructions": costfmt.Uint(s.TotalWasmInstructions)}
 		})
+		if f.NewLine != 0 {
+			kv["new_line"] = strconv.Itoa(f.NewLine)
+		}
 		rows = append(rows, row(kv))
 	}
 	for _, bk := range df.Buckets {

@@ -42,8 +42,11 @@ type Tables struct {
 	// UncertainOpcodes are the opcode values whose names are guesses.
 	UncertainOpcodes []int  `json:"uncertain_opcodes"`
 	Module           string `json:"module,omitempty"`
-	ExitCode         *int   `json:"exit_code,omitempty"`
-	Trap             string `json:"trap,omitempty"`
+	// Program is the SHA-256 of the program's bytecode
+	// (jsprofile.Meta.Program); "" when the profile does not say.
+	Program  string `json:"program_sha256,omitempty"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Trap     string `json:"trap,omitempty"`
 	// Throw is the uncaught JS error the guest trapped on, with the JS
 	// stack at the throw.
 	Throw *jsprofile.Throw `json:"throw,omitempty"`
@@ -282,7 +285,7 @@ func FromProfile(p *profile.Profile) (*Tables, error) {
 func New(p *jsprofile.Profile) *Tables {
 	m := p.Meta
 	d := &Tables{Mode: m.Mode, TotalWasmInstructions: m.TotalInstructions, Engine: m.Engine,
-		UncertainOpcodes: m.UncertainOpcodes, Module: m.Module, ExitCode: m.ExitCode, Trap: m.Trap, Throw: m.Throw, CostModel: m.CostModel, Run: m.Run}
+		UncertainOpcodes: m.UncertainOpcodes, Module: m.Module, Program: m.Program, ExitCode: m.ExitCode, Trap: m.Trap, Throw: m.Throw, CostModel: m.CostModel, Run: m.Run}
 	if d.Engine.Releases == nil {
 		d.Engine.Releases = []string{}
 	}

@@ -1,0 +1,25 @@
+// Orders: each order's total, from its lines (jsprof diff's tests: new/
+// is this file with a closure moved down two lines and made cheaper,
+// slower/ with lineTotal made dearer).
+function lineTotal(line) {
+  let t = 0;
+  for (let k = 0; k < 3; k++) t += line.qty * line.price;
+  return t / 3;
+}
+
+function run(input) {
+  const totals = [];
+  for (let i = 0; i < input.n; i++) {
+    const lines = [{ qty: i % 5, price: 3 }, { qty: 2, price: i % 7 }, { qty: 1, price: 11 }];
+    const perLine = lines.map((l) => {
+      let t = 0;
+      for (let k = 0; k < 4; k++) t += lineTotal(l);
+      return t / 4;
+    });
+    totals.push(perLine.reduce((a, b) => a + b, 0));
+  }
+  return totals.length;
+}
+
+const input = ShopifyFunction.readInput();
+ShopifyFunction.writeOutput({ count: run(input) });
