@@ -72,7 +72,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	} else if compileErr := (*javy.CompileError)(nil); errors.As(err, &compileErr) && !strings.Contains(err.Error(), "could not load module") {
 		// A syntax error: at the file built, and, through its source map,
 		// at the file it was bundled from.
-		at, mapErr := javy.CompileErrorAt(compileErr.Message, positional[0], src)
+		at, mapErr := javy.CompileErrorAt(ctx, compileErr.Message, positional[0], src)
 		warn(io, mapErr)
 		return fail(io, cli.ExitFailure, fmt.Errorf("%s: %s", positional[0], at))
 	} else if err != nil {
