@@ -77,7 +77,7 @@ func cmdBuild(ctx context.Context, args []string, io stdio) int {
 	defer cd.Seal() // what was compiled, for the next runs
 	out, err := javy.BuildFile(ctx, plugin.Info, plugin.Wasm, plugin.Module, src, javy.RecordedName(positional[0], *output), *dynamic, cache, exports...)
 	if err != nil {
-		err, mapErr := javy.FileBuildError(err, positional[0], *pluginPath, *output, src)
+		err, mapErr := javy.FileBuildError(ctx, err, positional[0], *pluginPath, *output, src)
 		warn(io, mapErr)
 		return fail(io, cli.ExitFailure, err)
 	}

@@ -74,7 +74,7 @@ func cmdDiff(ctx context.Context, args []string, io stdio) int {
 		if profs[i], err = jsprofile.ReadFile(path); err != nil {
 			return fail(io, cli.ExitFailure, err)
 		}
-		profs[i], _, err = javy.MapSaved(profs[i], *sourceMap, path, nil)
+		profs[i], _, err = javy.MapSaved(ctx, profs[i], *sourceMap, path, nil)
 		warn(io, err)
 	}
 	df := diff.New(report.New(profs[0]), report.New(profs[1]), filepath.Base(files[0]), filepath.Base(files[1]))

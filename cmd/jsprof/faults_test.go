@@ -80,7 +80,7 @@ func TestGuestFaultsStillWriteTheProfile(t *testing.T) {
 // jsprofBinary builds the jsprof binary into the test's directory
 // (skipped with -short) and returns its path, for tests that need a
 // process of its own: signals, a broken pipe.
-func jsprofBinary(t *testing.T) string {
+func jsprofBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the jsprof binary")

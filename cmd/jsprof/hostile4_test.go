@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -254,4 +257,46 @@ func TestSourceMapBounded(t *testing.T) {
 	require.Equal(t, 0, got.code, got.stderr)
 	assert.Equal(t, "1\n", got.stdout)
 	assert.Contains(t, got.stderr, "too large: more than 32 MiB; showing bundle positions")
+}
+
+// TestSignalAbandonsTheSourceMap (N3): a SIGINT while jsprof run reads a
+// hostile map (just under sourcemap.MaxBytes: 6.7M segments, seconds to
+// decode) ends the run there: exit 130, the one line of an interruption,
+// and the guest never runs (it would print "1"). The signal is sent once
+// jsprof has read the map file and closed it (inotify), so it lands in
+// the parse. It waited for the whole parse and check (20-60 s for maps
+// of hundreds of MB).
+func TestSignalAbandonsTheSourceMap(t *testing.T) {
+	t.Parallel()
+	bin := jsprofBinary(t)
+	dir := t.TempDir()
+	js := filepath.Join(dir, "app.js")
+	require.NoError(t, os.WriteFile(js, []byte("console.log(1);\n//# sourceMappingURL=app.js.map\n"), 0o644))
+	module := buildJS(t, js)
+	mapFile := js + ".map"
+	segs := (31 << 20) / len("AAAA,")
+	hostile := `{"version":3,"sources":["a.ts"],"mappings":"AAAA` + strings.Repeat(",AAAA", segs) + `"}`
+	require.NoError(t, os.WriteFile(mapFile, []byte(hostile), 0o644))
+
+	in, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
+	require.NoError(t, err)
+	defer syscall.Close(in)
+	_, err = syscall.InotifyAddWatch(in, mapFile, syscall.IN_CLOSE_NOWRITE)
+	require.NoError(t, err)
+
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "run", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", filepath.Join(dir, "p.pb.gz"), "--source", js, module)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	event := make([]byte, syscall.SizeofInotifyEvent+syscall.NAME_MAX+1)
+	_, err = syscall.Read(in, event) // the map read whole: its parse begins
+	require.NoError(t, err)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, stderr.String())
+	assert.Equal(t, 130, exit.ExitCode())
+	assert.Equal(t, "jsprof: interrupted by interrupt\n", stderr.String())
+	assert.Empty(t, stdout.String(), "the guest never ran")
 }

@@ -32,7 +32,7 @@ type invocation struct {
 }
 
 // jsprof runs Main with args, the shared compilation cache and stdin.
-func jsprof(t *testing.T, stdin string, args ...string) invocation {
+func jsprof(t testing.TB, stdin string, args ...string) invocation {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	if len(args) > 0 && (args[0] == "build" || args[0] == "run") {

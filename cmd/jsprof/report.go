@@ -110,7 +110,7 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 			fmt.Fprintf(io.err, "jsprof: report: --module %s: %s; not annotated\n", *module, printable.String(note))
 		}
 	}
-	prof, smap, err := javy.MapSaved(prof, *sourceMap, path, given)
+	prof, smap, err := javy.MapSaved(ctx, prof, *sourceMap, path, given)
 	warn(io, err)
 	data := report.New(prof)
 	opts := report.ReportOptions{By: *by, Top: *top, Function: *function, Source: filepath.Base(path)}
@@ -122,11 +122,11 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 		if err != nil {
 			return fail(io, cli.ExitUsage, fmt.Errorf("report: %w", err))
 		}
-		srcs := javy.ReportSources(prof, smap, given, len(sources) == 0 && *module == "", path)
+		srcs := javy.ReportSources(ctx, prof, smap, given, len(sources) == 0 && *module == "", path)
 		for _, s := range htmlview.UnmatchedSources(r.Data(), srcs, prof.Meta) {
 			fmt.Fprintf(io.err, "jsprof: report: %s: no JS file of that name in the profile; not annotated\n", printable.String(s.From))
 		}
-		page := &output.HTML{Path: *htmlPath, Options: opts, Sources: func(*jsprofile.Profile) []javy.SourceFile { return srcs }}
+		page := &output.HTML{Path: *htmlPath, Options: opts, Sources: func(context.Context, *jsprofile.Profile) []javy.SourceFile { return srcs }}
 		if err := writeOutput(ctx, io, page, output.Result{Profile: prof.Profile, Tables: data}); err != nil {
 			return fail(io, cli.ExitFailure, err)
 		}

@@ -29,7 +29,7 @@ const wantOutput = `{"hello":"world output","total":5,"ids":["gid://shopify/Prod
 
 // buildFunction builds src against a provider with jsprof build --dynamic,
 // as javy build -C dynamic -C plugin=PROVIDER does.
-func buildFunction(t *testing.T, provider, src string) string {
+func buildFunction(t testing.TB, provider, src string) string {
 	t.Helper()
 	module := filepath.Join(t.TempDir(), "function.wasm")
 	got := jsprof(t, "", "build", "--dynamic", "--plugin", filepath.Join(fixtures.ProvidersDir(t), provider+".wasm"), src, "-o", module)

@@ -80,7 +80,7 @@ type Side struct {
 // ctx's cause). Errors name the JS file and the plugin.
 func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 	sides := [2]*Side{{Label: "base", PluginPath: c.Plugins[0]}, {Label: "new", PluginPath: c.Plugins[1]}}
-	src, smap, stdin, err := c.read()
+	src, smap, stdin, err := c.read(ctx)
 	if err != nil {
 		return sides, err
 	}
@@ -144,11 +144,11 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 // read reads what the comparison is given, before anything is built: the
 // JS, its map (a map that cannot be used is said, c.Warn, and not used),
 // and the guests' stdin; and makes the OutDir.
-func (c Comparison) read() (src []byte, smap *sourcemap.Loaded, stdin []byte, err error) {
+func (c Comparison) read(ctx context.Context) (src []byte, smap *sourcemap.Loaded, stdin []byte, err error) {
 	if src, err = os.ReadFile(c.SourcePath); err != nil {
 		return nil, nil, nil, err
 	}
-	if smap, err = sourcemap.FindMap(c.SourceMap, sourcemap.Program{Text: src, Path: c.SourcePath}); err != nil {
+	if smap, err = sourcemap.FindMap(ctx, c.SourceMap, sourcemap.Program{Text: src, Path: c.SourcePath}); err != nil {
 		c.Warn(err)
 	}
 	if c.Input != "" {

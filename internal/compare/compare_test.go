@@ -45,7 +45,7 @@ func TestComparisonRead(t *testing.T) {
 			t.Parallel()
 			var warnings []error
 			tt.c.Warn = func(err error) { warnings = append(warnings, err) }
-			src, smap, stdin, err := tt.c.read()
+			src, smap, stdin, err := tt.c.read(t.Context())
 			if tt.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.err)

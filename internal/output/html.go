@@ -23,7 +23,7 @@ import (
 type HTML struct {
 	Path    string
 	Options report.ReportOptions
-	Sources func(p *jsprofile.Profile) []javy.SourceFile
+	Sources func(ctx context.Context, p *jsprofile.Profile) []javy.SourceFile
 	file    *outfile.File
 }
 
@@ -34,12 +34,12 @@ type HTML struct {
 // profilePath is -o's, which the page names as its source.
 func RunHTML(path, profilePath string, wasm []byte, modulePath string, l *sourcemap.Loaded) *HTML {
 	return &HTML{Path: path, Options: report.ReportOptions{By: report.ByOpcode, Source: filepath.Base(profilePath)},
-		Sources: func(p *jsprofile.Profile) []javy.SourceFile {
+		Sources: func(ctx context.Context, p *jsprofile.Profile) []javy.SourceFile {
 			var prog []javy.SourceFile
 			if src, _, err := javy.ModuleFileSource(wasm, modulePath); err == nil && src != nil {
 				prog = append(prog, *src)
 			}
-			return javy.ReportSources(p, l, prog, false, profilePath)
+			return javy.ReportSources(ctx, p, l, prog, false, profilePath)
 		}}
 }
 
@@ -54,7 +54,7 @@ func (h *HTML) Open(_ context.Context, o Opening) (err error) {
 
 // Write writes the page of r's profile and tables (computed from the
 // profile when r has none).
-func (h *HTML) Write(_ context.Context, r Result) error {
+func (h *HTML) Write(ctx context.Context, r Result) error {
 	defer h.file.Discard()
 	p, err := jsprofile.Read(r.Profile)
 	if err != nil {
@@ -70,7 +70,7 @@ func (h *HTML) Write(_ context.Context, r Result) error {
 	}
 	o := htmlview.ReportOptions{Flame: htmlview.NewFlame(p, htmlview.FlameOptions{Function: h.Options.Function})}
 	if h.Sources != nil {
-		o.Sources = h.Sources(p)
+		o.Sources = h.Sources(ctx, p)
 	}
 	err = h.file.Commit(func(w *os.File) error { return htmlview.WriteReport(w, rep, o) })
 	if err != nil && !strings.Contains(err.Error(), h.Path) {

@@ -53,8 +53,9 @@
 //
 // Several inputs (pipeline.go, inputs.go): PrepareJob prepares the module once and
 // Prepared.RunSeveral runs it on each input in an instance of its own, in
-// parallel, with their table's facts, their merged profile and the exit
-// code of the first input that failed.
+// parallel, with their table's facts, their merged profile (each run's
+// merged as it ends, jsprofile.Merger) and the exit code of the first
+// input that failed.
 //
 // It also says how a run ended (ExitCode, Ending: which of internal/cli's
 // exit codes it ends with, and why), keeps the uncaught JS error an

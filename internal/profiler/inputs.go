@@ -13,8 +13,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/run/shopify"
@@ -139,17 +137,20 @@ type Several struct {
 // CPU) and writes the job's outputs: each input's profile to those that
 // take them as its run ends (output.EachWriter), then the profiles
 // merged, in the inputs' order, with the table of inputs (as Execute
-// does). Of each run only its facts and its profile, compressed, are kept
-// until the merge, and the merge holds a batch of profiles at a time
-// (jsprofile.Merger): thousands of inputs are run in the memory of a few.
-// An error is the merge's or the outputs', with the runs done.
+// does). Of each run only its facts are kept: its profile is merged as
+// soon as the runs of the inputs before it have ended (jsprofile.Merger,
+// Ended), compressed until then. Thousands of inputs are run in the
+// memory of one run and their merged profile. An error is the merge's or
+// the outputs', with the runs done.
 func (p *Prepared) RunSeveral(ctx context.Context, inputs []string) (Several, error) {
 	defer output.Discard(p.job.Outputs)
 	s := Several{Facts: make([]report.InputRun, len(inputs))}
-	raw := make([][]byte, len(inputs)) // each input's profile, as written
+	var m jsprofile.Merger
 	var errs []error
 	p.RunInputs(ctx, inputs, 0, func(i int, r InputRun) {
 		s.Facts[i] = inputFact(r)
+		var raw []byte
+		defer func() { m.Ended(i, raw, inputs) }()
 		if r.Done == nil || r.Done.Outcome == nil {
 			return
 		}
@@ -158,8 +159,8 @@ func (p *Prepared) RunSeveral(ctx context.Context, inputs []string) (Several, er
 			errs = append(errs, fmt.Errorf("the profile of %s: %w", r.Input, err))
 			return
 		}
-		raw[i] = b.Bytes()
-		errs = append(errs, output.WriteEach(ctx, p.job.Outputs, i, r.Done.Outcome.Profile, raw[i]))
+		raw = b.Bytes()
+		errs = append(errs, output.WriteEach(ctx, p.job.Outputs, i, r.Done.Outcome.Profile, raw))
 	})
 	for _, in := range s.Facts {
 		s.ExitCode = cmp.Or(s.ExitCode, in.ExitCode)
@@ -169,7 +170,7 @@ func (p *Prepared) RunSeveral(ctx context.Context, inputs []string) (Several, er
 		s.ExitCode = cli.ExitSignalBase + int(sig.Signal())
 	}
 	var err error
-	if s.Merged, s.MergedInputs, err = merged(raw, inputs); err != nil || s.Merged == nil {
+	if s.Merged, s.MergedInputs, err = merged(&m); err != nil || s.Merged == nil {
 		return s, errors.Join(append(errs, err)...)
 	}
 	errs = append(errs, p.job.writeOutputs(ctx, s.Merged, s.Facts))
@@ -179,30 +180,14 @@ func (p *Prepared) RunSeveral(ctx context.Context, inputs []string) (Several, er
 	return s, nil
 }
 
-// merged is the runs' profiles (raw, by input: nil for one that made
-// none) merged into one, in the inputs' order, each sample labelled
-// with its input (jsprofile.Merger), with its tables, and the inputs
-// whose runs made one: nil when none did.
-func merged(raw [][]byte, inputs []string) (*Outcome, []string, error) {
-	var m jsprofile.Merger
-	var made []string
-	for i, b := range raw {
-		if b == nil {
-			continue
-		}
-		p, err := profile.ParseData(b)
-		if err != nil {
-			return nil, nil, fmt.Errorf("the profile of %s: %w", inputs[i], err)
-		}
-		if err := m.Add(p, inputs[i]); err != nil {
-			return nil, nil, err
-		}
-		made = append(made, inputs[i])
-	}
-	if made == nil {
+// merged is the runs' profiles merged (m, every run ended), each sample
+// labelled with its input, with its tables, and the inputs whose runs
+// made one: nil when none did.
+func merged(m *jsprofile.Merger) (*Outcome, []string, error) {
+	p, err := m.Profile()
+	if errors.Is(err, jsprofile.ErrNothingMerged) {
 		return nil, nil, nil
 	}
-	p, err := m.Profile()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -210,7 +195,7 @@ func merged(raw [][]byte, inputs []string) (*Outcome, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &Outcome{Profile: p, Tables: tables}, made, nil
+	return &Outcome{Profile: p, Tables: tables}, m.Inputs(), nil
 }
 
 // inputFact is a run's facts, for the table and the JSON report.

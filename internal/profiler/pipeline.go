@@ -453,9 +453,10 @@ func Profile(ctx context.Context, wasm []byte, ropts runner.Options, opts Option
 // with the map file given, --source-map) into Profile, before the run: a
 // map that cannot be used is said before the guest runs, not after. The
 // error is FindMap's warning; a module that cannot be read is left to
-// Execute to say. Reading a large map takes seconds: when ctx is done
-// first (the user's first signal), it is abandoned, the job left as it
-// was, and Execute, given the same ctx, says the interruption.
+// Execute to say. When ctx is done first (the user's first signal),
+// reading the map is abandoned part-way (FindMap looks at ctx every few
+// thousand segments), the job left as it was, and Execute, given the same
+// ctx, says the interruption.
 func (j *Job) ReadProgram(ctx context.Context, sourceMap string) error {
 	type read struct {
 		wasm    []byte
@@ -470,7 +471,7 @@ func (j *Job) ReadProgram(ctx context.Context, sourceMap string) error {
 		var err error
 		if r.wasm, r.decoded, err = link.ReadModule(j.ModulePath); err == nil {
 			r.prog = javy.ModuleProgram(r.wasm, j.ModulePath, j.Profile.Source)
-			r.smap, r.err = sourcemap.FindMap(sourceMap, r.prog)
+			r.smap, r.err = sourcemap.FindMap(ctx, sourceMap, r.prog)
 		}
 		done <- r
 	}()

@@ -5,7 +5,9 @@
 // It is the one definition of those conventions, for writing and for
 // reading alike: the sample types and their order, the frame kinds and how
 // a Function's system_name carries them, the jsprof.* comments (Meta), how
-// identical stacks merge (Builder), and what a reader accepts (Read), so
+// identical stacks merge (Builder), how the profiles of several inputs
+// merge, one at a time as their runs end (Merger), and what a reader
+// accepts (Read), so
 // that a profile jsprof writes is always one it can read back, and a
 // profile it did not write is refused with a reason. Reading stacks, it
 // also finds the one an uncaught JS error was thrown on (ThrowStack), for

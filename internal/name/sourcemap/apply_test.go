@@ -1,6 +1,7 @@
 package sourcemap
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,11 +16,11 @@ import (
 // bundle's positions stay in the system names; a second Apply is refused.
 func TestApply(t *testing.T) {
 	t.Parallel()
-	m, err := Parse(minifiedMap(t), "dist")
+	m, err := Parse(context.Background(), minifiedMap(t), "dist")
 	require.NoError(t, err)
 	l := Loaded{Map: m, From: "dist/app.js.map"}
 	g := NewGenerated(generated, []byte(minified))
-	require.NoError(t, l.Check(g))
+	require.NoError(t, l.Check(context.Background(), g))
 
 	b := jsprofile.NewBuilder(jsprofile.Meta{Mode: jsprofile.ModeExact, TotalInstructions: 60})
 	// t is declared at byte column 1 ("function"); its pcs at "return"

@@ -1,6 +1,7 @@
 package sourcemap
 
 import (
+	"context"
 	"testing"
 
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
@@ -16,12 +17,12 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"version":3,"sources":[null],"sourcesContent":[null],"mappings":";;gBAAA,C"}`), []byte("\r\n\r\n"))
 	f.Add([]byte(`{"version":3,"sources":["webpack://app/./src/x.ts"],"sourceRoot":"/r","mappings":"AAAA"}`), []byte("é𝄞x"))
 	f.Fuzz(func(t *testing.T, data, program []byte) {
-		m, err := Parse(data, "dir")
+		m, err := Parse(context.Background(), data, "dir")
 		if err != nil {
 			return
 		}
 		g := NewGenerated("p.js", program)
-		_ = Loaded{Map: m, From: "fuzz"}.Check(g)
+		_ = Loaded{Map: m, From: "fuzz"}.Check(context.Background(), g)
 		for line := 0; line <= 3; line++ {
 			for col := -1; col <= 40; col++ {
 				m.Lookup(line, col)
@@ -29,7 +30,7 @@ func FuzzParse(f *testing.F) {
 				g.UTF16Column(line, col)
 			}
 		}
-		FromSource(append(program, "\n//# sourceMappingURL=data:application/json;base64,e30=\n"...), "p.js")
+		FromSource(context.Background(), append(program, "\n//# sourceMappingURL=data:application/json;base64,e30=\n"...), "p.js")
 
 		// Apply trusts a map that passed Check, but must not fail on
 		// one that did not.

@@ -2,6 +2,7 @@ package sourcemap
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,7 +93,9 @@ type section struct {
 // source that is a URL is kept as written, but for file: URLs (their
 // path) and webpack:// URLs (the path after the namespace, relative to
 // the directory jsprof runs in, as webpack's context is the project's).
-func Parse(data []byte, dir string) (*Map, error) {
+// Its work is linear in data's size, and it gives up with ctx's cause
+// when ctx is done (the user's signal), within a few thousand segments.
+func Parse(ctx context.Context, data []byte, dir string) (*Map, error) {
 	var d document
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("not a source map: %w", err)
@@ -102,7 +105,7 @@ func Parse(data []byte, dir string) (*Map, error) {
 	}
 	m := &Map{File: d.File}
 	if d.Sections == nil {
-		if err := m.add(&d, dir, 0, 0); err != nil {
+		if err := m.add(ctx, &d, dir, 0, 0); err != nil {
 			return nil, err
 		}
 		return m, nil
@@ -130,6 +133,7 @@ func Parse(data []byte, dir string) (*Map, error) {
 		if err := json.Unmarshal(s.Map, &sd); err != nil {
 			return nil, fmt.Errorf("section %d: %w", i, err)
 		}
+		d.Sections[i].Map = nil // decoded: not held beside its segments
 		switch {
 		case sd.Version != 3:
 			return nil, fmt.Errorf("section %d: source map version %d, want 3", i, sd.Version)
@@ -137,7 +141,7 @@ func Parse(data []byte, dir string) (*Map, error) {
 			return nil, fmt.Errorf("section %d: an index map inside an index map", i)
 		}
 		first := len(m.segs)
-		if err := m.add(&sd, dir, int32(s.Offset.Line), int32(s.Offset.Column)); err != nil {
+		if err := m.add(ctx, &sd, dir, int32(s.Offset.Line), int32(s.Offset.Column)); err != nil {
 			return nil, fmt.Errorf("section %d: %w", i, err)
 		}
 		// A section ends where the next begins: segments past that are
@@ -159,7 +163,7 @@ func Parse(data []byte, dir string) (*Map, error) {
 // add adds one (non-index) map's sources, names and segments, its
 // generated positions moved by the section's offset (the column only on
 // the section's first line).
-func (m *Map) add(d *document, dir string, offLine, offCol int32) error {
+func (m *Map) add(ctx context.Context, d *document, dir string, offLine, offCol int32) error {
 	if d.Mappings == nil {
 		return errors.New("no mappings")
 	}
@@ -183,10 +187,11 @@ func (m *Map) add(d *document, dir string, offLine, offCol int32) error {
 	}
 	m.Names = append(m.Names, d.Names...)
 	start := len(m.segs)
-	segs, err := decodeMappings(*d.Mappings, int32(len(d.Sources)), int32(len(d.Names)), m.segs)
+	segs, err := decodeMappings(ctx, *d.Mappings, int32(len(d.Sources)), int32(len(d.Names)), m.segs)
 	if err != nil {
 		return err
 	}
+	d.Mappings = nil // decoded: not held beside its segments
 	for i := start; i < len(segs); i++ {
 		g := &segs[i]
 		if g.genLine == 0 {
@@ -208,12 +213,15 @@ func (m *Map) add(d *document, dir string, offLine, offCol int32) error {
 	}
 	// Segments are in order within a line by the spec; sorting makes it so
 	// for maps that are not.
-	slices.SortStableFunc(segs[start:], func(a, b segment) int {
+	byPosition := func(a, b segment) int {
 		if a.genLine != b.genLine {
 			return int(a.genLine - b.genLine)
 		}
 		return int(a.genCol - b.genCol)
-	})
+	}
+	if !slices.IsSortedFunc(segs[start:], byPosition) {
+		slices.SortStableFunc(segs[start:], byPosition)
+	}
 	m.segs = segs
 	return nil
 }

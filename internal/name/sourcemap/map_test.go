@@ -1,6 +1,7 @@
 package sourcemap
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"os"
@@ -103,7 +104,7 @@ func minifiedMap(t testing.TB) []byte {
 
 func TestLookup(t *testing.T) {
 	t.Parallel()
-	m, err := Parse(minifiedMap(t), "dist")
+	m, err := Parse(context.Background(), minifiedMap(t), "dist")
 	require.NoError(t, err)
 	require.Len(t, m.Sources, 1)
 	assert.Equal(t, filepath.Join("src", "inc.ts"), m.Sources[0].Path, "sources resolve against the map's directory")
@@ -141,7 +142,7 @@ func TestIndexMap(t *testing.T) {
 	}}
 	data, err := json.Marshal(idx)
 	require.NoError(t, err)
-	m, err := Parse(data, "")
+	m, err := Parse(context.Background(), data, "")
 	require.NoError(t, err)
 	at := func(line, col int) string {
 		p, ok := m.Lookup(line, col)
@@ -161,7 +162,7 @@ func TestIndexMap(t *testing.T) {
 		{"nested", `{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sections":[]}}]}`, "inside an index map"},
 		{"out of order", `{"version":3,"sections":[{"offset":{"line":1,"column":0},"map":{"version":3,"sources":[],"mappings":""}},{"offset":{"line":0,"column":0},"map":{"version":3,"sources":[],"mappings":""}}]}`, "not after"},
 	} {
-		_, err := Parse([]byte(tc.doc), "")
+		_, err := Parse(context.Background(), []byte(tc.doc), "")
 		require.Error(t, err, tc.name)
 		assert.Contains(t, err.Error(), tc.want, tc.name)
 	}
@@ -181,7 +182,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"version":3,"sources":["a"],"mappings":"AAAg"}`, "cut short"},
 		{`{"version":3,"sources":["a"],"mappings":"AADA"}`, "line -1"},
 	} {
-		_, err := Parse([]byte(tc.doc), "")
+		_, err := Parse(context.Background(), []byte(tc.doc), "")
 		require.Error(t, err, tc.doc)
 		assert.Contains(t, err.Error(), tc.want, tc.doc)
 	}
@@ -191,20 +192,20 @@ func TestFromSource(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.js.map"), minifiedMap(t), 0o644))
-	l, err := FromSource([]byte(minified), filepath.Join(dir, "app.js"))
+	l, err := FromSource(context.Background(), []byte(minified), filepath.Join(dir, "app.js"))
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "app.js.map"), l.From)
 	assert.Equal(t, filepath.Join(dir, "..", "src", "inc.ts"), l.Map.Sources[0].Path)
 
 	inline := strings.Replace(minified, "app.js.map", "data:application/json;charset=utf-8;base64,"+base64.StdEncoding.EncodeToString(minifiedMap(t)), 1)
-	l, err = FromSource([]byte(inline), filepath.Join(dir, "app.js"))
+	l, err = FromSource(context.Background(), []byte(inline), filepath.Join(dir, "app.js"))
 	require.NoError(t, err)
 	assert.Equal(t, "inline (app.js)", l.From)
 	assert.Equal(t, 7, l.Map.Segments())
 
-	_, err = FromSource([]byte("let a = 1;\n"), "x.js")
+	_, err = FromSource(context.Background(), []byte("let a = 1;\n"), "x.js")
 	assert.ErrorIs(t, err, ErrNoURL)
-	_, err = FromSource([]byte("//# sourceMappingURL=https://example.invalid/x.map\n"), "x.js")
+	_, err = FromSource(context.Background(), []byte("//# sourceMappingURL=https://example.invalid/x.map\n"), "x.js")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--source-map")
 	assert.Equal(t, "a.map", URL([]byte("x\n//# sourceMappingURL=old.map\n//# sourceMappingURL=a.map\n")), "the last comment wins")
@@ -213,20 +214,20 @@ func TestFromSource(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	t.Parallel()
-	m, err := Parse(minifiedMap(t), "dist")
+	m, err := Parse(context.Background(), minifiedMap(t), "dist")
 	require.NoError(t, err)
 	l := Loaded{Map: m, From: "app.js.map"}
-	require.NoError(t, l.Check(NewGenerated(generated, []byte(minified))), "the map's own program")
+	require.NoError(t, l.Check(context.Background(), NewGenerated(generated, []byte(minified))), "the map's own program")
 
 	// The same map against another build: the code moved by a few
 	// columns; the identifiers the map joins no longer agree.
 	moved := "var q=0;function t(e){return e+1}t(1);\n"
-	err = l.Check(NewGenerated(generated, []byte(moved)))
+	err = l.Check(context.Background(), NewGenerated(generated, []byte(moved)))
 	var stale *StaleError
 	require.ErrorAs(t, err, &stale)
 	assert.Contains(t, err.Error(), "identifiers it joins differ")
 	// A program shorter than the map.
-	err = l.Check(NewGenerated(generated, []byte("t(1)")))
+	err = l.Check(context.Background(), NewGenerated(generated, []byte("t(1)")))
 	require.ErrorAs(t, err, &stale)
 	assert.Contains(t, err.Error(), "column 9 of line 1, which has 4")
 }
@@ -236,7 +237,7 @@ func TestCheck(t *testing.T) {
 // minified line, whose segments map to several, gets none.
 func TestOriginalWithoutColumns(t *testing.T) {
 	t.Parallel()
-	m, err := Parse(minifiedMap(t), "")
+	m, err := Parse(context.Background(), minifiedMap(t), "")
 	require.NoError(t, err)
 	l := Loaded{Map: m}
 	g := NewGenerated(generated, []byte(minified))
@@ -249,7 +250,7 @@ func TestOriginalWithoutColumns(t *testing.T) {
 	one, err := json.Marshal(map[string]any{"version": 3, "sources": []string{"a.ts"}, "names": []string{},
 		"mappings": mappings(seg{0, 2, 0, 4, 2, -1}, seg{0, 9, 0, 4, 9, -1}, seg{1, 0, 0, 6, 0, -1})})
 	require.NoError(t, err)
-	m, err = Parse(one, "")
+	m, err = Parse(context.Background(), one, "")
 	require.NoError(t, err)
 	p, ok = Loaded{Map: m}.Original(NewGenerated("b.js", []byte("  x = y;\nz();\n")), 1, 0)
 	require.True(t, ok, "a line of one statement")

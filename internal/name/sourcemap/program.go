@@ -1,6 +1,7 @@
 package sourcemap
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,8 +25,10 @@ type Program struct {
 // file given (flag, --source-map), else the one its sourceMappingURL
 // comment names. A map that cannot be used is nil with a one-line
 // warning: the caller then shows the bundle's positions, never wrong
-// ones. nil and no warning when the program names no map.
-func FindMap(flag string, prog Program) (*Loaded, error) {
+// ones. nil and no warning when the program names no map. When ctx is
+// done first (the user's signal), reading and checking the map is
+// abandoned part-way: nil and no warning (the caller says the signal).
+func FindMap(ctx context.Context, flag string, prog Program) (*Loaded, error) {
 	var l Loaded
 	var err error
 	switch {
@@ -34,9 +37,9 @@ func FindMap(flag string, prog Program) (*Loaded, error) {
 	case prog.Text == nil:
 		return nil, nil
 	case flag != "":
-		l, err = FromFile(flag)
+		l, err = FromFile(ctx, flag)
 	default:
-		l, err = FromSource(prog.Text, prog.Path)
+		l, err = FromSource(ctx, prog.Text, prog.Path)
 		if errors.Is(err, ErrNoURL) {
 			return nil, nil
 		}
@@ -47,7 +50,10 @@ func FindMap(flag string, prog Program) (*Loaded, error) {
 		}
 	}
 	if err == nil {
-		err = l.Check(NewGenerated(filepath.Base(prog.Path), prog.Text))
+		err = l.Check(ctx, NewGenerated(filepath.Base(prog.Path), prog.Text))
+	}
+	if ctx.Err() != nil {
+		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("source map: %s; showing bundle positions", cli.FirstLine(err.Error()))

@@ -1,6 +1,7 @@
 package sourcemap
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,7 +39,7 @@ func TestFindMap(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			l, err := FindMap(tt.flag, tt.prog)
+			l, err := FindMap(context.Background(), tt.flag, tt.prog)
 			if tt.warn != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.warn)

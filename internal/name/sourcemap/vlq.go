@@ -1,6 +1,10 @@
 package sourcemap
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+	"slices"
+)
 
 // base64Digit is a base64 digit's value, -1 for other bytes.
 func base64Digit(c byte) int8 {
@@ -19,11 +23,20 @@ func base64Digit(c byte) int8 {
 	return -1
 }
 
+// checkEvery is how many segments decodeMappings and Check handle between
+// two looks at their context: a signal abandons a map's reading within
+// about a millisecond.
+const checkEvery = 1 << 14
+
 // decodeMappings decodes a map's mappings string (Base64 VLQ, segments of
 // 1, 4 or 5 fields, lines separated by ';', segments by ','), appending
 // its segments to segs. Source and name indices are checked against the
-// map's counts, positions against maxPosition.
-func decodeMappings(s string, sources, names int32, segs []segment) ([]segment, error) {
+// map's counts, positions against maxPosition. segs grows once, by the
+// segments counted first: a segment takes 24 bytes for the 2 bytes ("A,")
+// it may take in the map, and growing by doubling held up to three times
+// that at once. It gives up with ctx's cause when ctx is done.
+func decodeMappings(ctx context.Context, s string, sources, names int32, segs []segment) ([]segment, error) {
+	segs = slices.Grow(segs, countSegments(s))
 	var line, col int64
 	var src, oline, ocol, name int64
 	var fields [5]int64
@@ -85,8 +98,26 @@ func decodeMappings(s string, sources, names int32, segs []segment) ([]segment, 
 			g.name = int32(name)
 		}
 		segs = append(segs, g)
+		if len(segs)%checkEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 	}
 	return segs, nil
+}
+
+// countSegments is how many segments a mappings string holds: the runs of
+// bytes between separators.
+func countSegments(s string) int {
+	n := 0
+	in := false
+	for i := 0; i < len(s); i++ {
+		sep := s[i] == ',' || s[i] == ';'
+		if !sep && !in {
+			n++
+		}
+		in = !sep
+	}
+	return n
 }
 
 // vlq reads one Base64 VLQ value at s[i:], returning it and the offset

@@ -72,7 +72,7 @@ func BuildFile(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Modu
 // syntax error at the file built and, through its source map, at the file
 // it was bundled from (mapErr: why the map could not be used), an
 // unbundled import with the command that bundles it.
-func FileBuildError(err error, path, pluginPath, output string, src []byte) (wrapped, mapErr error) {
+func FileBuildError(ctx context.Context, err error, path, pluginPath, output string, src []byte) (wrapped, mapErr error) {
 	var be *BuildError
 	var compileErr *CompileError
 	switch {
@@ -84,7 +84,7 @@ func FileBuildError(err error, path, pluginPath, output string, src []byte) (wra
 		// Javy compiles one file: imports must be bundled in.
 		return fmt.Errorf("%s: %w; bundle its imports into one file first, e.g. npx esbuild %s --bundle --format=esm --outfile=bundle.js", path, err, path), nil
 	case errors.As(err, &compileErr):
-		at, mapErr := CompileErrorAt(compileErr.Message, path, src)
+		at, mapErr := CompileErrorAt(ctx, compileErr.Message, path, src)
 		return fmt.Errorf("%s: %s", path, at), mapErr
 	}
 	return fmt.Errorf("%s: %w", path, err), nil

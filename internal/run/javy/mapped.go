@@ -1,6 +1,7 @@
 package javy
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -26,7 +27,7 @@ import (
 // after a map already is kept as it is. It returns the profile, read
 // again when named anew, the map used, and a one-line warning when the
 // map was not used.
-func MapSaved(p *jsprofile.Profile, flag, profilePath string, sources []SourceFile) (*jsprofile.Profile, *sourcemap.Loaded, error) {
+func MapSaved(ctx context.Context, p *jsprofile.Profile, flag, profilePath string, sources []SourceFile) (*jsprofile.Profile, *sourcemap.Loaded, error) {
 	if flag == "" {
 		return p, nil, nil
 	}
@@ -56,7 +57,7 @@ func MapSaved(p *jsprofile.Profile, flag, profilePath string, sources []SourceFi
 			generated = f
 		}
 	}
-	l, err := sourcemap.FindMap(flag, prog)
+	l, err := sourcemap.FindMap(ctx, flag, prog)
 	if l == nil {
 		return p, nil, err
 	}
@@ -78,19 +79,19 @@ func MapSaved(p *jsprofile.Profile, flag, profilePath string, sources []SourceFi
 // the map are untrusted: a file either names is read only as readNamed
 // allows, never a file of the user's that a crafted map or profile points
 // at (/home/u/.ssh/id_rsa, ../secret) into a page meant to be shared.
-func MappedSources(p *profile.Profile, meta jsprofile.Meta, l *sourcemap.Loaded, sources []SourceFile) []SourceFile {
+func MappedSources(ctx context.Context, p *profile.Profile, meta jsprofile.Meta, l *sourcemap.Loaded, sources []SourceFile) []SourceFile {
 	if meta.SourceMap == "" {
 		return nil
 	}
 	if l == nil {
 		if data, err := readNamed(meta.SourceMap); err == nil {
-			if m, err := sourcemap.Parse(data, filepath.Dir(meta.SourceMap)); err == nil {
+			if m, err := sourcemap.Parse(ctx, data, filepath.Dir(meta.SourceMap)); err == nil {
 				l = &sourcemap.Loaded{Map: m, From: meta.SourceMap}
 			}
 		}
 		if l == nil {
 			for _, s := range sources {
-				if loaded, err := sourcemap.FromSource(s.Text, s.Name); err == nil {
+				if loaded, err := sourcemap.FromSource(ctx, s.Text, s.Name); err == nil {
 					l = &loaded
 					break
 				}
@@ -123,12 +124,12 @@ func MappedSources(p *profile.Profile, meta jsprofile.Meta, l *sourcemap.Loaded,
 // the JS of the profile's module found beside profilePath; the original
 // files first when the profile is named after a source map
 // (MappedSources).
-func ReportSources(p *jsprofile.Profile, l *sourcemap.Loaded, given []SourceFile, fromProfile bool, profilePath string) []SourceFile {
+func ReportSources(ctx context.Context, p *jsprofile.Profile, l *sourcemap.Loaded, given []SourceFile, fromProfile bool, profilePath string) []SourceFile {
 	srcs := given
 	if fromProfile {
 		srcs = ProfileModuleSource(profilePath, p.Meta.Module)
 	}
-	return append(MappedSources(p.Profile, p.Meta, l, srcs), srcs...)
+	return append(MappedSources(ctx, p.Profile, p.Meta, l, srcs), srcs...)
 }
 
 // compiledAt is the position a plugin's compile error gives, in the file
@@ -140,7 +141,7 @@ var compiledAt = regexp.MustCompile(regexp.QuoteMeta(CompiledName) + `:(\d+):(\d
 // the original file, the bundle's position beside it:
 // "at src/run.ts:12:5 (function.js:40:9)"; sourcemap.FindMap's warning
 // beside it.
-func CompileErrorAt(msg, jsPath string, src []byte) (string, error) {
+func CompileErrorAt(ctx context.Context, msg, jsPath string, src []byte) (string, error) {
 	m := compiledAt.FindStringSubmatchIndex(msg)
 	if m == nil {
 		return msg, nil
@@ -148,7 +149,7 @@ func CompileErrorAt(msg, jsPath string, src []byte) (string, error) {
 	line, _ := strconv.Atoi(msg[m[2]:m[3]])
 	col, _ := strconv.Atoi(msg[m[4]:m[5]])
 	at := fmt.Sprintf("%s:%d:%d", filepath.Base(jsPath), line, col)
-	l, err := sourcemap.FindMap("", sourcemap.Program{Text: src, Path: jsPath})
+	l, err := sourcemap.FindMap(ctx, "", sourcemap.Program{Text: src, Path: jsPath})
 	if l != nil {
 		if p, ok := l.Original(sourcemap.NewGenerated(filepath.Base(jsPath), src), line, col); ok {
 			at = fmt.Sprintf("%s:%d:%d (%s)", p.File, p.Line, p.Column, at)
