@@ -1,8 +1,9 @@
 // Package scalelimits computes the scale factor of a Shopify Function's
 // limits as function-runner 9.2 computes it (src/scale_limits_analyzer.rs
 // and src/bluejay_schema_analyzer.rs, on bluejay-validator 0.3's
-// operation Orchestrator): from the function's GraphQL schema, its input
-// query and one input. Shopify multiplies its limits (11M instructions,
+// operation Orchestrator, read at v9.2.1, 589c738, the newest release at
+// hand; Shopify CLI 4.8 pins 9.2.2): from the function's GraphQL schema,
+// its input query and one input. Shopify multiplies its limits (11M instructions,
 // 128 kB of input, 20 kB of output) by it; internal/run/shopify owns
 // those limits and their scaling (ScaledLimit), this package only the
 // factor.
