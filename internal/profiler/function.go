@@ -1,9 +1,11 @@
 package profiler
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 
+	"github.com/jsprof/jsprof/internal/run/inputfile"
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
@@ -40,29 +42,35 @@ func functionIO(main *wasmcore.Module, linked *link.Linking, explicit bool) *sho
 
 // prepareFunction sets a Shopify Function's run up as function-runner
 // does: the JSON input (the file inputPath, else o.Stdin) encoded with the
-// provider's codec, or override, and handed over the provider's way.
-func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Codec, inputPath string) (*shopify.Run, error) {
+// provider's codec, or override, and handed over the provider's way. An
+// input file that names its export (a Shopify CLI run log or fixture,
+// inputfile.Read) runs it, whatever o's entry; main, when decoded, must
+// export it.
+func prepareFunction(o *runner.Options, r shopify.Resolved, override *shopify.Codec, inputPath string, main *wasmcore.Module) (*shopify.Run, inputfile.File, error) {
 	codec := r.Codec
 	if override != nil {
 		codec = *override
 	}
 	what := "stdin"
-	var raw []byte
+	var in inputfile.File
 	var err error
 	if inputPath != "" {
 		what = inputPath
-		raw, err = shopify.ReadInput(inputPath)
-	} else if raw, err = readAll(o.Stdin); err != nil {
+		if in, err = inputfile.Read(inputPath); err == nil {
+			err = in.CheckExport(inputPath, main)
+		}
+	} else if in.JSON, err = readAll(o.Stdin); err != nil {
 		err = fmt.Errorf("--input: %w", err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, in, err
 	}
-	input, err := codec.EncodeInput(raw)
+	input, err := codec.EncodeInput(in.JSON)
 	if err != nil {
-		return nil, fmt.Errorf("input %s: %w", what, err)
+		return nil, in, fmt.Errorf("input %s: %w", what, err)
 	}
-	return shopify.Configure(o, r, codec, input), nil
+	o.Entry, in.JSON = cmp.Or(in.Export, o.Entry), nil
+	return shopify.Configure(o, r, codec, input), in, nil
 }
 
 func readAll(r io.Reader) ([]byte, error) {

@@ -124,7 +124,17 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 		rows[i].Input, rows[i].Error = printable.Name(rows[i].Input), printable.String(rows[i].Error)
 		width = max(width, len(rows[i].Input))
 	}
-	fmt.Fprintf(w, "%-*s  %12s  %7s  %8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", "of 11M", "memory", "input", "output", "exit", "over the limit")
+	// A production column when a run log said production's count.
+	prodHead, prodCell := "", func(InputRun) string { return "" }
+	if slices.ContainsFunc(rows, func(r InputRun) bool { return r.Production > 0 }) {
+		prodHead, prodCell = fmt.Sprintf("  %12s", "production"), func(r InputRun) string {
+			if r.Production == 0 {
+				return fmt.Sprintf("  %12s", "-")
+			}
+			return fmt.Sprintf("  %12s", HumanInstructions(r.Production))
+		}
+	}
+	fmt.Fprintf(w, "%-*s  %12s  %7s%s  %8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", "of 11M", prodHead, "memory", "input", "output", "exit", "over the limit")
 	for _, r := range rows {
 		if r.Error != "" {
 			fmt.Fprintf(w, "%-*s  %s\n", width, r.Input, r.Error)
@@ -146,8 +156,8 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 			flags = mark(flags)
 		}
 		share := float64(r.TotalWasmInstructions) / float64(shopify.InstructionLimit) * 100
-		fmt.Fprintf(w, "%-*s  %12s  %6.1f%%  %6dKB  %9s  %9s  %4d  %s\n", width, r.Input, HumanInstructions(r.TotalWasmInstructions), share,
-			r.MemoryBytes/1024, HumanSize(r.InputBytes), HumanSize(r.OutputBytes), r.ExitCode, flags)
+		fmt.Fprintf(w, "%-*s  %12s  %6.1f%%%s  %6dKB  %9s  %9s  %4d  %s\n", width, r.Input, HumanInstructions(r.TotalWasmInstructions), share,
+			prodCell(r), r.MemoryBytes/1024, HumanSize(r.InputBytes), HumanSize(r.OutputBytes), r.ExitCode, flags)
 	}
 }
 
