@@ -14,8 +14,10 @@ import (
 // runInputs is jsprof run with several inputs: the module prepared once,
 // run on each input in an instance of its own, in parallel; a table of
 // the runs on stderr; -o the profile merged over them, --out-dir each
-// one's. jsprof exits with the first input's exit code that is not 0, or
-// 128+n when signal n stopped the runs (profiler.Several.ExitCode).
+// one's; then what each input was checked against (report.WriteInputVerdicts).
+// jsprof exits with the first input's exit code that is not 0, or 128+n
+// when signal n stopped the runs (profiler.Several.ExitCode), else 1 when
+// a check failed.
 func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio) int {
 	p, err := profiler.PrepareJob(ctx, job)
 	if err != nil {
@@ -27,20 +29,13 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio) int 
 	}
 	mark := func(s string) string { return paint(io, red, s) }
 	code := s.ExitCode
-	for _, in := range s.Facts {
-		if in.Throw != nil {
-			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s%s\n", printable.Name(in.Input), in.Throw.Message, in.Throw.Place())
-		}
-	}
+	report.WriteInputThrows(io.err, s.Facts)
 	report.WriteInputsTable(io.err, s.Facts, mark)
 	if len(s.Facts) > 0 && !f.quiet {
 		fmt.Fprintf(io.err, "jsprof: the inputs' outputs and logs are not printed: give one input alone (--input %s) to see its output\n", printable.Name(s.Facts[0].Input))
 	}
-	for _, in := range s.Facts {
-		if over := report.InputOverLimit(in); f.failLimit && in.Error == "" && over != "" {
-			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", printable.Name(in.Input), mark(over))
-			code = cmp.Or(code, cli.ExitFailure)
-		}
+	if report.WriteInputVerdicts(io.err, s.Facts, report.Gates{OverLimit: f.failLimit, InvalidOutput: f.failInval}, mark) {
+		code = cmp.Or(code, cli.ExitFailure)
 	}
 	if s.Merged != nil && !f.quiet {
 		fmt.Fprintf(io.err, "jsprof: profile of %d inputs written to %s (jsprof report %s; go tool pprof -tagfocus=input=NAME %s)\n", len(s.MergedInputs), f.output, f.output, f.output)

@@ -16,6 +16,7 @@ import (
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/cachedir"
 	"github.com/jsprof/jsprof/internal/run/extension"
+	"github.com/jsprof/jsprof/internal/run/inputfile"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
@@ -76,6 +77,7 @@ type runFlags struct {
 	failLimit  bool
 	schemaPath string // with queryPath, scales a function's limits
 	queryPath  string
+	failInval  bool
 	cacheDir   func() cachedir.Cache
 	readCost   func() (wasmcore.CostModel, error)
 
@@ -97,10 +99,10 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.Var(&f.env, "env", "set a guest environment variable `KEY=VALUE` (repeatable)")
 	fs.Var(&f.dirs, "dir", "grant the guest the host directory `HOST[:GUEST]` (repeatable)")
 	fs.Var(&f.plugins, "plugin", "the Javy plugin or Shopify Functions provider a dynamic module imports: a `file`, or a folder of providers named by namespace as function-runner's providers/ (repeatable)")
-	fs.Var(&f.inputs, "input", "the function's input: a JSON `file`, encoded for its provider (any module given it runs with function-runner's I/O); default: jsprof's stdin. A folder, or --input repeated: each *.json run in an instance of its own, in parallel, a table of them on stderr and -o their merged profile")
+	fs.Var(&f.inputs, "input", "the function's input: a JSON `file`, encoded for its provider (any module given it runs with function-runner's I/O), or a Shopify CLI run log or fixture: its input run with its export, a fixture's output checked, a log's production count shown; default: jsprof's stdin. A folder, or --input repeated: each *.json run in an instance of its own, in parallel, a table of them on stderr and -o their merged profile")
 	fs.StringVar(&f.outDir, "out-dir", "", "with several inputs, also write each input's profile into `dir`, as NAME.pb.gz")
 	fs.StringVar(&f.codecName, "codec", "", "how a function's input and output are encoded: json, messagepack or raw (default: the provider's, as function-runner chooses; any module given it runs with function-runner's I/O)")
-	fs.StringVar(&f.export, "export", "", "the export to run (default _start, else shopify_main)")
+	fs.StringVar(&f.export, "export", "", "the export to run (default _start, else shopify_main; a Shopify CLI run log or fixture given --input runs its own)")
 	fs.StringVar(&f.export, "e", "", "short for --export")
 	f.readCost = costFlag(fs)
 	fs.StringVar(&f.mode, "mode", jsprofile.ModeExact, "profiling `mode`: exact (every instruction, per opcode and line), sample (full Wasm and JS stacks every --sample-every instructions) or off (just run)")
@@ -124,6 +126,7 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size; scaled by --schema-path and --query-path)")
 	fs.StringVar(&f.schemaPath, "schema-path", "", "with --query-path, scale a function's limits as function-runner does: the GraphQL schema `file` whose @scaleLimits(rate:) fields the input query selects")
 	fs.StringVar(&f.queryPath, "query-path", "", "with --schema-path, the function's input query, a GraphQL `file`")
+	fs.BoolVar(&f.failInval, "fail-invalid-output", false, "exit 1, naming the input, when a Shopify Function's output is missing or does not decode (function-runner shows it as it is and counts the run a success; so does jsprof without this flag)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
 	cli.DurationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
 	f.cacheDir = cacheFlag(fs)
@@ -272,7 +275,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	var inputs []string // the inputs' files, checked before anything runs
 	if len(f.inputs) > 0 {
 		var err error
-		if inputs, err = profiler.InputFiles(f.inputs); err != nil {
+		if inputs, err = inputfile.List(f.inputs); err != nil {
 			return fail(io, cli.ExitFailure, err)
 		}
 	}
@@ -357,6 +360,9 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		// Only --mode off runs a function uninstrumented: one with no JS
 		// interpreter is counted all the same (countonly.go).
 		report.WriteFunctionSummary(io.err, 0, "", done.Info, "--mode off", mark)
+	}
+	if done.Function && report.WriteInputVerdicts(io.err, []report.InputRun{profiler.InputFact(cmp.Or(f.input, "stdin"), done)}, report.Gates{InvalidOutput: f.failInval}, mark) {
+		code = cmp.Or(code, cli.ExitFailure)
 	}
 	code = exitStatus(done.Guest, code, io)
 	// An interrupted run's last word is the interruption (exitStatus).

@@ -128,6 +128,9 @@ func Compare(ctx context.Context, c Comparison) ([2]*Side, error) {
 		if err != nil {
 			return sides, fmt.Errorf("running %s built with %s: %w", c.SourcePath, s.PluginPath, err)
 		}
+		if p := s.Done.Output.Problem; p != "" && c.Warn != nil {
+			c.Warn(fmt.Errorf("%s built with %s: %s", c.SourcePath, s.PluginPath, p))
+		}
 		if kept != nil {
 			if err := s.keep(kept); err != nil {
 				return sides, fmt.Errorf("--out-dir: %w", err)

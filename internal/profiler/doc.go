@@ -7,7 +7,9 @@
 //	            I/O (functionIO: a Shopify provider's namespace, or
 //	            --input/--codec; a javy_quickjs_provider_vN module
 //	            otherwise runs as wasmtime run --preload) and encode a
-//	            function's input (function.go)
+//	            function's input, read as internal/run/inputfile tells
+//	            (a Shopify CLI run log or fixture names its export):
+//	            function.go
 //	Prepare     decode the module (and a dynamic module's plugin), find
 //	            the interpreter (dispatch), instrument it (meter), or read
 //	            both, with the engine's facts, from the prepared-engine
@@ -53,7 +55,8 @@
 //
 // Several inputs (pipeline.go, inputs.go): PrepareJob prepares the module once and
 // Prepared.RunSeveral runs it on each input in an instance of its own, in
-// parallel, with their table's facts, their merged profile (each run's
+// parallel, with their table's facts (a run log's production count, a
+// fixture's output checked: inputFact), their merged profile (each run's
 // merged as it ends, jsprofile.Merger) and the exit code of the first
 // input that failed.
 //

@@ -1,10 +1,12 @@
 package profiler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 
+	"github.com/jsprof/jsprof/internal/run/inputfile"
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
 	"github.com/jsprof/jsprof/internal/run/shopify"
@@ -41,36 +43,43 @@ func functionIO(main *wasmcore.Module, linked *link.Linking, explicit bool) *sho
 
 // prepareFunction sets a Shopify Function's run up as function-runner
 // does: the JSON input (the file inputPath, else o.Stdin) encoded with the
-// provider's codec, or override, and handed over the provider's way; its
-// limits scaled by what scale finds in it (unless raw, as function-runner).
-func prepareFunction(ctx context.Context, o *runner.Options, r shopify.Resolved, override *shopify.Codec, inputPath string, scale *scalelimits.Analyzer) (*shopify.Run, error) {
+// provider's codec, or override, and handed over the provider's way, its
+// limits scaled by what scale finds in it (unless raw, as function-runner;
+// scale is the analyzer of the export that runs, nil for none). An input
+// file that names its export (a Shopify CLI run log or fixture,
+// inputfile.Read) runs it, whatever o's entry; main, when decoded, must
+// export it.
+func prepareFunction(ctx context.Context, o *runner.Options, r shopify.Resolved, override *shopify.Codec, inputPath string, main *wasmcore.Module, scale func(export string) *scalelimits.Analyzer) (*shopify.Run, inputfile.File, error) {
 	codec := r.Codec
 	if override != nil {
 		codec = *override
 	}
 	what := "stdin"
-	var raw []byte
+	var in inputfile.File
 	var err error
 	if inputPath != "" {
 		what = inputPath
-		raw, err = shopify.ReadInput(inputPath)
-	} else if raw, err = readAll(o.Stdin); err != nil {
+		if in, err = inputfile.Read(inputPath); err == nil {
+			err = in.CheckExport(inputPath, main)
+		}
+	} else if in.JSON, err = readAll(o.Stdin); err != nil {
 		err = fmt.Errorf("--input: %w", err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, in, err
 	}
-	input, err := codec.EncodeInput(raw)
+	input, err := codec.EncodeInput(in.JSON)
+	o.Entry = cmp.Or(in.Export, o.Entry)
 	factor := 1.0
 	if err == nil && codec != shopify.Raw {
-		factor, err = scale.Factor(ctx, raw)
+		factor, err = scale(o.Entry).Factor(ctx, in.JSON)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("input %s: %w", what, err)
+		return nil, in, fmt.Errorf("input %s: %w", what, err)
 	}
 	run := shopify.Configure(o, r, codec, input)
-	run.ScaleFactor = factor
-	return run, nil
+	run.ScaleFactor, in.JSON = factor, nil
+	return run, in, nil
 }
 
 func readAll(r io.Reader) ([]byte, error) {

@@ -6,56 +6,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"sync"
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/output"
-	"github.com/jsprof/jsprof/internal/run/shopify"
+	"github.com/jsprof/jsprof/internal/run/inputfile"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
-
-// InputFiles lists the inputs paths name, in order: a regular file is
-// itself, a folder each *.json file in it (not below), by name. A folder
-// with none is an error naming it, as is a path that is neither
-// (shopify.ReadInput): checked before anything runs.
-func InputFiles(paths []string) ([]string, error) {
-	var files []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("--input: %w", err)
-		}
-		if !st.IsDir() {
-			if !st.Mode().IsRegular() {
-				return nil, shopify.NotRegular(p)
-			}
-			files = append(files, p)
-			continue
-		}
-		in, err := filepath.Glob(filepath.Join(p, "*.json"))
-		if err != nil {
-			return nil, fmt.Errorf("--input %s: %w", p, err)
-		}
-		var found []string
-		for _, f := range in {
-			if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
-				found = append(found, f)
-			}
-		}
-		if len(found) == 0 {
-			return nil, fmt.Errorf("--input %s: no *.json file in the folder", p)
-		}
-		slices.Sort(found)
-		files = append(files, found...)
-	}
-	return files, nil
-}
 
 // InputRun is one input's run of RunInputs.
 type InputRun struct {
@@ -198,7 +158,8 @@ func merged(m *jsprofile.Merger) (*Outcome, []string, error) {
 	return &Outcome{Profile: p, Tables: tables}, m.Inputs(), nil
 }
 
-// inputFact is a run's facts, for the table and the JSON report.
+// inputFact is a run's facts, for the table and the JSON report (and
+// for one run's checks, InputFact).
 func inputFact(r InputRun) report.InputRun {
 	f := report.InputRun{Input: r.Input}
 	var sig cli.Signaled
@@ -212,6 +173,10 @@ func inputFact(r InputRun) report.InputRun {
 		d := r.Done
 		f.ExitCode, f.MemoryBytes, f.InputBytes, f.OutputBytes = d.ExitCode, d.Info.MemoryBytes, d.Info.InputBytes, d.Info.OutputBytes
 		f.Limits = d.Info.Limits
+		f.Kind, f.Production, f.OutputProblem = d.Input.Kind.String(), d.Input.Production, d.Output.Problem
+		if d.Input.Kind == inputfile.Fixture {
+			f.OutputMismatch = inputfile.Mismatch(d.Input.Expected, d.Output.JSON)
+		}
 		if o := d.Outcome; o != nil {
 			f.Throw = o.Throw
 			if m, err := jsprofile.Read(o.Profile); err == nil {
@@ -221,4 +186,9 @@ func inputFact(r InputRun) report.InputRun {
 		}
 	}
 	return f
+}
+
+// InputFact is one run's facts, as a row of several inputs' table has them.
+func InputFact(input string, d *Done) report.InputRun {
+	return inputFact(InputRun{Input: input, Done: d})
 }

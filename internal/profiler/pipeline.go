@@ -13,6 +13,7 @@ import (
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/run/cachedir"
+	"github.com/jsprof/jsprof/internal/run/inputfile"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/run/link"
 	"github.com/jsprof/jsprof/internal/run/runner"
@@ -51,10 +52,13 @@ type Job struct {
 	// Codec, when set, replaces the codec of a function's provider.
 	Codec *shopify.Codec
 	// ScaleLimits, when set, scales a function's limits per input as
-	// function-runner's --schema-path and --query-path do.
-	ScaleLimits *scalelimits.Analyzer
+	// function-runner's --schema-path and --query-path do; ScaleByExport,
+	// for an input run through one of its exports (a function's targets,
+	// each with its input query), instead.
+	ScaleLimits   *scalelimits.Analyzer
+	ScaleByExport map[string]*scalelimits.Analyzer
 	// Inputs are the files of a job that runs on several inputs
-	// (RunSeveral, InputFiles): a module given inputs runs with
+	// (RunSeveral, inputfile.List): a module given inputs runs with
 	// function-runner's I/O, as with Input, and no output may be one of
 	// them.
 	Inputs []string
@@ -139,10 +143,18 @@ type Hooks struct {
 	// profiled: why says why, nil for mode Off) just before the guest
 	// starts.
 	Prepared func(s *Session, why error) error
-	// OutputError hears a Shopify Function's output that could not be had
-	// (it does not decode, there is none): the run's exit code is then 1
-	// if it was 0.
+	// OutputError hears a Shopify Function's output that could not be
+	// read (shopify.WriteOutput's error; one that does not decode is
+	// Done.Output's Problem): the run's exit code is then 1 if it was 0.
 	OutputError func(error)
+}
+
+// scaleFor is the analyzer of the limits of a run of export.
+func (j *Job) scaleFor(export string) *scalelimits.Analyzer {
+	if a, ok := j.ScaleByExport[export]; ok {
+		return a
+	}
+	return j.ScaleLimits
 }
 
 // Done is what a job produced.
@@ -155,8 +167,11 @@ type Done struct {
 	// Function's provider, codec, sizes and limits. The profile carries
 	// the same (Finish adds the phases it measured).
 	Info jsprofile.RunInfo
-	// Function says the module ran as a Shopify Function.
+	// Function says the module ran as a Shopify Function; Output is what
+	// its output showed, Input what its input file recorded.
 	Function bool
+	Output   shopify.Shown
+	Input    inputfile.File
 	// Outcome is the profile; nil when the run was not profiled.
 	Outcome *Outcome
 }
@@ -241,6 +256,7 @@ func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
 		}
 		opts.Plugin = linked.Plugin
 	}
+	job.Decoded = mainMod // an input file's export is checked against it (Run)
 	p = &Prepared{job: job}
 	if p.provider = functionIO(mainMod, &linked, job.Input != "" || job.Codec != nil || len(job.Inputs) > 0); p.provider != nil {
 		if p.provider.Self && opts.Stderr != nil {
@@ -328,9 +344,10 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 	guestErr := &throw.Tail{W: stderr}
 	opts.Stdout, opts.Stderr = stdout, guestErr
 	var function *shopify.Run
+	var recorded inputfile.File
 	if p.provider != nil {
 		var err error
-		if function, err = prepareFunction(ctx, &opts, *p.provider, job.Codec, input, job.ScaleLimits); err != nil {
+		if function, recorded, err = prepareFunction(ctx, &opts, *p.provider, job.Codec, input, job.Decoded, job.scaleFor); err != nil {
 			return nil, err
 		}
 	}
@@ -397,7 +414,7 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 		}
 		return nil, err
 	}
-	done := &Done{Guest: res, ExitCode: ExitCode(res), Function: function != nil,
+	done := &Done{Guest: res, ExitCode: ExitCode(res), Function: function != nil, Input: recorded,
 		Info: jsprofile.RunInfo{Export: res.Entry, MemoryBytes: res.MemoryBytes}}
 	if sess != nil {
 		done.Info.MemoryBytes = sess.GuestMemory(res.MemoryBytes)
@@ -410,7 +427,8 @@ func (p *Prepared) Run(ctx context.Context, input string, stdout, stderr io.Writ
 		guestOutput = append(guestOutput, out.Logs...)
 		info.OutputBytes = uint64(len(out.Output))
 		info.Limits = shopify.Limits(function.ScaleFactor, info.InputBytes, info.OutputBytes)
-		if werr := shopify.WriteOutput(out, err, function.Codec, res.Trap != nil || res.ExitCode != 0, stdout, stderr); werr != nil {
+		var werr error
+		if done.Output, werr = shopify.WriteOutput(out, err, function.Codec, res.Trap != nil || res.ExitCode != 0, stdout, stderr); werr != nil {
 			if job.Hooks.OutputError != nil {
 				job.Hooks.OutputError(werr)
 			}

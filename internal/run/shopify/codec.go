@@ -123,9 +123,14 @@ func JSONToMessagePack(jsonInput []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// MessagePackToJSON converts a MessagePack output to compact JSON.
+// MessagePackToJSON converts a MessagePack output to compact JSON. Bytes
+// after the value are a *TrailingBytes error holding the value's JSON.
 func MessagePackToJSON(output []byte) ([]byte, error) {
 	v, err := parseMessagePack(output)
+	var trailing *TrailingBytes
+	if errors.As(err, &trailing) {
+		trailing.JSON = appendJSON(nil, v, false)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("output is not MessagePack that JSON can hold: %w", err)
 	}

@@ -49,7 +49,10 @@
 // with integers in their smallest form and other numbers as float64, as
 // function-runner's encoder does. Codec.DecodeOutput turns the output back
 // into compact JSON (MessagePack integers stay integers, floats keep a
-// ".0"). The Raw codec passes bytes through. MessagePack is handled with
+// ".0"; bytes after a MessagePack value are a *TrailingBytes error holding
+// the value, which function-runner's decoder shows, ignoring them). An
+// output that does not decode is no failure of the run: function-runner
+// counts it a success and shows the bytes (WriteOutput, Shown.Problem). The Raw codec passes bytes through. MessagePack is handled with
 // github.com/vmihailenco/msgpack/v5's low-level encoder and decoder calls,
 // over an ordered JSON tree of this package's own, because maps must keep
 // their order and numbers their kind.
@@ -88,8 +91,9 @@
 // files it does not control (internal/fileio): a regular file only, never
 // blocking (a FIFO is refused at once), bounded.
 //
-// This package depends on wasmcore, wazero, internal/fileio,
-// jsframes/jsprofile (the Limits type) and internal/run/runner (Configure sets a runner.Options up for a
+// This package depends on wasmcore, wazero, internal/fileio, internal/cli,
+// jsframes/jsprofile (the Limits type) and internal/run/runner (Configure
+// sets a runner.Options up for a
 // function's I/O): the profiler calls it, not the other way round, and
 // the runner knows nothing of it.
 package shopify

@@ -11,6 +11,8 @@ import (
 	"slices"
 
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/jsprof/jsprof/internal/cli"
 )
 
 // Output is what a function produced.
@@ -166,39 +168,59 @@ func typeList(ts []api.ValueType) string {
 	return s + ")"
 }
 
+// Shown is what WriteOutput made of a function's output.
+type Shown struct {
+	// JSON is the output decoded, compact JSON; nil when it did not
+	// decode (or the codec is raw).
+	JSON []byte
+	// Problem says in one line what is wrong with an output that
+	// function-runner still shows and counts as a successful run's: none
+	// at all, one that does not decode (its "Invalid Output"), or
+	// MessagePack with bytes after its value (JSON then holds the value).
+	// "" when nothing is.
+	Problem string
+}
+
 // WriteOutput prints a function's output, decoded with codec, as JSON on
 // stdout (raw bytes with the raw codec, or when it does not decode) and
-// its logs on stderr, as function-runner shows them. outErr is why there
-// is none; failed says the guest trapped or exited non-zero, which then
-// says why, not a missing output.
-func WriteOutput(out Output, outErr error, codec Codec, failed bool, stdout, stderr io.Writer) error {
+// its logs on stderr, as function-runner shows them. function-runner
+// counts a run a success when the module ran to completion (engine.rs:
+// success is the export call's result), whatever its output: an output
+// that is missing or does not decode is not an error but Shown.Problem.
+// outErr is why there is no output: an error unless it is ErrNoOutput
+// (the shopify_v1 ABI's output never handed back) or failed (the guest
+// trapped or exited non-zero, which then says why).
+func WriteOutput(out Output, outErr error, codec Codec, failed bool, stdout, stderr io.Writer) (Shown, error) {
 	if len(out.Logs) > 0 {
 		stderr.Write(out.Logs)
 		if out.Logs[len(out.Logs)-1] != '\n' {
 			fmt.Fprintln(stderr)
 		}
 	}
-	if outErr != nil {
+	switch {
+	case outErr != nil && !errors.Is(outErr, ErrNoOutput):
 		if failed {
-			return nil // the trap says why
+			return Shown{}, nil // the trap says why
 		}
-		return fmt.Errorf("the function's output: %w", outErr)
-	}
-	if len(out.Output) == 0 {
-		if failed {
-			return nil
-		}
-		return fmt.Errorf("the function's output: %w", ErrNoOutput)
+		return Shown{}, fmt.Errorf("the function's output: %w", outErr)
+	case failed && len(out.Output) == 0:
+		return Shown{}, nil
+	case len(out.Output) == 0 && codec != Raw:
+		return Shown{Problem: "the function wrote no output"}, nil
 	}
 	decoded, err := codec.DecodeOutput(out.Output)
-	if errors.Is(err, ErrRawOutput) {
+	var trailing *TrailingBytes
+	switch {
+	case errors.Is(err, ErrRawOutput):
 		_, werr := stdout.Write(out.Output)
-		return werr
-	}
-	if err != nil {
-		stdout.Write(out.Output)
-		return fmt.Errorf("the function's output does not decode as %s: %w", codec, err)
+		return Shown{}, werr
+	case errors.As(err, &trailing):
+		_, werr := fmt.Fprintf(stdout, "%s\n", trailing.JSON)
+		return Shown{JSON: trailing.JSON, Problem: fmt.Sprintf("the function's output has %s, which function-runner ignores", trailing)}, werr
+	case err != nil:
+		_, werr := stdout.Write(out.Output)
+		return Shown{Problem: fmt.Sprintf("the function's output does not decode as %s: %s", codec, cli.FirstLine(err.Error()))}, werr
 	}
 	_, err = fmt.Fprintf(stdout, "%s\n", decoded)
-	return err
+	return Shown{JSON: decoded}, err
 }

@@ -147,8 +147,12 @@ func TestInMemoryEndToEnd(t *testing.T) {
 
 // TestWriteOutput: a function's output is shown as function-runner shows
 // it: JSON on stdout, its logs on stderr (a line each), raw bytes with
-// the raw codec; no output, or one that does not decode, is an error,
-// unless the guest failed (its trap says why).
+// the raw codec. As function-runner counts a run that ran to completion a
+// success whatever its output (engine.rs), an output that is missing or
+// does not decode is no error but a Problem, its bytes shown as they are;
+// MessagePack with bytes after its value is shown decoded, as rmp_serde
+// decodes it, with a Problem. An output that could not be read is an
+// error, unless the guest failed (its trap says why).
 func TestWriteOutput(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -158,21 +162,35 @@ func TestWriteOutput(t *testing.T) {
 		codec          shopify.Codec
 		failed         bool
 		stdout, stderr string
+		json, problem  string
 		err            string
 	}{
-		{"json", shopify.Output{Output: []byte(`{"a":1}`), Logs: []byte("log")}, nil, shopify.JSON, false, "{\"a\":1}\n", "log\n", ""},
-		{"raw", shopify.Output{Output: []byte("bytes")}, nil, shopify.Raw, false, "bytes", "", ""},
-		{"none", shopify.Output{}, nil, shopify.JSON, false, "", "", "the function's output: "},
-		{"none, failed", shopify.Output{}, nil, shopify.JSON, true, "", "", ""},
-		{"not read", shopify.Output{}, errors.New("x"), shopify.JSON, false, "", "", "the function's output: x"},
-		{"not json", shopify.Output{Output: []byte("{")}, nil, shopify.JSON, false, "{", "", "does not decode as json"},
+		{"json", shopify.Output{Output: []byte(`{"a":1}`), Logs: []byte("log")}, nil, shopify.JSON, false, "{\"a\":1}\n", "log\n", `{"a":1}`, "", ""},
+		{"messagepack", shopify.Output{Output: []byte{0x81, 0xa1, 'a', 0x01}}, nil, shopify.MessagePack, false, "{\"a\":1}\n", "", `{"a":1}`, "", ""},
+		{"raw", shopify.Output{Output: []byte("bytes")}, nil, shopify.Raw, false, "bytes", "", "", "", ""},
+		{"none", shopify.Output{}, nil, shopify.JSON, false, "", "", "", "the function wrote no output", ""},
+		{"none, shopify_v1", shopify.Output{}, shopify.ErrNoOutput, shopify.MessagePack, false, "", "", "", "the function wrote no output", ""},
+		{"none, failed", shopify.Output{}, nil, shopify.JSON, true, "", "", "", "", ""},
+		{"not read", shopify.Output{}, errors.New("x"), shopify.JSON, false, "", "", "", "", "the function's output: x"},
+		{"not read, failed", shopify.Output{}, errors.New("x"), shopify.JSON, true, "", "", "", "", ""},
+		{"not json", shopify.Output{Output: []byte("export1")}, nil, shopify.JSON, false, "export1", "", "", "the function's output does not decode as json: output is not JSON: ", ""},
+		{"not messagepack", shopify.Output{Output: []byte{0xc1}}, nil, shopify.MessagePack, false, "\xc1", "", "", "the function's output does not decode as messagepack: ", ""},
+		{"a byte after the value", shopify.Output{Output: []byte{0x81, 0xa1, 'a', 0x01, 0x00}}, nil, shopify.MessagePack, false, "{\"a\":1}\n", "", `{"a":1}`,
+			"the function's output has 1 bytes after the MessagePack value (at offset 4), which function-runner ignores", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			err := shopify.WriteOutput(tt.out, tt.outErr, tt.codec, tt.failed, &stdout, &stderr)
+			shown, err := shopify.WriteOutput(tt.out, tt.outErr, tt.codec, tt.failed, &stdout, &stderr)
 			assert.Equal(t, tt.stdout, stdout.String())
 			assert.Equal(t, tt.stderr, stderr.String())
+			assert.Equal(t, tt.json, string(shown.JSON))
+			if tt.problem == "" {
+				assert.Empty(t, shown.Problem)
+			} else {
+				assert.True(t, strings.HasPrefix(shown.Problem, tt.problem), shown.Problem)
+			}
 			if tt.err == "" {
 				assert.NoError(t, err)
 			} else {

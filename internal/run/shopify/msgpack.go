@@ -67,7 +67,8 @@ func appendMessagePack(enc *msgpack.Encoder, v value) error {
 // function's output: integers stay integers, floats (float32 widened) are
 // written as serde_json writes them, NaN and infinities become null, and
 // what JSON cannot hold (binary, extensions, non-string map keys, strings
-// that are not UTF-8) is an error. Bytes after the value are an error too.
+// that are not UTF-8) is an error. Bytes after the value are a
+// *TrailingBytes error, with the value.
 func parseMessagePack(b []byte) (value, error) {
 	r := bytes.NewReader(b)
 	// A bytes.Reader is an io.ByteScanner, so the decoder reads it directly
@@ -80,9 +81,22 @@ func parseMessagePack(b []byte) (value, error) {
 		return value{}, err
 	}
 	if r.Len() > 0 {
-		return value{}, fmt.Errorf("%d bytes after the MessagePack value (at offset %d)", r.Len(), p.offset())
+		return v, &TrailingBytes{N: r.Len(), Offset: p.offset()}
 	}
 	return v, nil
+}
+
+// TrailingBytes is the error of a MessagePack output with bytes after its
+// value. function-runner decodes such an output all the same (rmp_serde's
+// from_slice reads one value and ignores the rest) and shows the value:
+// JSON is it, converted.
+type TrailingBytes struct {
+	N, Offset int
+	JSON      []byte
+}
+
+func (e *TrailingBytes) Error() string {
+	return fmt.Sprintf("%d bytes after the MessagePack value (at offset %d)", e.N, e.Offset)
 }
 
 type mpParser struct {

@@ -9,8 +9,12 @@
 // (function.go): the one-line summary in function-runner's words and
 // units (WriteFunctionSummary, HumanInstructions, HumanSize), the limits
 // a run went over (OverLimit), and, for several inputs, a row per input
-// (WriteInputsTable, InputOverLimit); limits scaled by @scaleLimits read
-// "11M × 2 = 22M" in each.
+// (WriteInputsTable, InputOverLimit), limits scaled by @scaleLimits
+// reading "11M × 2 = 22M" in each; and the lines that follow a run of
+// one input or several (inputcheck.go): the uncaught errors, the gates,
+// production's count beside jsprof's, a fixture's output checked, an
+// output function-runner shows as it is (WriteInputThrows,
+// WriteInputVerdicts).
 //
 // It is the one computation of those tables: whatever prints a cost reads
 // it from here, so every output agrees. It reads profiles through package

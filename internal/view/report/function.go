@@ -159,7 +159,17 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 		}
 		return s + strings.Repeat(" ", limitWidth-utf8.RuneCountInString(s)) + "  "
 	}
-	fmt.Fprintf(w, "%-*s  %12s  %*s  %s%8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", max(7, len(share)), share, limitColumn("limit"), "memory", "input", "output", "exit", "over the limit")
+	// A production column when a run log said production's count.
+	prodHead, prodCell := "", func(InputRun) string { return "" }
+	if slices.ContainsFunc(rows, func(r InputRun) bool { return r.Production > 0 }) {
+		prodHead, prodCell = fmt.Sprintf("  %12s", "production"), func(r InputRun) string {
+			if r.Production == 0 {
+				return fmt.Sprintf("  %12s", "-")
+			}
+			return fmt.Sprintf("  %12s", HumanInstructions(r.Production))
+		}
+	}
+	fmt.Fprintf(w, "%-*s  %12s  %*s%s  %s%8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", max(7, len(share)), share, prodHead, limitColumn("limit"), "memory", "input", "output", "exit", "over the limit")
 	for i, r := range rows {
 		if r.Error != "" {
 			fmt.Fprintf(w, "%-*s  %s\n", width, r.Input, r.Error)
@@ -181,8 +191,8 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 			flags = mark(flags)
 		}
 		pct := float64(r.TotalWasmInstructions) / float64(limits[i].Instructions) * 100
-		fmt.Fprintf(w, "%-*s  %12s  %*.1f%%  %s%6dKB  %9s  %9s  %4d  %s\n", width, r.Input, HumanInstructions(r.TotalWasmInstructions), max(7, len(share))-1, pct,
-			limitColumn(instructionLimit(limits[i])), r.MemoryBytes/1024, HumanSize(r.InputBytes), HumanSize(r.OutputBytes), r.ExitCode, flags)
+		fmt.Fprintf(w, "%-*s  %12s  %*.1f%%%s  %s%6dKB  %9s  %9s  %4d  %s\n", width, r.Input, HumanInstructions(r.TotalWasmInstructions), max(7, len(share))-1, pct,
+			prodCell(r), limitColumn(instructionLimit(limits[i])), r.MemoryBytes/1024, HumanSize(r.InputBytes), HumanSize(r.OutputBytes), r.ExitCode, flags)
 	}
 }
 

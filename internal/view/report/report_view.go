@@ -51,6 +51,19 @@ type InputRun struct {
 	Throw *jsprofile.Throw `json:"throw,omitempty"`
 	// Error is what kept jsprof from running it ("" when it ran).
 	Error string `json:"error,omitempty"`
+	// Kind is what the input file is: "run log" (Shopify CLI's log of a
+	// production run), "fixture" (Shopify CLI's test fixture) or ""
+	// (the input itself) (package inputfile).
+	Kind string `json:"kind,omitempty"`
+	// Production is the instructions production charged for this input
+	// (a run log's fuelConsumed); 0: none said.
+	Production uint64 `json:"production_instructions,omitempty"`
+	// OutputMismatch is where a fixture's output and the function's
+	// differ (inputfile.Mismatch); empty when they agree.
+	OutputMismatch []string `json:"output_mismatch,omitempty"`
+	// OutputProblem is what is wrong with an output function-runner still
+	// counts as a success's (shopify.Shown.Problem).
+	OutputProblem string `json:"output_problem,omitempty"`
 }
 
 // Report is one view of a profile, ready to write as text, CSV or JSON
