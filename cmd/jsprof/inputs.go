@@ -16,12 +16,8 @@ import (
 // the runs on stderr; -o the profile merged over them, --out-dir each
 // one's. jsprof exits with the first input's exit code that is not 0, or
 // 128+n when signal n stopped the runs (profiler.Several.ExitCode).
-func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio) int {
-	p, err := profiler.PrepareJob(ctx, job)
-	if err != nil {
-		return failJob(ctx, io, err)
-	}
-	s, err := p.RunSeveral(ctx, job.Inputs)
+func runInputs(ctx context.Context, p *profiler.Prepared, inputs []string, f runFlags, io stdio) int {
+	s, err := p.RunSeveral(ctx, inputs)
 	if err != nil {
 		return fail(io, cli.ExitFailure, err)
 	}
@@ -32,7 +28,8 @@ func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio) int 
 			fmt.Fprintf(io.err, "jsprof: %s: uncaught %s%s\n", printable.Name(in.Input), in.Throw.Message, in.Throw.Place())
 		}
 	}
-	report.WriteInputsTable(io.err, s.Facts, mark)
+	report.WriteInputsTable(io.err, report.WithCostliest(s.Facts, f.costs), mark)
+	report.WriteInputCost(io.err, f.costs)
 	for _, in := range s.Facts {
 		if over := report.InputOverLimit(in); f.failLimit && in.Error == "" && over != "" {
 			fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", printable.Name(in.Input), mark(over))

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -138,7 +137,7 @@ func cacheFlag(fs *flag.FlagSet) func() cachedir.Cache {
 		}
 	}
 	dir := fs.String("cache-dir", def, "directory for compiled modules (empty: no cache; env JSPROF_CACHE_DIR)")
-	defSize, envErr := cacheSizeEnv()
+	defSize, envErr := cachedir.EnvMB()
 	size := fs.Int64("cache-size", defSize, "keep the cache within `MB` megabytes, dropping what was used least recently (env JSPROF_CACHE_SIZE)")
 	// A directory that cannot be used is said once, on the flag set's
 	// output (stderr), and the run goes uncached.
@@ -149,19 +148,4 @@ func cacheFlag(fs *flag.FlagSet) func() cachedir.Cache {
 		}
 		return cachedir.Cache{Dir: *dir, Limit: *size << 20, Warn: warn}
 	}
-}
-
-// cacheSizeEnv is --cache-size's default: $JSPROF_CACHE_SIZE, in MB, where
-// it is a positive whole number, else cachedir.DefaultMB, with the
-// error to warn of when it is set to anything else.
-func cacheSizeEnv() (int64, error) {
-	v := os.Getenv("JSPROF_CACHE_SIZE")
-	if v == "" {
-		return cachedir.DefaultMB, nil
-	}
-	mb, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || mb <= 0 || mb > 1<<40 {
-		return cachedir.DefaultMB, fmt.Errorf("JSPROF_CACHE_SIZE=%q is not a whole number of MB; the cache is kept within %d MB", v, cachedir.DefaultMB)
-	}
-	return mb, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/internal/inputcost"
 	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/cachedir"
@@ -71,6 +72,7 @@ type runFlags struct {
 	stackEvery uint64
 	sourceMap  string
 	failLimit  bool
+	inputCost  inputcost.Flag
 	cacheDir   func() cachedir.Cache
 	readCost   func() (wasmcore.CostModel, error)
 
@@ -82,6 +84,7 @@ type runFlags struct {
 	cost      wasmcore.CostModel
 	codec     *shopify.Codec // nil: the provider's
 	mounts    []runner.Mount
+	costs     []report.InputCost // measured by --input-cost, for the outputs
 }
 
 // runFlagSet declares run's flags into f.
@@ -114,6 +117,7 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.StringVar(&f.source, "source", "", "show the program's functions as in `file` (Javy compiles every program as function.mjs; jsprof build records the file, a module built by the Javy CLI does not)")
 	fs.StringVar(&f.sourceMap, "source-map", "", sourceMapUsage)
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
+	fs.Var(&f.inputCost, "input-cost", fmt.Sprintf("also run the function on each input without each of its field paths (every top-level one, then those holding 1%%+ of its bytes, the largest first, %d per input or =`N`) and say what each removal saves of the input decoding, and whether the output changed; in exact mode, on --input", inputcost.DefaultMaxPaths))
 	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
 	cli.DurationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
@@ -182,6 +186,8 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 		return errors.New("several inputs are compared by their instructions: they need a profiling --mode")
 	case f.several && f.pprofAddr != "":
 		return errors.New("--pprof-addr serves one run: give one --input")
+	case f.inputCost.MaxPaths > 0 && (f.mode != jsprofile.ModeExact || len(f.inputs) == 0):
+		return errors.New("--input-cost measures a function's --input in exact instructions: give --input, in --mode exact")
 	case f.outDir != "" && !f.several:
 		return errors.New("--out-dir holds each input's profile: give a folder of inputs, or --input more than once")
 	}
@@ -243,7 +249,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	var inputs []string // the inputs' files, checked before anything runs
 	if len(f.inputs) > 0 {
 		var err error
-		if inputs, err = profiler.InputFiles(f.inputs); err != nil {
+		if inputs, err = shopify.InputFiles(f.inputs); err != nil {
 			return fail(io, cli.ExitFailure, err)
 		}
 	}
@@ -296,14 +302,21 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		warn(io, job.ReadProgram(ctx, f.sourceMap))
 	}
 	if f.html != "" { // annotated with the JS ReadProgram found
-		job.Outputs = append(job.Outputs, output.RunHTML(f.html, f.output, job.Module, f.module, job.Profile.SourceMap))
+		job.Outputs = append(job.Outputs, output.RunHTML(f.html, f.output, job.Module, f.module, job.Profile.SourceMap, &f.costs))
+	}
+	p, err := profiler.PrepareJob(ctx, job)
+	if err == nil && f.inputCost.MaxPaths > 0 {
+		f.costs, err = inputcost.Measure(ctx, p, inputs, inputcost.Options{MaxPaths: f.inputCost.MaxPaths})
+	}
+	if err != nil {
+		return failJob(ctx, io, err)
 	}
 	if f.several {
-		return runInputs(ctx, job, f, io)
+		return runInputs(ctx, p, inputs, f, io)
 	}
 	// What was measured is written (Job.Outputs) before anything else is
 	// said.
-	done, err := profiler.Execute(ctx, job)
+	done, err := p.Execute(ctx)
 	if err != nil {
 		return failJob(ctx, io, err)
 	}
@@ -315,6 +328,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 		if done.Function {
 			report.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "", mark)
+			report.WriteInputCost(io.err, f.costs)
 			if over := report.OverLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
 				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", inputName(f.input), mark(over))
 				if code == 0 {

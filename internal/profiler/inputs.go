@@ -6,72 +6,34 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"sync"
 
 	"github.com/google/pprof/profile"
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/output"
-	"github.com/jsprof/jsprof/internal/run/shopify"
 	"github.com/jsprof/jsprof/internal/view/report"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
-
-// InputFiles lists the inputs paths name, in order: a regular file is
-// itself, a folder each *.json file in it (not below), by name. A folder
-// with none is an error naming it, as is a path that is neither
-// (shopify.ReadInput): checked before anything runs.
-func InputFiles(paths []string) ([]string, error) {
-	var files []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("--input: %w", err)
-		}
-		if !st.IsDir() {
-			if !st.Mode().IsRegular() {
-				return nil, shopify.NotRegular(p)
-			}
-			files = append(files, p)
-			continue
-		}
-		in, err := filepath.Glob(filepath.Join(p, "*.json"))
-		if err != nil {
-			return nil, fmt.Errorf("--input %s: %w", p, err)
-		}
-		var found []string
-		for _, f := range in {
-			if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
-				found = append(found, f)
-			}
-		}
-		if len(found) == 0 {
-			return nil, fmt.Errorf("--input %s: no *.json file in the folder", p)
-		}
-		slices.Sort(found)
-		files = append(files, found...)
-	}
-	return files, nil
-}
 
 // InputRun is one input's run of RunInputs.
 type InputRun struct {
 	Input string // the path as given
 	Done  *Done  // nil when Err stopped it
 	Err   error
+	// Output is what the guest wrote on stdout: a function's output, as
+	// JSON (shopify.WriteOutput).
+	Output []byte
 }
 
 // RunInputs runs the prepared module once per input, each in an instance
 // of its own, parallel at once at most (0: one per CPU jsprof may use),
 // and hands each run to done as it ends (never two at once, in no set
 // order: what done keeps of a run is all that is kept of it). The
-// guests' output is dropped (a run's uncaught error is in its
-// Outcome.Throw); the job's Prepared hook is not called, nor its
+// guests' stdout is the run's Output, their stderr dropped (a run's
+// uncaught error is in its Outcome.Throw); the job's Prepared hook is not called, nor its
 // Progress said, nor its outputs written (RunSeveral writes them).
 func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int, done func(i int, r InputRun)) {
 	if parallel <= 0 {
@@ -98,7 +60,9 @@ func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int,
 			r.Err = context.Cause(ctx)
 			return
 		}
-		r.Done, r.Err = p.Run(ctx, inputs[i], nil, nil)
+		var out bytes.Buffer
+		r.Done, r.Err = p.Run(ctx, inputs[i], &out, nil)
+		r.Output = out.Bytes()
 	}
 	if len(inputs) == 0 {
 		return

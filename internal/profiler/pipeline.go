@@ -50,7 +50,7 @@ type Job struct {
 	// Codec, when set, replaces the codec of a function's provider.
 	Codec *shopify.Codec
 	// Inputs are the files of a job that runs on several inputs
-	// (RunSeveral, InputFiles): a module given inputs runs with
+	// (RunSeveral, shopify.InputFiles): a module given inputs runs with
 	// function-runner's I/O, as with Input, and no output may be one of
 	// them.
 	Inputs []string
@@ -166,10 +166,16 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer output.Discard(job.Outputs)
-	done, err := p.Run(ctx, job.Input, job.Guest.Stdout, job.Guest.Stderr)
+	return p.Execute(ctx)
+}
+
+// Execute is Execute's run of a prepared job: one Run with the job's
+// input and stdio, then its outputs written.
+func (p *Prepared) Execute(ctx context.Context) (*Done, error) {
+	defer output.Discard(p.job.Outputs)
+	done, err := p.Run(ctx, p.job.Input, p.job.Guest.Stdout, p.job.Guest.Stderr)
 	if err == nil && done.Outcome != nil {
-		if werr := job.writeOutputs(ctx, done.Outcome, nil); werr != nil {
+		if werr := p.job.writeOutputs(ctx, done.Outcome, nil); werr != nil {
 			return done, &OutputError{Err: werr}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -146,4 +147,19 @@ func clearCache(dir string) error {
 		}
 	}
 	return nil
+}
+
+// EnvMB is jsprof's --cache-size default: $JSPROF_CACHE_SIZE, in MB, where
+// it is a positive whole number, else DefaultMB, with the
+// error to warn of when it is set to anything else.
+func EnvMB() (int64, error) {
+	v := os.Getenv("JSPROF_CACHE_SIZE")
+	if v == "" {
+		return DefaultMB, nil
+	}
+	mb, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || mb <= 0 || mb > 1<<40 {
+		return DefaultMB, fmt.Errorf("JSPROF_CACHE_SIZE=%q is not a whole number of MB; the cache is kept within %d MB", v, DefaultMB)
+	}
+	return mb, nil
 }

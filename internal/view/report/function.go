@@ -124,7 +124,12 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 		rows[i].Input, rows[i].Error = printable.Name(rows[i].Input), printable.String(rows[i].Error)
 		width = max(width, len(rows[i].Input))
 	}
-	fmt.Fprintf(w, "%-*s  %12s  %7s  %8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", "of 11M", "memory", "input", "output", "exit", "over the limit")
+	costliest := slices.ContainsFunc(rows, func(r InputRun) bool { return r.CostliestPath != "" })
+	head := "over the limit"
+	if costliest {
+		head = fmt.Sprintf("%-14s  %s", head, "costliest input path (decoding it saves)")
+	}
+	fmt.Fprintf(w, "%-*s  %12s  %7s  %8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", "of 11M", "memory", "input", "output", "exit", head)
 	for _, r := range rows {
 		if r.Error != "" {
 			fmt.Fprintf(w, "%-*s  %s\n", width, r.Input, r.Error)
@@ -146,6 +151,12 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 			flags = mark(flags)
 		}
 		share := float64(r.TotalWasmInstructions) / float64(shopify.InstructionLimit) * 100
+		if costliest {
+			flags = fmt.Sprintf("%-14s  %s", flags, printable.String(r.CostliestPath))
+			if r.CostliestPath != "" {
+				flags += " (" + signedHuman(r.CostliestSaved) + ")"
+			}
+		}
 		fmt.Fprintf(w, "%-*s  %12s  %6.1f%%  %6dKB  %9s  %9s  %4d  %s\n", width, r.Input, HumanInstructions(r.TotalWasmInstructions), share,
 			r.MemoryBytes/1024, HumanSize(r.InputBytes), HumanSize(r.OutputBytes), r.ExitCode, flags)
 	}

@@ -34,6 +34,10 @@ type ReportOptions struct {
 	// Inputs, for a profile merged over the runs of one module on several
 	// inputs, are each run's facts; the JSON document lists them.
 	Inputs []InputRun
+	// InputCost is what each field path of each input costs to decode
+	// (jsprof run --input-cost); the JSON document lists it, and the
+	// table of inputs each one's costliest path.
+	InputCost []InputCost
 }
 
 // InputRun is one input's run, of a module run on several inputs (jsprof
@@ -51,6 +55,11 @@ type InputRun struct {
 	Throw *jsprofile.Throw `json:"throw,omitempty"`
 	// Error is what kept jsprof from running it ("" when it ran).
 	Error string `json:"error,omitempty"`
+	// CostliestPath is the input's field path whose removal saved the
+	// most input decoding, and CostliestSaved what it saved (jsprof run
+	// --input-cost: InputCost).
+	CostliestPath  string `json:"costliest_input_path,omitempty"`
+	CostliestSaved int64  `json:"costliest_input_path_saved,omitempty"`
 }
 
 // Report is one view of a profile, ready to write as text, CSV or JSON
