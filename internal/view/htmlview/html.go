@@ -24,6 +24,8 @@ func htmlFuncs() template.FuncMap {
 	return template.FuncMap{
 		"human":  costfmt.Human,
 		"signed": costfmt.HumanSigned,
+		"saving": report.HumanSaving,
+		"size":   report.HumanSize,
 		"exact":  func(n uint64) string { return groupDigits(strconv.FormatUint(n, 10)) },
 		"exactSigned": func(n int64) string {
 			if n < 0 {

@@ -96,14 +96,14 @@ h3 .meta { font-family: system-ui, sans-serif; font-weight: normal; color: var(-
 
 // inputCostSection is the report's section of jsprof run --input-cost.
 const inputCostSection = `{{define "inputcost"}}{{range .InputCost}}<h2 id="input-cost">What each field of {{.Input}} costs to decode</h2>
-{{if .Error}}<p class="meta">{{.Error}}</p>{{else}}<p class="meta">Input decoding: <b>{{human .Decoding}}</b> of {{human .Total}} instructions ({{pct (share .Decoding .Total)}}), {{human .InputBytes}}B of JSON input.{{if .Failed}} The function failed on the whole input.{{end}}</p>
+{{if .Error}}<p class="meta">{{.Error}}</p>{{else}}<p class="meta">Input decoding: <b>{{human .Decoding}}</b> of {{human .Total}} instructions ({{pct (share .Decoding .Total)}}), {{size .InputBytes}} of JSON input.{{if .Failed}} The function failed on the whole input.{{end}}</p>
 <table class="input-cost">
 <thead><tr><th>path</th><th>decoding saved</th><th>of decoding</th><th>of {{human .Limit}}</th><th>bytes</th><th>run saved</th><th>output without it</th></tr></thead>
 <tbody>
-{{range .Paths}}<tr class="input-path" data-path="{{.Path}}" data-output="{{.Output}}"><td class="name">{{.Path}}{{with .Query}} <span class="meta">({{.}})</span>{{end}}</td><td title="{{.Saved}}">{{signed .Saved}}</td><td>{{pct .OfDecoding}}</td><td>{{pct .OfLimit}}</td><td>{{.Bytes}}</td><td title="{{.TotalSaved}}">{{signed .TotalSaved}}</td><td>{{if .Error}}{{.Error}}{{else}}{{.Output}}{{end}}</td></tr>
+{{range .Paths}}<tr class="input-path" data-path="{{.Path}}" data-output="{{.Output}}"><td class="name">{{.Path}}{{with .Query}} <span class="meta">({{.}})</span>{{end}}</td><td title="{{.Saved}}">{{saving .Saved}}</td><td>{{pct .OfDecoding}}</td><td>{{pct .OfLimit}}</td><td title="{{.Bytes}}">{{size .Bytes}}</td><td title="{{.TotalSaved}}">{{saving .TotalSaved}}</td><td>{{if .Error}}{{.Error}}{{else}}{{.Output}}{{end}}</td></tr>
 {{end}}</tbody>
 </table>
-<p class="note">Each row is what one run on this input without that path (from every element of <code>[]</code>) saved, measured. Removals are not additive: the top-level paths save {{signed .TopLevel}} together, against {{human .Decoding}} of input decoding. "unchanged" is about this input only: the function may still read that field on another input.{{if or .Small .LeftOut}} Not measured: {{.Small}} paths under {{pct .MinShare}} of the input's bytes, {{.LeftOut}} over it left out to keep the runs bounded.{{end}}</p>
+<p class="note">Each row is what one run on this input without that path (from every element of <code>[]</code>) saved, measured. Removals are not additive: the top-level paths save {{saving .TopLevel}} together, against {{human .Decoding}} of input decoding. "unchanged" is about this input only: the function may still read that field on another input.{{if or .Small .LeftOut}} Not measured: {{.Small}} paths under {{pct .MinShare}} of the input's bytes, {{.LeftOut}} over it left out to keep the runs bounded.{{end}}</p>
 {{end}}{{end}}{{end}}`
 
 const reportPage = `{{define "report"}}{{template "head" .}}{{with .Data}}<p class="meta" id="totals"><b>{{human .TotalWasmInstructions}}</b> Wasm instructions ({{exact .TotalWasmInstructions}}),

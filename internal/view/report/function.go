@@ -154,7 +154,7 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 		if costliest {
 			flags = fmt.Sprintf("%-14s  %s", flags, printable.String(r.CostliestPath))
 			if r.CostliestPath != "" {
-				flags += " (" + signedHuman(r.CostliestSaved) + ")"
+				flags += " (" + HumanSaving(r.CostliestSaved) + ")"
 			}
 		}
 		fmt.Fprintf(w, "%-*s  %12s  %6.1f%%  %6dKB  %9s  %9s  %4d  %s\n", width, r.Input, HumanInstructions(r.TotalWasmInstructions), share,

@@ -87,9 +87,9 @@ func WithCostliest(facts []InputRun, costs []InputCost) []InputRun {
 	return out
 }
 
-// signedHuman is HumanInstructions with a sign for what a removal cost
-// rather than saved.
-func signedHuman(n int64) string {
+// HumanSaving is HumanInstructions of what a removal saved, with a minus
+// for what it cost instead.
+func HumanSaving(n int64) string {
 	if n < 0 {
 		return "-" + HumanInstructions(uint64(-n))
 	}
@@ -130,8 +130,8 @@ func writeInputCost(w io.Writer, c InputCost) {
 		if p.Query != "" {
 			out += "  (query: " + printable.String(p.Query) + ")"
 		}
-		fmt.Fprintf(w, "%-*s  %9s  %10.1f%%  %6.1f%%  %9s  %10s  %s\n", width, printable.String(p.Path), signedHuman(p.Saved),
-			p.OfDecoding*100, p.OfLimit*100, HumanSize(p.Bytes), signedHuman(p.TotalSaved), out)
+		fmt.Fprintf(w, "%-*s  %9s  %10.1f%%  %6.1f%%  %9s  %10s  %s\n", width, printable.String(p.Path), HumanSaving(p.Saved),
+			p.OfDecoding*100, p.OfLimit*100, HumanSize(p.Bytes), HumanSaving(p.TotalSaved), out)
 	}
 	var top []string
 	for _, p := range c.Paths {
@@ -140,7 +140,7 @@ func writeInputCost(w io.Writer, c InputCost) {
 		}
 	}
 	fmt.Fprintf(w, "Each row is what one run without that path (from every element of []) saved, measured; removals are not additive: the top-level paths (%s) save %s together, against %s of input decoding.\n",
-		strings.Join(top, ", "), signedHuman(c.TopLevel), HumanInstructions(c.Decoding))
+		strings.Join(top, ", "), HumanSaving(c.TopLevel), HumanInstructions(c.Decoding))
 	fmt.Fprintf(w, "\"unchanged\" is about this input only: the function may still read that field on another input.\n")
 	if c.Small > 0 || c.LeftOut > 0 {
 		fmt.Fprintf(w, "Not measured: %d paths under %.0f%% of the input's bytes; %d over it left out to keep the runs bounded.\n", c.Small, c.MinShare*100, c.LeftOut)
