@@ -76,6 +76,22 @@ func pathCost(t *testing.T, c report.InputCost, path string) report.PathCost {
 	return report.PathCost{}
 }
 
+// discountQuery is discountCart's input query.
+const discountQuery = `query RunInput {
+  cart {
+    lines {
+      id
+      quantity
+      cost { amountPerQuantity { amount currencyCode } }
+      merchandise {
+        __typename
+        ... on ProductVariant { id product { title tags } }
+      }
+    }
+  }
+}
+`
+
 // TestInputCost (issue 41): on a cart discount that reads its lines'
 // quantities and ids only, built static and dynamic for the JSON
 // provider (Javy.IO and JSON.parse) and the MessagePack ones
@@ -84,7 +100,8 @@ func pathCost(t *testing.T, c report.InputCost, path string) report.PathCost {
 // "changed", or "function failed" for the cart itself; and the same
 // input with the tags removed by hand decodes in exactly the reported
 // figure fewer instructions. The text table says the figures are not
-// additive, and the several-input table has each input's costliest path.
+// additive, names each path's line of the input query (--input-query),
+// and the several-input table has each input's costliest path.
 func TestInputCost(t *testing.T) {
 	t.Parallel()
 	dir := fixtures.ProvidersDir(t)
@@ -149,10 +166,12 @@ func TestInputCost(t *testing.T) {
 	t.Run("text and several inputs", func(t *testing.T) {
 		t.Parallel()
 		module := buildFunction(t, "shopify_functions_javy_v4", shopifyJS)
-		got := jsprof(t, "", "run", "-q", "--plugin", dir, "--input", full, "--input-cost=6", module)
+		query := filepath.Join(t.TempDir(), "run.graphql")
+		require.NoError(t, os.WriteFile(query, []byte(discountQuery), 0o644))
+		got := jsprof(t, "", "run", "-q", "--plugin", dir, "--input", full, "--input-cost=6", "--input-query", query, module)
 		require.Equal(t, 0, got.code, got.stderr)
+		assert.Regexp(t, `(?m)^cart\.lines\[\]\.merchandise\s+\S+\s+\S+%\s+\S+%\s+\S+\s+\S+\s+unchanged  \(query: `+regexp.QuoteMeta(query)+`:7: merchandise\)$`, got.stderr, "the query's line of the field")
 		assert.Contains(t, got.stderr, "jsprof: input cost of "+full+": input decoding ")
-		assert.Regexp(t, `(?m)^cart\.lines\[\]\.merchandise\s+\S+\s+\S+%\s+\S+%\s+\S+\s+\S+\s+unchanged$`, got.stderr)
 		assert.Contains(t, got.stderr, "removals are not additive: the top-level paths (cart) save ")
 		assert.Contains(t, got.stderr, `"unchanged" is about this input only`)
 		assert.Regexp(t, `Not measured: \d+ paths under 1% of the input's bytes; [1-9]\d* over it left out`, got.stderr, "=6 leaves paths out, and says so")
@@ -182,6 +201,7 @@ func TestInputCost(t *testing.T) {
 			{"run", "--input-cost", "fn.wasm"},
 			{"run", "--input-cost", "--mode", "sample", "--input", full, "fn.wasm"},
 			{"run", "--input-cost=0", "--input", full, "fn.wasm"},
+			{"run", "--input-query", "run.graphql", "--input", full, "fn.wasm"},
 		} {
 			got := jsprof(t, "", args...)
 			assert.Equal(t, 2, got.code, "%v: %s", args, got.stderr)

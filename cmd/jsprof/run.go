@@ -73,6 +73,7 @@ type runFlags struct {
 	sourceMap  string
 	failLimit  bool
 	inputCost  inputcost.Flag
+	inputQuery string
 	cacheDir   func() cachedir.Cache
 	readCost   func() (wasmcore.CostModel, error)
 
@@ -118,6 +119,7 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.StringVar(&f.sourceMap, "source-map", "", sourceMapUsage)
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
 	fs.Var(&f.inputCost, "input-cost", fmt.Sprintf("also run the function on each input without each of its field paths (every top-level one, then those holding 1%%+ of its bytes, the largest first, %d per input or =`N`) and say what each removal saves of the input decoding, and whether the output changed; in exact mode, on --input", inputcost.DefaultMaxPaths))
+	fs.StringVar(&f.inputQuery, "input-query", "", "with --input-cost, name each path's field and line in the function's input query `file` (src/run.graphql: shopify.extension.toml's input_query)")
 	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size)")
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
 	cli.DurationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
@@ -188,6 +190,8 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 		return errors.New("--pprof-addr serves one run: give one --input")
 	case f.inputCost.MaxPaths > 0 && (f.mode != jsprofile.ModeExact || len(f.inputs) == 0):
 		return errors.New("--input-cost measures a function's --input in exact instructions: give --input, in --mode exact")
+	case f.inputQuery != "" && f.inputCost.MaxPaths == 0:
+		return errors.New("--input-query names the fields of --input-cost's paths: give --input-cost")
 	case f.outDir != "" && !f.several:
 		return errors.New("--out-dir holds each input's profile: give a folder of inputs, or --input more than once")
 	}
@@ -306,7 +310,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 	}
 	p, err := profiler.PrepareJob(ctx, job)
 	if err == nil && f.inputCost.MaxPaths > 0 {
-		f.costs, err = inputcost.Measure(ctx, p, inputs, inputcost.Options{MaxPaths: f.inputCost.MaxPaths})
+		f.costs, err = inputcost.Measure(ctx, p, inputs, inputcost.Options{MaxPaths: f.inputCost.MaxPaths, QueryFile: f.inputQuery})
 	}
 	if err != nil {
 		return failJob(ctx, io, err)

@@ -35,6 +35,9 @@ type Options struct {
 	// (PathCost.Query; "" when it has none): the hook for an app's
 	// src/*.graphql (QueryFields makes one from a field mapping).
 	Query func(Path) string
+	// QueryFile, when set and Query is not, is the input query read for
+	// Query (ReadQuery).
+	QueryFile string
 }
 
 // Measure runs the prepared function p on each input, then on the same
@@ -47,6 +50,13 @@ type Options struct {
 func Measure(ctx context.Context, p *profiler.Prepared, inputs []string, o Options) ([]report.InputCost, error) {
 	o.MaxPaths = cmp.Or(o.MaxPaths, DefaultMaxPaths)
 	o.MinShare = cmp.Or(o.MinShare, DefaultMinShare)
+	if o.QueryFile != "" && o.Query == nil {
+		fields, err := ReadQuery(o.QueryFile)
+		if err != nil {
+			return nil, err
+		}
+		o.Query = QueryFields(fields)
+	}
 	dir, err := os.MkdirTemp("", "jsprof-input-cost-")
 	if err != nil {
 		return nil, fmt.Errorf("--input-cost: %w", err)
