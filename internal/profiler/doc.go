@@ -54,7 +54,10 @@
 // Several inputs (pipeline.go, inputs.go): PrepareJob prepares the module once and
 // Prepared.RunSeveral runs it on each input in an instance of its own, in
 // parallel, with their table's facts, their merged profile and the exit
-// code of the first input that failed.
+// code of the first input that failed; Prepared.RunInputs hands each run,
+// with what its guest wrote on stdout, to a caller of its own
+// (internal/inputcost's runs without a field path), and Prepared.Execute
+// is Execute's one run of a job already prepared.
 //
 // It also says how a run ended (ExitCode, Ending: which of internal/cli's
 // exit codes it ends with, and why), keeps the uncaught JS error an

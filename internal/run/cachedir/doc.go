@@ -3,7 +3,8 @@
 // sealed with jsprof's own digest once compiled and checked against its
 // seal before wazero reads it, one without a seal dropped (cache_seal.go),
 // and used only when no one but jsprof's own user can have written it
-// (cache_trust.go). The test suite opens its shared cache through it too
+// (cache_trust.go). EnvMB is jsprof's default bound, from
+// $JSPROF_CACHE_SIZE. The test suite opens its shared cache through it too
 // (fixtures.CompilationCache), so that the engines the tests compile are
 // sealed and the tests' jsprof commands reuse them.
 //

@@ -78,7 +78,9 @@
 //
 // ReadInput reads a function's input file (--input) as jsprof reads the
 // files it does not control (internal/fileio): a regular file only, never
-// blocking (a FIFO is refused at once), bounded.
+// blocking (a FIFO is refused at once), bounded; InputFiles lists the
+// files several --input name (a folder: its *.json), checked before
+// anything runs.
 //
 // This package depends on wasmcore, wazero, internal/fileio and
 // internal/run/runner (Configure sets a runner.Options up for a

@@ -9,7 +9,10 @@
 // (function.go): the one-line summary in function-runner's words and
 // units (WriteFunctionSummary, HumanInstructions, HumanSize), the limits
 // a run went over (OverLimit), and, for several inputs, a row per input
-// (WriteInputsTable, InputOverLimit).
+// (WriteInputsTable, InputOverLimit); and the table of jsprof run
+// --input-cost (inputcost.go: InputCost, PathCost, WriteInputCost, and
+// WithCostliest for the table of inputs), which package inputcost
+// measures.
 //
 // It is the one computation of those tables: whatever prints a cost reads
 // it from here, so every output agrees. It reads profiles through package

@@ -127,7 +127,7 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 	costliest := slices.ContainsFunc(rows, func(r InputRun) bool { return r.CostliestPath != "" })
 	head := "over the limit"
 	if costliest {
-		head = fmt.Sprintf("%-14s  %s", head, "costliest input path (decoding it saves)")
+		head = fmt.Sprintf("%-14s  %s", head, "costliest path the output did not need here (decoding it saves)")
 	}
 	fmt.Fprintf(w, "%-*s  %12s  %7s  %8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", "of 11M", "memory", "input", "output", "exit", head)
 	for _, r := range rows {

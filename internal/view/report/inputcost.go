@@ -67,8 +67,9 @@ type PathCost struct {
 	Error string `json:"error,omitempty"` // the run without it could not be made
 }
 
-// WithCostliest is facts with each input's costliest path of costs (by
-// input) in its CostliestPath and CostliestSaved.
+// WithCostliest is facts with, in each input's CostliestPath and
+// CostliestSaved, its costliest path of costs (by input) whose removal
+// left the output unchanged.
 func WithCostliest(facts []InputRun, costs []InputCost) []InputRun {
 	if len(costs) == 0 {
 		return facts
@@ -79,8 +80,12 @@ func WithCostliest(facts []InputRun, costs []InputCost) []InputRun {
 	}
 	out := make([]InputRun, len(facts))
 	for i, f := range facts {
-		if c := by[f.Input]; c != nil && len(c.Paths) > 0 {
-			f.CostliestPath, f.CostliestSaved = c.Paths[0].Path, c.Paths[0].Saved
+		if c := by[f.Input]; c != nil {
+			for _, p := range c.Paths {
+				if p.Output == OutputUnchanged && p.Error == "" && (f.CostliestPath == "" || p.Saved > f.CostliestSaved) {
+					f.CostliestPath, f.CostliestSaved = p.Path, p.Saved
+				}
+			}
 		}
 		out[i] = f
 	}

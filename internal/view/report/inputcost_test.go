@@ -42,17 +42,20 @@ func TestWriteInputCost(t *testing.T) {
 	assert.NotContains(t, b.String(), "Not measured")
 }
 
-// TestWithCostliest: each input's row gets its costliest path, by input;
-// an input without one (or no costs at all) is left as it was.
+// TestWithCostliest: each input's row gets, by input, its costliest path
+// whose removal left the output unchanged (never one that changed it,
+// however costly); an input without one (or no costs at all) is left as
+// it was.
 func TestWithCostliest(t *testing.T) {
 	t.Parallel()
 	facts := []InputRun{{Input: "a.json"}, {Input: "b.json"}, {Input: "c.json"}}
 	costs := []InputCost{
-		{Input: "b.json", Paths: []PathCost{{Path: "cart.lines", Saved: 9}, {Path: "cart", Saved: 3}}},
+		{Input: "b.json", Paths: []PathCost{{Path: "cart", Saved: 20, Output: OutputFailed}, {Path: "cart.lines[].id", Saved: 12, Output: OutputChanged},
+			{Path: "cart.lines[].tags", Saved: 9, Output: OutputUnchanged}, {Path: "cart.lines[].title", Saved: 3, Output: OutputUnchanged}}},
 		{Input: "c.json", Error: "not JSON"},
 	}
 	got := WithCostliest(facts, costs)
-	assert.Equal(t, []InputRun{{Input: "a.json"}, {Input: "b.json", CostliestPath: "cart.lines", CostliestSaved: 9}, {Input: "c.json"}}, got)
+	assert.Equal(t, []InputRun{{Input: "a.json"}, {Input: "b.json", CostliestPath: "cart.lines[].tags", CostliestSaved: 9}, {Input: "c.json"}}, got)
 	assert.Empty(t, facts[1].CostliestPath, "facts are not changed")
 	assert.Equal(t, facts, WithCostliest(facts, nil))
 }

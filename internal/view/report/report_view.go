@@ -55,11 +55,13 @@ type InputRun struct {
 	Throw *jsprofile.Throw `json:"throw,omitempty"`
 	// Error is what kept jsprof from running it ("" when it ran).
 	Error string `json:"error,omitempty"`
-	// CostliestPath is the input's field path whose removal saved the
-	// most input decoding, and CostliestSaved what it saved (jsprof run
-	// --input-cost: InputCost).
-	CostliestPath  string `json:"costliest_input_path,omitempty"`
-	CostliestSaved int64  `json:"costliest_input_path_saved,omitempty"`
+	// CostliestPath is, of the input's field paths whose removal left
+	// the output unchanged, the one that saved the most input decoding,
+	// and CostliestSaved what it saved (jsprof run --input-cost:
+	// InputCost). Paths whose removal changed the output (the input's
+	// root objects always do) are not it.
+	CostliestPath  string `json:"costliest_unchanged_path,omitempty"`
+	CostliestSaved int64  `json:"costliest_unchanged_path_saved,omitempty"`
 }
 
 // Report is one view of a profile, ready to write as text, CSV or JSON
