@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -177,9 +178,13 @@ func TestInputCost(t *testing.T) {
 		assert.Regexp(t, `Not measured: \d+ paths under 1% of the input's bytes; [1-9]\d* over it left out`, got.stderr, "=6 leaves paths out, and says so")
 
 		discountCart(t, inputs, 3, false)
-		doc := filepath.Join(t.TempDir(), "report.json")
-		got = jsprof(t, "", "run", "--plugin", dir, "--input", inputs, "--input-cost=4", "--report-json", doc, module)
+		doc, page := filepath.Join(t.TempDir(), "report.json"), filepath.Join(t.TempDir(), "report.html")
+		got = jsprof(t, "", "run", "--plugin", dir, "--input", inputs, "--input-cost=4", "--report-json", doc, "--html", page, module)
 		require.Equal(t, 0, got.code, got.stderr)
+		html := readFileText(t, page)
+		assert.Equal(t, 2, strings.Count(html, `<h2 id="input-cost`), "the page has a section per input")
+		assert.Contains(t, html, `<h2 id="input-cost-1">`, "each with an id of its own")
+		assert.Equal(t, 8, strings.Count(html, `<tr class="input-path" `))
 		rows := regexp.MustCompile(`(?m)^\S+cart-\d+-tags-true\.json\s.*\s(cart\S*) \((\S+)\)$`).FindAllStringSubmatch(got.stderr, -1)
 		require.Len(t, rows, 2, got.stderr)
 		assert.Contains(t, got.stderr, "costliest path the output did not need here (decoding it saves)")

@@ -95,7 +95,7 @@ h3 .meta { font-family: system-ui, sans-serif; font-weight: normal; color: var(-
 {{end}}`
 
 // inputCostSection is the report's section of jsprof run --input-cost.
-const inputCostSection = `{{define "inputcost"}}{{range .InputCost}}<h2 id="input-cost">What each field of {{.Input}} costs to decode</h2>
+const inputCostSection = `{{define "inputcost"}}{{range $i, $c := .InputCost}}<h2 id="input-cost{{if $i}}-{{$i}}{{end}}">What each field of {{.Input}} costs to decode</h2>
 {{if .Error}}<p class="meta">{{.Error}}</p>{{else}}<p class="meta">Input decoding: <b>{{human .Decoding}}</b> of {{human .Total}} instructions ({{pct (share .Decoding .Total)}}), {{size .InputBytes}} of JSON input.{{if .Failed}} The function failed on the whole input.{{end}}</p>
 <table class="input-cost">
 <thead><tr><th>path</th><th>decoding saved</th><th>of decoding</th><th>of {{human .Limit}}</th><th>bytes</th><th>run saved</th><th>output without it</th></tr></thead>
