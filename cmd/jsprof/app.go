@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/jsprof/jsprof/internal/run/extension"
+	"github.com/jsprof/jsprof/internal/run/shopify/scalelimits"
 )
 
 // fromApp fills what run was not given from the function's extension
@@ -41,11 +42,37 @@ func (f *runFlags) fromApp(fs *flag.FlagSet) (*extension.Extension, error) {
 	if f.export == "" && len(ext.Targets) == 1 {
 		f.export = ext.Targets[0].Export
 	}
-	if t, ok := ext.Target(f.export); ok && f.schemaPath+f.queryPath == "" && ext.Schema != "" && t.InputQuery != "" {
-		f.schemaPath, f.queryPath = ext.Schema, t.InputQuery // the limit production applies
+	if t, ok := ext.Target(f.export); ok && f.schemaPath+f.queryPath == "" && t.InputQuery != "" {
+		if ext.Schema != "" {
+			f.schemaPath, f.queryPath = ext.Schema, t.InputQuery // the limit production applies
+		} else if f.inputCost.MaxPaths > 0 {
+			f.queryPath = t.InputQuery // --input-cost's field names
+		}
 	}
 	if len(f.inputs) == 0 && len(ext.Targets) > 1 {
 		return nil, fmt.Errorf("%s has %d targets and no tests/fixtures: give inputs with --input (Shopify CLI's fixtures or run logs carry their target's export; a plain input needs -e EXPORT)", ext.Handle, len(ext.Targets))
 	}
 	return ext, nil
+}
+
+// scaleByExport is each target's analyzer of its scaled limits (its input
+// query against the function's schema), for inputs that say their export
+// (Shopify CLI's fixtures and run logs); nil when the command line gives
+// the schema and query, or the folder has no schema.
+func (f *runFlags) scaleByExport() (map[string]*scalelimits.Analyzer, error) {
+	if f.app == nil || f.app.Schema == "" || f.schemaPath != f.app.Schema && f.schemaPath != "" {
+		return nil, nil
+	}
+	by := map[string]*scalelimits.Analyzer{}
+	for _, t := range f.app.Targets {
+		if t.Export == "" || t.InputQuery == "" {
+			continue
+		}
+		a, err := scalelimits.Load(f.app.Schema, t.InputQuery)
+		if err != nil {
+			return nil, fmt.Errorf("%s: target %s: %w", f.app.Handle, t.Name, err)
+		}
+		by[t.Export] = a
+	}
+	return by, nil
 }

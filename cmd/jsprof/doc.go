@@ -31,7 +31,8 @@
 // colour, signals), internal/outfile (writing a file atomically),
 // internal/printable (text from a module or profile made safe to print),
 // internal/run/javy (telling JS from a module; a build's compile errors),
-// internal/run/shopify (the codecs --codec names), dispatch (analyze),
+// internal/run/shopify (the codecs --codec names; --input's files),
+// internal/inputcost (--input-cost's runs), dispatch (analyze),
 // jsframes/jsprofile (the profile format), internal/view/report (the
 // tables and their text, CSV and JSON views), internal/view/diff (two
 // profiles compared) and internal/view/htmlview (the HTML pages).

@@ -18,19 +18,16 @@ import (
 // jsprof exits with the first input's exit code that is not 0, or 128+n
 // when signal n stopped the runs (profiler.Several.ExitCode), else 1 when
 // a check failed.
-func runInputs(ctx context.Context, job profiler.Job, f runFlags, io stdio) int {
-	p, err := profiler.PrepareJob(ctx, job)
-	if err != nil {
-		return failJob(ctx, io, err)
-	}
-	s, err := p.RunSeveral(ctx, job.Inputs)
+func runInputs(ctx context.Context, p *profiler.Prepared, inputs []string, f runFlags, io stdio) int {
+	s, err := p.RunSeveral(ctx, inputs)
 	if err != nil {
 		return fail(io, cli.ExitFailure, err)
 	}
 	mark := func(s string) string { return paint(io, red, s) }
 	code := s.ExitCode
 	report.WriteInputThrows(io.err, s.Facts)
-	report.WriteInputsTable(io.err, s.Facts, mark)
+	report.WriteInputsTable(io.err, report.WithCostliest(s.Facts, f.costs), mark)
+	report.WriteInputCost(io.err, f.costs)
 	if len(s.Facts) > 0 && !f.quiet {
 		fmt.Fprintf(io.err, "jsprof: the inputs' outputs and logs are not printed: give one input alone (--input %s) to see its output\n", printable.Name(s.Facts[0].Input))
 	}

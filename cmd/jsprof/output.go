@@ -19,7 +19,7 @@ func (f *runFlags) outputs(inputs []string, io stdio) ([]output.Output, error) {
 		outs = append(outs, &output.Collapsed{Path: f.collapsed})
 	}
 	if f.reportJSON != "" {
-		outs = append(outs, &output.ReportJSON{Path: f.reportJSON, Profile: f.output})
+		outs = append(outs, &output.ReportJSON{Path: f.reportJSON, Profile: f.output, InputCost: &f.costs})
 	}
 	if f.report {
 		outs = append(outs, &output.ReportText{W: io.err, Top: f.top, Profile: f.output})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/internal/inputcost"
 	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/profiler"
 	"github.com/jsprof/jsprof/internal/run/cachedir"
@@ -78,6 +79,7 @@ type runFlags struct {
 	schemaPath string // with queryPath, scales a function's limits
 	queryPath  string
 	failInval  bool
+	inputCost  inputcost.Flag
 	cacheDir   func() cachedir.Cache
 	readCost   func() (wasmcore.CostModel, error)
 
@@ -91,6 +93,7 @@ type runFlags struct {
 	codec     *shopify.Codec // nil: the provider's
 	scale     *scalelimits.Analyzer
 	mounts    []runner.Mount
+	costs     []report.InputCost // measured by --input-cost, for the outputs
 }
 
 // runFlagSet declares run's flags into f.
@@ -125,8 +128,9 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.BoolVar(&f.fixedClock, "deterministic", false, "give the guest fixed clocks and a fixed random source, so that a program reading the time counts the same instructions every run")
 	fs.BoolVar(&f.failLimit, "fail-over-limit", false, "exit 1, naming the limit and the input, when a Shopify Function goes over one of function-runner's limits (instructions, input or output size; scaled by --schema-path and --query-path)")
 	fs.StringVar(&f.schemaPath, "schema-path", "", "with --query-path, scale a function's limits as function-runner does: the GraphQL schema `file` whose @scaleLimits(rate:) fields the input query selects")
-	fs.StringVar(&f.queryPath, "query-path", "", "with --schema-path, the function's input query, a GraphQL `file`")
+	fs.StringVar(&f.queryPath, "query-path", "", "the function's input query, a GraphQL `file`: with --schema-path, for its scaled limits; with --input-cost, to name each path's field and line")
 	fs.BoolVar(&f.failInval, "fail-invalid-output", false, "exit 1, naming the input, when a Shopify Function's output is missing or does not decode (function-runner shows it as it is and counts the run a success; so does jsprof without this flag)")
+	fs.Var(&f.inputCost, "input-cost", fmt.Sprintf("also run the function on each input without each of its field paths (every top-level one, then those holding 1%%+ of its bytes, the largest first, %d per input or =`N`) and say what each removal saves of the input decoding, and whether the output changed; in exact mode, on --input", inputcost.DefaultMaxPaths))
 	fs.BoolVar(&f.quiet, "q", false, "no progress lines during long runs, nor the closing line naming the profile, on stderr")
 	cli.DurationVar(fs, &f.progress, "progress", 5*time.Second, "on stderr, every `interval` of a run, the Wasm instructions executed so far")
 	f.cacheDir = cacheFlag(fs)
@@ -197,6 +201,8 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 		return errors.New("several inputs are compared by their instructions: they need a profiling --mode")
 	case f.several && f.pprofAddr != "":
 		return errors.New("--pprof-addr serves one run: give one --input")
+	case f.inputCost.MaxPaths > 0 && (f.mode != jsprofile.ModeExact || len(f.inputs) == 0):
+		return errors.New("--input-cost measures a function's --input in exact instructions: give --input, in --mode exact")
 	case f.outDir != "" && !f.several:
 		return errors.New("--out-dir holds each input's profile: give a folder of inputs, or --input more than once")
 	}
@@ -245,8 +251,8 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	if len(f.guestArgs) > 0 && f.guestArgs[0] == "--" {
 		f.guestArgs = f.guestArgs[1:]
 	}
-	if f.mounts, err = runner.ParseMounts(f.dirs); err != nil || f.schemaPath+f.queryPath == "" {
-		return err
+	if f.mounts, err = runner.ParseMounts(f.dirs); err != nil || f.schemaPath+f.queryPath == "" || f.schemaPath == "" && f.inputCost.MaxPaths > 0 {
+		return err // a query alone names --input-cost's fields
 	}
 	f.scale, err = scalelimits.Load(f.schemaPath, f.queryPath)
 	return err
@@ -279,6 +285,10 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			return fail(io, cli.ExitFailure, err)
 		}
 	}
+	scaleBy, err := f.scaleByExport()
+	if err != nil {
+		return fail(io, cli.ExitFailure, err)
+	}
 	outs, err := f.outputs(inputs, io)
 	if err != nil {
 		return fail(io, cli.ExitUsage, err)
@@ -290,7 +300,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 			Stdin: io.in, Stdout: io.out, Stderr: io.err, Entry: f.export, Deterministic: f.fixedClock},
 		Input:  f.input,
 		Inputs: inputs,
-		Codec:  f.codec, ScaleLimits: f.scale,
+		Codec:  f.codec, ScaleLimits: f.scale, ScaleByExport: scaleBy,
 		Profile: profiler.Options{Mode: profiler.Mode(f.mode), SampleEvery: f.every, MaxInstructions: f.maxInstr, Source: f.source, Cost: f.cost,
 			NoWasmFrames: !f.wasmFrames, WasmStackEvery: f.stackEvery, Warn: func(err error) { warn(io, err) }},
 		ProfileOnly: !f.report && f.reportJSON == "" && f.html == "",
@@ -332,14 +342,21 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 	}
 	if f.html != "" { // annotated with the JS ReadProgram found
-		job.Outputs = append(job.Outputs, output.RunHTML(f.html, f.output, job.Module, f.module, job.Profile.SourceMap))
+		job.Outputs = append(job.Outputs, output.RunHTML(f.html, f.output, job.Module, f.module, job.Profile.SourceMap, &f.costs))
+	}
+	p, err := profiler.PrepareJob(ctx, job)
+	if err == nil && f.inputCost.MaxPaths > 0 {
+		f.costs, err = inputcost.Measure(ctx, p, inputs, inputcost.Options{MaxPaths: f.inputCost.MaxPaths, QueryFile: f.queryPath})
+	}
+	if err != nil {
+		return failJob(ctx, io, err)
 	}
 	if f.several {
-		return runInputs(ctx, job, f, io)
+		return runInputs(ctx, p, inputs, f, io)
 	}
 	// What was measured is written (Job.Outputs) before anything else is
 	// said.
-	done, err := profiler.Execute(ctx, job)
+	done, err := p.Execute(ctx)
 	if err != nil {
 		return failJob(ctx, io, err)
 	}
@@ -351,6 +368,7 @@ func cmdRun(ctx context.Context, args []string, io stdio) int {
 		}
 		if done.Function {
 			report.WriteFunctionSummary(io.err, out.Tables.TotalWasmInstructions, out.Tables.CostModel, out.Tables.Run, "", mark)
+			report.WriteInputCost(io.err, f.costs)
 			if over := report.OverLimit(out.Tables.TotalWasmInstructions, out.Tables.Run); f.failLimit && over != "" {
 				fmt.Fprintf(io.err, "jsprof: %s: %s (--fail-over-limit)\n", cmp.Or(f.input, "stdin"), mark(over))
 				code = cmp.Or(code, cli.ExitFailure)

@@ -138,6 +138,9 @@ type runReport struct {
 	} `json:"run"`
 	Phases  []report.BucketCost `json:"phases"`
 	Buckets []report.BucketCost `json:"buckets"`
+	// With several inputs, and --input-cost.
+	Inputs    []report.InputRun  `json:"inputs"`
+	InputCost []report.InputCost `json:"input_cost"`
 }
 
 func readRunReport(t *testing.T, path string) runReport {

@@ -6,8 +6,10 @@
 //	pprof.go      -o: the pprof profile (File)
 //	collapsed.go  --collapsed: the stacks in collapsed format (Collapsed)
 //	report.go     --report-json and --report: the cost report as JSON
-//	              (ReportJSON) and as text tables (ReportText)
+//	              (ReportJSON, with --input-cost's measurements when
+//	              the command gives them) and as text tables (ReportText)
 //	html.go       --html: the HTML report, jsprof report --html's page
+//	              (with --input-cost's section when given)
 //	              (HTML; RunHTML for jsprof run)
 //	outdir.go     --out-dir: each input's own profile (Dir)
 //	server.go     --pprof-addr: the running guest's profile served over

@@ -20,20 +20,24 @@ import (
 // jsprof report --html writes of the same profile. Options are the
 // report's view (By, Top, Function, Source); Sources, when set, are the
 // JS files the page annotates, found from the profile once it is made.
+// InputCost, when set, is filled (jsprof run --input-cost) before the
+// page is written, which has a section of it.
 type HTML struct {
-	Path    string
-	Options report.ReportOptions
-	Sources func(ctx context.Context, p *jsprofile.Profile) []javy.SourceFile
-	file    *outfile.File
+	Path      string
+	Options   report.ReportOptions
+	InputCost *[]report.InputCost
+	Sources   func(ctx context.Context, p *jsprofile.Profile) []javy.SourceFile
+	file      *outfile.File
 }
 
 // RunHTML is the HTML report of jsprof run --html: the page jsprof
 // report --html writes by default, annotated with the JS the module
 // (wasm, read from modulePath) carries or names, and the original files
 // of its source map l (nil: none) when the profile is named after it.
-// profilePath is -o's, which the page names as its source.
-func RunHTML(path, profilePath string, wasm []byte, modulePath string, l *sourcemap.Loaded) *HTML {
-	return &HTML{Path: path, Options: report.ReportOptions{By: report.ByOpcode, Source: filepath.Base(profilePath)},
+// profilePath is -o's, which the page names as its source; cost is
+// where --input-cost's measurements will be.
+func RunHTML(path, profilePath string, wasm []byte, modulePath string, l *sourcemap.Loaded, cost *[]report.InputCost) *HTML {
+	return &HTML{Path: path, Options: report.ReportOptions{By: report.ByOpcode, Source: filepath.Base(profilePath)}, InputCost: cost,
 		Sources: func(ctx context.Context, p *jsprofile.Profile) []javy.SourceFile {
 			var prog []javy.SourceFile
 			if src, _, err := javy.ModuleFileSource(wasm, modulePath); err == nil && src != nil {
@@ -68,7 +72,7 @@ func (h *HTML) Write(ctx context.Context, r Result) error {
 	if err != nil {
 		return err
 	}
-	o := htmlview.ReportOptions{Flame: htmlview.NewFlame(p, htmlview.FlameOptions{Function: h.Options.Function})}
+	o := htmlview.ReportOptions{Flame: htmlview.NewFlame(p, htmlview.FlameOptions{Function: h.Options.Function}), InputCost: deref(h.InputCost)}
 	if h.Sources != nil {
 		o.Sources = h.Sources(ctx, p)
 	}

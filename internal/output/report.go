@@ -13,9 +13,11 @@ import (
 // ReportJSON is --report-json: the cost report, as jsprof report --by
 // summary shows it (with the table of inputs when there were several),
 // as JSON written to Path. Profile is the profile's file, which the
-// report names as its source.
+// report names as its source. InputCost, when set, is filled (jsprof run
+// --input-cost) before the report is written, which lists it.
 type ReportJSON struct {
 	Path, Profile string
+	InputCost     *[]report.InputCost
 	file          *outfile.File
 }
 
@@ -32,7 +34,7 @@ func (j *ReportJSON) Open(_ context.Context, o Opening) (err error) {
 
 // Write writes the report of r's tables.
 func (j *ReportJSON) Write(_ context.Context, r Result) error {
-	rep, err := report.NewReport(r.Tables, report.ReportOptions{By: report.BySummary, Source: filepath.Base(j.Profile), Inputs: r.Inputs})
+	rep, err := report.NewReport(r.Tables, report.ReportOptions{By: report.BySummary, Source: filepath.Base(j.Profile), Inputs: r.Inputs, InputCost: deref(j.InputCost)})
 	if err != nil {
 		j.file.Discard()
 		return err
@@ -66,3 +68,11 @@ func (t *ReportText) Write(_ context.Context, r Result) error {
 
 // Discard does nothing.
 func (*ReportText) Discard() {}
+
+// deref is *p, or nil.
+func deref[T any](p *[]T) []T {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -58,7 +58,11 @@
 // parallel, with their table's facts (a run log's production count, a
 // fixture's output checked: inputFact), their merged profile (each run's
 // merged as it ends, jsprofile.Merger) and the exit code of the first
-// input that failed.
+// input that failed;
+// Prepared.RunInputs hands each run, with what its guest wrote on stdout,
+// to a caller of its own (internal/inputcost's runs without a field
+// path), and Prepared.Execute is Execute's one run of a job already
+// prepared.
 //
 // It also says how a run ended (ExitCode, Ending: which of internal/cli's
 // exit codes it ends with, and why), keeps the uncaught JS error an

@@ -22,14 +22,17 @@ type InputRun struct {
 	Input string // the path as given
 	Done  *Done  // nil when Err stopped it
 	Err   error
+	// Output is what the guest wrote on stdout: a function's output, as
+	// JSON (shopify.WriteOutput).
+	Output []byte
 }
 
 // RunInputs runs the prepared module once per input, each in an instance
 // of its own, parallel at once at most (0: one per CPU jsprof may use),
 // and hands each run to done as it ends (never two at once, in no set
 // order: what done keeps of a run is all that is kept of it). The
-// guests' output is dropped (a run's uncaught error is in its
-// Outcome.Throw); the job's Prepared hook is not called, nor its
+// guests' stdout is the run's Output, their stderr dropped (a run's
+// uncaught error is in its Outcome.Throw); the job's Prepared hook is not called, nor its
 // Progress said, nor its outputs written (RunSeveral writes them).
 func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int, done func(i int, r InputRun)) {
 	if parallel <= 0 {
@@ -56,7 +59,9 @@ func (p *Prepared) RunInputs(ctx context.Context, inputs []string, parallel int,
 			r.Err = context.Cause(ctx)
 			return
 		}
-		r.Done, r.Err = p.Run(ctx, inputs[i], nil, nil)
+		var out bytes.Buffer
+		r.Done, r.Err = p.Run(ctx, inputs[i], &out, nil)
+		r.Output = out.Bytes()
 	}
 	if len(inputs) == 0 {
 		return

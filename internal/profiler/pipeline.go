@@ -185,10 +185,16 @@ func Execute(ctx context.Context, job Job) (*Done, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer output.Discard(job.Outputs)
-	done, err := p.Run(ctx, job.Input, job.Guest.Stdout, job.Guest.Stderr)
+	return p.Execute(ctx)
+}
+
+// Execute is Execute's run of a prepared job: one Run with the job's
+// input and stdio, then its outputs written.
+func (p *Prepared) Execute(ctx context.Context) (*Done, error) {
+	defer output.Discard(p.job.Outputs)
+	done, err := p.Run(ctx, p.job.Input, p.job.Guest.Stdout, p.job.Guest.Stderr)
 	if err == nil && done.Outcome != nil {
-		if werr := job.writeOutputs(ctx, done.Outcome, nil); werr != nil {
+		if werr := p.job.writeOutputs(ctx, done.Outcome, nil); werr != nil {
 			return done, &OutputError{Err: werr}
 		}
 	}

@@ -89,7 +89,8 @@
 //
 // ReadInput reads a function's input file (--input) as jsprof reads the
 // files it does not control (internal/fileio): a regular file only, never
-// blocking (a FIFO is refused at once), bounded.
+// blocking (a FIFO is refused at once), bounded (internal/run/inputfile
+// lists the files several --input name).
 //
 // This package depends on wasmcore, wazero, internal/fileio, internal/cli,
 // jsframes/jsprofile (the Limits type) and internal/run/runner (Configure

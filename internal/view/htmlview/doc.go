@@ -2,7 +2,9 @@
 // --html, jsprof diff --html, jsprof compare --html): a report's
 // (WriteReport: the tables of a report.Report, the flame graph of the
 // profile's stacks, the JS source annotated line by line, from the files
-// it is given, which package javy found) and a diff's (WriteDiff: a
+// it is given, which package javy found, and with jsprof run
+// --input-cost a section of what each field of each input costs to
+// decode) and a diff's (WriteDiff: a
 // diff.Diff's tables, and both runs' flame graphs side by side, coloured
 // by change). The pages load nothing: their style, script and data are
 // inline.

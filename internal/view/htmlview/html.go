@@ -25,6 +25,8 @@ func htmlFuncs() template.FuncMap {
 	return template.FuncMap{
 		"human":  costfmt.Human,
 		"signed": costfmt.HumanSigned,
+		"saving": report.HumanSaving,
+		"size":   report.HumanSize,
 		"exact":  func(n uint64) string { return groupDigits(strconv.FormatUint(n, 10)) },
 		"exactSigned": func(n int64) string {
 			if n < 0 {
@@ -190,6 +192,7 @@ type htmlReport struct {
 	Details      []htmlDetail // the functions whose opcodes are listed
 	DetailsCut   bool
 	Unplaced     []javy.SourceFile
+	InputCost    []report.InputCost
 }
 
 // flameView is what the flame graph's template reads: the graph, and in a
@@ -239,6 +242,9 @@ type ReportOptions struct {
 	// Sources are the JS files to annotate line by line (MatchSources
 	// places them); the page names the profile's files without one.
 	Sources []javy.SourceFile
+	// InputCost is what each field path of each input cost to decode
+	// (jsprof run --input-cost): a section of the page when set.
+	InputCost []report.InputCost
 }
 
 // WriteReport writes r as one self-contained HTML page: first the hot
@@ -248,13 +254,13 @@ type ReportOptions struct {
 // the JS functions each with its opcodes, the lines, the Wasm
 // functions), cut to r's Top rows (0: all, up to htmlMaxRows).
 func WriteReport(w io.Writer, r *report.Report, o ReportOptions) error {
-	t, err := parseTemplate("report", reportPage)
+	t, err := parseTemplate("report", reportPage+inputCostSection)
 	if err != nil {
 		return err
 	}
 	d, opts := r.Data(), r.Options()
 	v := htmlReport{Source: opts.Source, Function: opts.Function, Data: d, UncertainW: costfmt.UncertainWhy(d.Engine), Flame: o.Flame,
-		FlameView: flameView{F: o.Flame}}
+		FlameView: flameView{F: o.Flame}, InputCost: o.InputCost}
 	matched, unplaced := MatchSources(d, o.Sources)
 	v.Sources, v.NoSource = sourceViews(d, matched)
 	v.Unplaced = unplaced

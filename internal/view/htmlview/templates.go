@@ -94,6 +94,18 @@ table.opcodes, table.functions, table.lines, details.function-opcodes, .src { co
 h3 .meta { font-family: system-ui, sans-serif; font-weight: normal; color: var(--muted); }
 {{end}}`
 
+// inputCostSection is the report's section of jsprof run --input-cost.
+const inputCostSection = `{{define "inputcost"}}{{range $i, $c := .InputCost}}<h2 id="input-cost{{if $i}}-{{$i}}{{end}}">What each field of {{.Input}} costs to decode</h2>
+{{if .Error}}<p class="meta">{{.Error}}</p>{{else}}<p class="meta">Input decoding: <b>{{human .Decoding}}</b> of {{human .Total}} instructions ({{pct (share .Decoding .Total)}}), {{size .InputBytes}} of JSON input.{{if .Failed}} The function failed on the whole input.{{end}}</p>
+<table class="input-cost">
+<thead><tr><th>path</th><th>decoding saved</th><th>of decoding</th><th>of {{human .Limit}}</th><th>bytes</th><th>run saved</th><th>output without it</th></tr></thead>
+<tbody>
+{{range .Paths}}<tr class="input-path" data-path="{{.Path}}" data-output="{{.Output}}"><td class="name">{{.Path}}{{with .Query}} <span class="meta">({{.}})</span>{{end}}</td><td title="{{.Saved}}">{{saving .Saved}}</td><td>{{pct .OfDecoding}}</td><td>{{pct .OfLimit}}</td><td title="{{.Bytes}}">{{size .Bytes}}</td><td title="{{.TotalSaved}}">{{saving .TotalSaved}}</td><td>{{if .Error}}{{.Error}}{{else}}{{.Output}}{{end}}</td></tr>
+{{end}}</tbody>
+</table>
+<p class="note">Each row is what one run on this input without that path (from every element of <code>[]</code>) saved, measured. Removals are not additive: the top-level paths save {{saving .TopLevel}} together, against {{human .Decoding}} of input decoding. "unchanged" is about this input only: the function may still read that field on another input.{{if or .Small .LeftOut}} Not measured: {{.Small}} paths under {{pct .MinShare}} of the input's bytes, {{.LeftOut}} over it left out to keep the runs bounded.{{end}}</p>
+{{end}}{{end}}{{end}}`
+
 const reportPage = `{{define "report"}}{{template "head" .}}{{with .Data}}<p class="meta" id="totals"><b>{{human .TotalWasmInstructions}}</b> Wasm instructions ({{exact .TotalWasmInstructions}}),
 {{if .Counted}}{{human .Executions}} JS opcode executions, {{human .Calls}} JS calls, {{.Mode}} mode{{else}}{{.Mode}} mode (it counts no opcode executions or calls: --mode exact does){{end}}
 · engine <b>{{engine .Engine}}</b>{{if .Engine.OpcodeNamesSource}} (opcode names: {{.Engine.OpcodeNamesSource}}){{end}}{{if .Module}} · module {{.Module}}{{end}}{{if .Trap}} · the guest trapped: {{.Trap}}{{else if failed .ExitCode}} · exit code {{.ExitCode}}{{end}}</p>
@@ -106,7 +118,7 @@ const reportPage = `{{define "report"}}{{template "head" .}}{{with .Data}}<p cla
 {{range .}}<tr class="phase" data-name="{{.Name}}"><td class="name">{{.Name}}</td><td title="{{exact .WasmInstructions}}">{{human .WasmInstructions}}</td><td>{{pct (share .WasmInstructions $.Data.TotalWasmInstructions)}}</td><td class="bars"><div class="bar" style="{{barWidth .WasmInstructions $.MaxPhase}}"></div></td></tr>
 {{end}}</tbody>
 </table>
-{{end}}{{template "hot" .}}
+{{end}}{{template "inputcost" .}}{{template "hot" .}}
 {{if .Flame}}{{template "flame" .FlameView}}{{end}}
 {{template "source" .}}
 {{template "natives" .}}

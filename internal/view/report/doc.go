@@ -14,7 +14,9 @@
 // one input or several (inputcheck.go): the uncaught errors, the gates,
 // production's count beside jsprof's, a fixture's output checked, an
 // output function-runner shows as it is (WriteInputThrows,
-// WriteInputVerdicts).
+// WriteInputVerdicts); and the table of jsprof run --input-cost (inputcost.go: InputCost,
+// PathCost, WriteInputCost, and WithCostliest for the table of inputs),
+// which package inputcost measures.
 //
 // It is the one computation of those tables: whatever prints a cost reads
 // it from here, so every output agrees. It reads profiles through package

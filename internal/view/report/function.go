@@ -169,7 +169,12 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 			return fmt.Sprintf("  %12s", HumanInstructions(r.Production))
 		}
 	}
-	fmt.Fprintf(w, "%-*s  %12s  %*s%s  %s%8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", max(7, len(share)), share, prodHead, limitColumn("limit"), "memory", "input", "output", "exit", "over the limit")
+	costliest := slices.ContainsFunc(rows, func(r InputRun) bool { return r.CostliestPath != "" })
+	head := "over the limit"
+	if costliest {
+		head = fmt.Sprintf("%-14s  %s", head, "costliest path the output did not need here (decoding it saves)")
+	}
+	fmt.Fprintf(w, "%-*s  %12s  %*s%s  %s%8s  %9s  %9s  %4s  %s\n", width, "input", "instructions", max(7, len(share)), share, prodHead, limitColumn("limit"), "memory", "input", "output", "exit", head)
 	for i, r := range rows {
 		if r.Error != "" {
 			fmt.Fprintf(w, "%-*s  %s\n", width, r.Input, r.Error)
@@ -189,6 +194,12 @@ func WriteInputsTable(w io.Writer, facts []InputRun, mark func(string) string) {
 		flags := strings.Join(over, ", ")
 		if flags != "" && mark != nil {
 			flags = mark(flags)
+		}
+		if costliest {
+			flags = fmt.Sprintf("%-14s  %s", flags, printable.String(r.CostliestPath))
+			if r.CostliestPath != "" {
+				flags += " (" + HumanSaving(r.CostliestSaved) + ")"
+			}
 		}
 		pct := float64(r.TotalWasmInstructions) / float64(limits[i].Instructions) * 100
 		fmt.Fprintf(w, "%-*s  %12s  %*.1f%%%s  %s%6dKB  %9s  %9s  %4d  %s\n", width, r.Input, HumanInstructions(r.TotalWasmInstructions), max(7, len(share))-1, pct,

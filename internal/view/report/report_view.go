@@ -34,6 +34,10 @@ type ReportOptions struct {
 	// Inputs, for a profile merged over the runs of one module on several
 	// inputs, are each run's facts; the JSON document lists them.
 	Inputs []InputRun
+	// InputCost is what each field path of each input costs to decode
+	// (jsprof run --input-cost); the JSON document lists it, and the
+	// table of inputs each one's costliest path.
+	InputCost []InputCost
 }
 
 // InputRun is one input's run, of a module run on several inputs (jsprof
@@ -64,6 +68,13 @@ type InputRun struct {
 	// OutputProblem is what is wrong with an output function-runner still
 	// counts as a success's (shopify.Shown.Problem).
 	OutputProblem string `json:"output_problem,omitempty"`
+	// CostliestPath is, of the input's field paths whose removal left
+	// the output unchanged, the one that saved the most input decoding,
+	// and CostliestSaved what it saved (jsprof run --input-cost:
+	// InputCost). Paths whose removal changed the output (the input's
+	// root objects always do) are not it.
+	CostliestPath  string `json:"costliest_unchanged_path,omitempty"`
+	CostliestSaved int64  `json:"costliest_unchanged_path_saved,omitempty"`
 }
 
 // Report is one view of a profile, ready to write as text, CSV or JSON

@@ -390,6 +390,7 @@ type reportJSON struct {
 	CheckFailures            []jsprofile.CheckFailure `json:"check_failures,omitempty"`
 	OmittedRows              int                      `json:"omitted_rows"`
 	Inputs                   []InputRun               `json:"inputs,omitempty"`
+	InputCost                []InputCost              `json:"input_cost,omitempty"`
 }
 
 // WriteJSON writes the view as one indented JSON document
@@ -407,7 +408,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	if d.Run != (jsprofile.RunInfo{}) {
 		doc.Run = &d.Run
 	}
-	doc.Inputs = r.opts.Inputs
+	doc.Inputs, doc.InputCost = WithCostliest(r.opts.Inputs, r.opts.InputCost), r.opts.InputCost
 	if r.opts.Function != "" {
 		doc.SelectedWasmInstructions = d.selfInstructions()
 	}
