@@ -37,7 +37,7 @@ func BuildJS(ctx context.Context, plugin Plugin, wasm []byte, m *wasmcore.Module
 		}
 		return nil, &BuildError{Step: "compiling", Err: err}
 	}
-	if err := checkExports(plugin, bytecode, exports); err != nil {
+	if err := checkExports(bytecode, exports); err != nil {
 		return nil, &BuildError{Step: "building", Err: err}
 	}
 	var module []byte
@@ -113,11 +113,19 @@ func BuildDynamic(pluginModule *wasmcore.Module, plugin Plugin, bytecode []byte,
 	}
 	realloc := m.AddImportFunc(plugin.Namespace, plugin.Realloc, m.AddType(reallocType))
 	run := m.AddImportFunc(plugin.Namespace, plugin.Run, m.AddType(runType))
+	invoke, invokeParams := run, len(runType.Params)
+	if len(exports) > 0 && plugin.Run != invokeExport { // the oldest provider's: eval_bytecode runs _start
+		invokeType, err := exportType(pluginModule, invokeExport)
+		if err != nil {
+			return nil, fmt.Errorf("exports call the plugin's invoke: %w", err)
+		}
+		invoke, invokeParams = m.AddImportFunc(plugin.Namespace, invokeExport, m.AddType(invokeType)), len(invokeType.Params)
+	}
 	m.Imports = append(m.Imports, wasmcore.Import{Module: plugin.Namespace, Name: "memory", Kind: wasmcore.ExternMemory})
 	m.Data = []wasmcore.DataSegment{{Mode: wasmcore.DataPassive, Init: bytecode}}
 	count := uint32(1)
 	m.DataCount = &count
-	if err := addExports(m, realloc, run, len(runType.Params), 0, len(bytecode), exports); err != nil {
+	if err := addExports(m, realloc, invoke, invokeParams, 0, len(bytecode), exports); err != nil {
 		return nil, err
 	}
 	start := m.AddFunction(startFunction(m, realloc, run, len(runType.Params), 0, len(bytecode)))
@@ -174,6 +182,11 @@ func BuildStatic(ctx context.Context, pluginWasm []byte, plugin Plugin, bytecode
 	if err != nil {
 		return nil, err
 	}
+	invoke, hasInvoke := out.ExportedFunc(invokeExport)
+	invokeType, _ := out.FuncTypeOf(invoke)
+	if len(exports) > 0 && !hasInvoke {
+		return nil, fmt.Errorf("exports call the plugin's invoke: plugin has no export %s", invokeExport)
+	}
 	out.Data = append(out.Data, wasmcore.DataSegment{Mode: wasmcore.DataPassive, Init: bytecode})
 	count := uint32(len(out.Data))
 	out.DataCount = &count
@@ -189,7 +202,7 @@ func BuildStatic(ctx context.Context, pluginWasm []byte, plugin Plugin, bytecode
 			return nil, fmt.Errorf("export %s: the plugin exports a function of that name", e.Wasm)
 		}
 	}
-	if err := addExports(out, realloc, run, len(runType.Params), count-1, len(bytecode), exports); err != nil {
+	if err := addExports(out, realloc, invoke, len(invokeType.Params), count-1, len(bytecode), exports); err != nil {
 		return nil, err
 	}
 	kept := out.Customs[:0]

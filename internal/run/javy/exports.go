@@ -69,18 +69,17 @@ func isKebab(name string) bool {
 	return name[0] < '0' || name[0] > '9' // a WIT identifier's words start with a letter
 }
 
+// invokeExport is the plugin export that runs a named function of a
+// program: every ABI's (the oldest provider's runs its top level through
+// eval_bytecode, its functions through invoke).
+const invokeExport = "invoke"
+
 // checkExports refuses exports the program cannot have: Javy refuses a
 // world's export whose camelCase name the JS module does not export. The
 // check here is weaker — the name must appear among the bytecode's atoms,
 // where every export's name is — so a program that names the function
 // without exporting it builds, and its export fails when called.
-func checkExports(plugin Plugin, bytecode []byte, exports []Export) error {
-	if len(exports) == 0 {
-		return nil
-	}
-	if plugin.ABI == ABIProviderV2 {
-		return fmt.Errorf("the plugin's %s runs the top level only: exports need a plugin with invoke", plugin.Run)
-	}
+func checkExports(bytecode []byte, exports []Export) error {
 	for _, e := range exports {
 		if !bytes.Contains(bytecode, []byte(e.JS)) {
 			return fmt.Errorf("export %s: the JS module does not export %s", e.Wasm, e.JS)
@@ -94,16 +93,16 @@ func checkExports(plugin Plugin, bytecode []byte, exports []Export) error {
 // generate_exports) does: each copies the bytecode from its passive
 // segment (bytecode) into memory the plugin allocates and drops the
 // segment, copies the JS name from a passive segment of its own likewise,
-// then calls the plugin's run export with the bytecode and the name
+// then calls the plugin's invoke with the bytecode and the name
 // (invoke(ptr, len, 1, name_ptr, name_len); an older plugin's invoke has
 // no has-name flag). Javy's invoke runs the module's top level, then the
 // named function. The name segments follow the module's other segments.
-func addExports(m *wasmcore.Module, realloc, run uint32, runParams int, bytecode uint32, bytecodeLen int, exports []Export) error {
+func addExports(m *wasmcore.Module, realloc, invoke uint32, invokeParams int, bytecode uint32, bytecodeLen int, exports []Export) error {
 	if len(exports) == 0 {
 		return nil
 	}
-	if runParams != 4 && runParams != 5 {
-		return fmt.Errorf("the plugin's invoke takes %d parameters, want 5 (or an older plugin's 4) to call an export", runParams)
+	if invokeParams != 4 && invokeParams != 5 {
+		return fmt.Errorf("the plugin's invoke takes %d parameters, want 5 (or an older plugin's 4) to call an export", invokeParams)
 	}
 	for _, e := range exports {
 		m.Data = append(m.Data, wasmcore.DataSegment{Mode: wasmcore.DataPassive, Init: []byte(e.JS)})
@@ -113,13 +112,13 @@ func addExports(m *wasmcore.Module, realloc, run uint32, runParams int, bytecode
 		code = append(code, copyToPlugin(realloc, name, nameLen, 1)...)
 		code = append(code, wasmcore.Instr{Op: wasmcore.OpDataDrop, Index: name})
 		code = append(code, wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: 0}, wasmcore.Instr{Op: wasmcore.OpI32Const, I32: n})
-		if runParams == 5 {
+		if invokeParams == 5 {
 			code = append(code, wasmcore.Instr{Op: wasmcore.OpI32Const, I32: 1})
 		}
 		code = append(code,
 			wasmcore.Instr{Op: wasmcore.OpLocalGet, Index: 1},
 			wasmcore.Instr{Op: wasmcore.OpI32Const, I32: nameLen},
-			wasmcore.Instr{Op: wasmcore.OpCall, Index: run})
+			wasmcore.Instr{Op: wasmcore.OpCall, Index: invoke})
 		f := m.AddFunction(function(m, code, 2))
 		m.Exports = append(m.Exports, wasmcore.Export{Name: e.Wasm, Kind: wasmcore.ExternFunc, Index: f})
 	}

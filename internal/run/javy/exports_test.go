@@ -104,14 +104,13 @@ func TestBuiltModuleExports(t *testing.T) {
 }
 
 // TestExportsRefused: an export the JS does not name, and exports on a
-// plugin whose run export takes no function name, fail the build.
+// plugin whose invoke takes neither 4 nor 5 parameters, fail the build.
 func TestExportsRefused(t *testing.T) {
 	t.Parallel()
 	exports, err := ExportsNamed([]string{"foo-bar"})
 	require.NoError(t, err)
-	assert.ErrorContains(t, checkExports(Plugin{ABI: ABINewer, Run: "invoke"}, []byte("bytecode naming baz"), exports), "does not export fooBar")
-	assert.NoError(t, checkExports(Plugin{ABI: ABINewer, Run: "invoke"}, []byte("bytecode naming fooBar"), exports))
-	assert.ErrorContains(t, checkExports(Plugin{ABI: ABIProviderV2, Run: "eval_bytecode"}, []byte("fooBar"), exports), "exports need a plugin with invoke")
+	assert.ErrorContains(t, checkExports([]byte("bytecode naming baz"), exports), "does not export fooBar")
+	assert.NoError(t, checkExports([]byte("bytecode naming fooBar"), exports))
 	m := &wasmcore.Module{}
 	assert.ErrorContains(t, addExports(m, 0, 1, 2, 0, 10, exports), "takes 2 parameters")
 }
