@@ -101,9 +101,15 @@ func TestLayoutCheckBites(t *testing.T) {
 // exit codes; a run's work belongs to internal/profiler and the stages
 // it calls), and the pipeline's (the order of a run's steps and what
 // passes between them; each step's work belongs to its stage's package).
-// A package that grows past its bound is doing another's work.
+// A package that grows past its bound is doing another's work. The
+// command's went from 1,300 to 1,400 with issue 42's flags and their
+// checks (--schema-path, --query-path, --fail-invalid-output,
+// --input-cost, --export, diff's --fail-floor and --by line) and the
+// function folder standing for a module; what those do is in
+// internal/run/extension, inputfile, shopify/scalelimits, inputcost and
+// view/diff.
 const (
-	maxCommandLines  = 1300
+	maxCommandLines  = 1400
 	maxPipelineLines = 2500
 	maxPipelineFile  = 600
 )

@@ -1,6 +1,7 @@
 package profiler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,10 +52,8 @@ type Job struct {
 	Input string
 	// Codec, when set, replaces the codec of a function's provider.
 	Codec *shopify.Codec
-	// ScaleLimits, when set, scales a function's limits per input as
-	// function-runner's --schema-path and --query-path do; ScaleByExport,
-	// for an input run through one of its exports (a function's targets,
-	// each with its input query), instead.
+	// ScaleLimits scales a function's limits per input as function-runner's
+	// --schema-path and --query-path do; ScaleByExport, by an input's export.
 	ScaleLimits   *scalelimits.Analyzer
 	ScaleByExport map[string]*scalelimits.Analyzer
 	// Inputs are the files of a job that runs on several inputs
@@ -151,10 +150,7 @@ type Hooks struct {
 
 // scaleFor is the analyzer of the limits of a run of export.
 func (j *Job) scaleFor(export string) *scalelimits.Analyzer {
-	if a, ok := j.ScaleByExport[export]; ok {
-		return a
-	}
-	return j.ScaleLimits
+	return cmp.Or(j.ScaleByExport[export], j.ScaleLimits)
 }
 
 // Done is what a job produced.

@@ -220,3 +220,44 @@ func TestFind(t *testing.T) {
 	_, err = Find(t.TempDir())
 	assert.ErrorIs(t, err, ErrNoExtension)
 }
+
+// TestFill: what a run takes from the folder, and what the command line
+// keeps.
+func TestFill(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{TOMLName: twoTargets, SchemaName: "type Query { x: Int }", "tests/fixtures/a.json": "{}"})
+	two, err := Load(dir)
+	require.NoError(t, err)
+	one := &Extension{Module: "m.wasm", Schema: "schema.graphql", Targets: []Target{{Name: "t", Export: "run-t", InputQuery: "q.graphql"}}}
+	noSchema := &Extension{Module: "m.wasm", Targets: []Target{{Name: "t", InputQuery: "q.graphql"}}}
+	tests := []struct {
+		name    string
+		ext     *Extension
+		given   Run
+		want    Run
+		wantErr string
+	}{
+		{"two targets: fixtures, scaled by export", two, Run{}, Run{Module: two.Module, Inputs: []string{two.Fixtures}}, ""},
+		{"given inputs and plugin kept", two, Run{Plugins: []string{"p"}, Inputs: []string{"in"}, Export: "cart-lines-discounts-generate-run"},
+			Run{Module: two.Module, Plugins: []string{"p"}, Inputs: []string{"in"}, Export: "cart-lines-discounts-generate-run", Schema: two.Schema, Query: two.Targets[0].InputQuery}, ""},
+		{"one target: its export, schema and query", one, Run{}, Run{Module: "m.wasm", Export: "run-t", Schema: "schema.graphql", Query: "q.graphql"}, ""},
+		{"given schema and query kept", one, Run{Schema: "s", Query: "q"}, Run{Module: "m.wasm", Export: "run-t", Schema: "s", Query: "q"}, ""},
+		{"no schema: no scaling", noSchema, Run{}, Run{Module: "m.wasm"}, ""},
+		{"no schema: the query names fields", noSchema, Run{NamesFields: true}, Run{Module: "m.wasm", Query: "q.graphql", NamesFields: true}, ""},
+		{"two targets, nothing to run", &Extension{Handle: "h", Targets: two.Targets}, Run{}, Run{}, "h has 2 targets and no tests/fixtures"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := tt.ext.Fill(tt.given)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	assert.Equal(t, map[string]string{"cart-lines-discounts-generate-run": two.Targets[0].InputQuery, "cart-delivery-options-discounts-generate-run": two.Targets[1].InputQuery}, two.Queries())
+}
