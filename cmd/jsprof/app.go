@@ -27,6 +27,9 @@ func (f *runFlags) fromApp(fs *flag.FlagSet) (*extension.Extension, error) {
 	} else if err != nil {
 		return nil, err
 	}
+	if len(f.plugins) > 0 {
+		ext.Provider.Given = true // the user's, not Shopify CLI's
+	}
 	r, err := ext.Fill(extension.Run{Plugins: f.plugins, Inputs: f.inputs, Export: f.export, Schema: f.schemaPath, Query: f.queryPath, NamesFields: f.inputCost.MaxPaths > 0})
 	f.module, f.plugins, f.inputs, f.export, f.schemaPath, f.queryPath = r.Module, r.Plugins, r.Inputs, r.Export, r.Schema, r.Query
 	return ext, err

@@ -249,6 +249,7 @@ func (e *Extension) Describe() string {
 		fmt.Fprintf(&b, ", %d targets: %s", len(names), strings.Join(names, ", "))
 	}
 	switch {
+	case e.Provider.Given:
 	case e.Provider.Path != "":
 		fmt.Fprintf(&b, "; provider %s", printable.Name(e.Provider.Path))
 	case e.Provider.Name != "":

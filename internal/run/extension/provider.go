@@ -19,6 +19,9 @@ type Provider struct {
 	Path string
 	// Why says why Path is "".
 	Why string
+	// Given: the command line gives the provider (--plugin); Name still
+	// says which Shopify CLI would build with.
+	Given bool
 }
 
 // libraryPackage is the package.json of the Shopify Functions JavaScript

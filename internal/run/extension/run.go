@@ -23,7 +23,7 @@ type Run struct {
 // those given.
 func (e *Extension) Fill(r Run) (Run, error) {
 	r.Module = e.Module
-	if len(r.Plugins) == 0 && e.Provider.Path != "" {
+	if len(r.Plugins) == 0 && e.Provider.Path != "" && !e.Provider.Given {
 		r.Plugins = []string{e.Provider.Path}
 	}
 	if len(r.Inputs) == 0 && e.Fixtures != "" {
