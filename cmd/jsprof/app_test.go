@@ -73,6 +73,19 @@ func TestAppFolder(t *testing.T) {
 		assert.Contains(t, got.stderr, "jsprof: _start (shopify_functions_javy_v4, messagepack): Instructions:")
 		assert.True(t, strings.HasSuffix(functionNamed(t, mappedReport(t, "--by", "function", filepath.Join(ext, "p.pb.gz")), "lineTotal").File, filepath.Join("src", "run.ts")), "the TypeScript, found from the module")
 	}
+
+	// report, there, reads what run wrote and annotates it from the
+	// module the folder builds.
+	got = jsprof(t, "", "run", "-q", "--input", "input.json", "-o", "jsprof.pb.gz")
+	require.Equal(t, 0, got.code, got.stderr)
+	got = jsprof(t, "", "report", "--html", "r.html")
+	require.Equal(t, 0, got.code, got.stderr)
+	page, err := os.ReadFile("r.html")
+	require.NoError(t, err)
+	assert.Contains(t, string(page), `data-file="src/run.ts"`)
+	require.NoError(t, os.Remove("jsprof.pb.gz"))
+	got = jsprof(t, "", "report")
+	assert.Equal(t, cli.ExitUsage, got.code, "negative control: no profile written here")
 }
 
 // TestAppFolderErrors: what cannot be run from a folder is said in one

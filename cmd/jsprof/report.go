@@ -14,6 +14,7 @@ import (
 	"github.com/jsprof/jsprof/internal/outfile"
 	"github.com/jsprof/jsprof/internal/output"
 	"github.com/jsprof/jsprof/internal/printable"
+	"github.com/jsprof/jsprof/internal/run/extension"
 	"github.com/jsprof/jsprof/internal/run/javy"
 	"github.com/jsprof/jsprof/internal/view/htmlview"
 	"github.com/jsprof/jsprof/internal/view/report"
@@ -35,7 +36,8 @@ flame graph, the JS source annotated line by line (from --source, or from
 the javy_source section of the module given with --module, or by default of
 the profile's module, found beside the profile or in the current directory:
 jsprof build and the Javy CLI embed the JS there), the natives and every
-table.`
+table. With no PROFILE, the jsprof.pb.gz jsprof run wrote in the current
+directory (in a function's folder, annotated from the module it builds).`
 
 // viewFlags adds --csv, --json and --top (with topUsage) and returns --top
 // and a function that reads and checks them: its error, a usage error,
@@ -78,6 +80,12 @@ func cmdReport(ctx context.Context, args []string, io stdio) int {
 	files, code, done := cli.ParseInterleaved(fs, args, io.out, io.err)
 	if done {
 		return code
+	}
+	if _, err := os.Stat(defaultProfile); len(files) == 0 && err == nil {
+		files = []string{defaultProfile} // what jsprof run wrote here
+		if ext, err := extension.Load("."); err == nil && *module == "" && *htmlPath != "" {
+			*module = ext.Module // in a function's folder, the module it builds
+		}
 	}
 	if len(files) != 1 {
 		return cli.BadCommandLine(io.err, fs, fmt.Sprintf("want one profile, have %d", len(files)))

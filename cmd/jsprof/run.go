@@ -115,7 +115,7 @@ func runFlagSet(f *runFlags, io stdio) *flag.FlagSet {
 	fs.StringVar(&f.pprofAddr, "pprof-addr", "", "with --mode sample, serve the running guest's profile at http://`HOST:PORT`/debug/pprof/profile?seconds=N")
 	fs.StringVar(&f.push, "push", "", "also send the profile to the Pyroscope server at `URL` (http://localhost:4040); one per input with several inputs; a failed push is a warning")
 	fs.Var(&f.pushLabels, "push-label", "label what --push sends with `NAME=VALUE` (repeatable)")
-	fs.StringVar(&f.output, "o", "jsprof.pb.gz", "write the pprof profile to `file`")
+	fs.StringVar(&f.output, "o", defaultProfile, "write the pprof profile to `file`")
 	fs.StringVar(&f.collapsed, "collapsed", "", "also write the stacks in collapsed format (flamegraph.pl, speedscope) to `file`")
 	fs.BoolVar(&f.report, "report", false, "print the per-opcode and per-function cost table on stderr when the guest ends")
 	fs.StringVar(&f.reportJSON, "report-json", "", "write the cost report as JSON to `file`")
@@ -257,6 +257,10 @@ func (f *runFlags) check(fs *flag.FlagSet) error {
 	f.scale, err = scalelimits.Load(f.schemaPath, f.queryPath)
 	return err
 }
+
+// defaultProfile is where run writes its profile, and what report reads,
+// when not told.
+const defaultProfile = "jsprof.pb.gz"
 
 // usageError is an error of the command line found while the job runs
 // (an output that cannot be written): exit code 2.

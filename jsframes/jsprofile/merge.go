@@ -142,6 +142,9 @@ func (m *Merger) Add(p *profile.Profile, input string) error {
 		return fmt.Errorf("the profile of %s: its values are not the first's", input)
 	}
 	m.n++
+	if exports := strings.Split(m.meta.Run.Export, ", "); !slices.Contains(exports, meta.Run.Export) {
+		m.meta.Run.Export += ", " + meta.Run.Export // inputs run through their own exports: each named
+	}
 	m.meta.TotalInstructions += meta.TotalInstructions
 	m.meta.Duration += meta.Duration
 	m.meta.Checked += meta.Checked

@@ -18,15 +18,15 @@ import (
 func TestMerge(t *testing.T) {
 	t.Parallel()
 	eval := JSFrame("<eval>", "index.js", 1, 3, 0x1000, 7)
-	build := func(total int64, code int, throw *Throw) *profile.Profile {
+	build := func(total int64, code int, throw *Throw, export string) *profile.Profile {
 		b := NewBuilder(Meta{Mode: ModeExact, TotalInstructions: uint64(total), ExitCode: &code, Trap: map[bool]string{true: "unreachable"}[throw != nil],
-			Throw: throw, Run: RunInfo{Export: "_start", Provider: "p", Codec: "json", InputBytes: 10, OutputBytes: 20}})
+			Throw: throw, Run: RunInfo{Export: export, Provider: "p", Codec: "json", InputBytes: 10, OutputBytes: 20}})
 		b.Add([]Frame{eval, OpcodeFrame("call", 34)}, total, 1, 0)
 		p, err := b.Profile()
 		require.NoError(t, err)
 		return p
 	}
-	a, b := build(100, 0, nil), build(50, 134, &Throw{Message: "Error: x", Stack: []ThrowFrame{}})
+	a, b := build(100, 0, nil, "_start"), build(50, 134, &Throw{Message: "Error: x", Stack: []ThrowFrame{}}, "_start")
 	merged, err := Merge([]*profile.Profile{a, b}, []string{"in/a.json", "in/b.json"})
 	require.NoError(t, err)
 	jp, err := Read(merged)
@@ -37,6 +37,14 @@ func TestMerge(t *testing.T) {
 	assert.Empty(t, jp.Meta.Trap)
 	assert.Nil(t, jp.Meta.Throw)
 	assert.Equal(t, RunInfo{Export: "_start", Provider: "p", Codec: "json"}, jp.Meta.Run)
+
+	// Inputs run through their own exports (a function's targets): the
+	// merged profile names each, never only the first's.
+	two, err := Merge([]*profile.Profile{build(1, 0, nil, "run-a"), build(2, 0, nil, "run-b"), build(3, 0, nil, "run-a")}, []string{"a", "b", "c"})
+	require.NoError(t, err)
+	jp2, err := Read(two)
+	require.NoError(t, err)
+	assert.Equal(t, "run-a, run-b", jp2.Meta.Run.Export)
 	byInput := map[string]int64{}
 	for _, s := range merged.Sample {
 		byInput[s.Label[InputLabel][0]] += s.Value[ValueInstructions]
