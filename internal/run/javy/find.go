@@ -65,7 +65,7 @@ func ModuleFileSource(wasm []byte, module string) (src *SourceFile, note string,
 		if text, err := fileio.ReadRegular(beside, maxFoundBytes); err == nil {
 			return &SourceFile{Name: s.Name, Text: text, From: beside + " (named by " + module + ")"}, "", nil
 		}
-		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not there", printable.Name(s.Name), printable.Name(beside)), nil
+		return nil, fmt.Sprintf("it was built from %s and carries no JS source, and %s is not beside it", printable.Name(s.Name), printable.Name(s.Name)), nil
 	}
 	return nil, err.Error(), nil
 }
