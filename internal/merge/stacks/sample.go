@@ -615,7 +615,7 @@ func framePhase(f rawFrame, frames []jsprofile.Frame) string {
 	}
 	for _, fr := range frames {
 		switch {
-		case fr.Kind == jsprofile.KindWasm && fr.Name == gcFunction:
+		case fr.Kind == jsprofile.KindWasm && fr.Name == jsprofile.GCFunction:
 			return jsprofile.PhaseGC
 		case fr.Kind == jsprofile.KindNative:
 			return nativePhase(fr.Name)
