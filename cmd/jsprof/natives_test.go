@@ -359,3 +359,36 @@ func TestNativesExactEqualsSlowMode(t *testing.T) {
 		})
 	}
 }
+
+// TestNativesSampleNamesAsExact: a minified program's native call
+// (h.slice(1), h a string) is String.prototype.slice in both modes. A
+// sample taken in the native before js_call_c_function confirmed the class
+// of C function objects used to name it by its call site, "h.slice".
+func TestNativesSampleNamesAsExact(t *testing.T) {
+	t.Parallel()
+	const src = `function g(h){let t=0;for(let i=0;i<3000;i++){t+=h.slice(1).length}return t}
+const h="abcdefghijklmnopqrstuvwxyz";console.log(String(g(h)));
+`
+	dir := t.TempDir()
+	module := filepath.Join(dir, "index.wasm")
+	require.NoError(t, os.WriteFile(module, buildSource(t, "javy-plugin-1.7.0", src), 0o644))
+	natives := map[string][]string{}
+	for _, mode := range []string{"exact", "sample"} {
+		out := filepath.Join(dir, mode+".pb.gz")
+		args := []string{"run", "-q", "-o", out, "--mode", mode}
+		if mode == "sample" {
+			// the first samples fall in String.prototype.slice's first calls
+			args = append(args, "--sample-every", "2000")
+		}
+		got := jsprof(t, "", append(args, module)...)
+		require.Equal(t, 0, got.code, got.stderr)
+		p, err := jsprofile.ReadFile(out)
+		require.NoError(t, err)
+		natives[mode] = profiled{prof: p, tables: report.New(p)}.names(report.FunctionNative)
+	}
+	assert.Contains(t, natives["exact"], "String.prototype.slice")
+	assert.Contains(t, natives["sample"], "String.prototype.slice")
+	for mode, names := range natives {
+		assert.NotContains(t, names, "h.slice", mode)
+	}
+}

@@ -177,3 +177,63 @@ func TestPhasesByWhatTheCodeDid(t *testing.T) {
 		assert.Equal(t, jsprofile.PhaseJS, natives["Array.prototype.sort"], "the program's own work: natives %v", natives)
 	})
 }
+
+// TestEngineWorkInsideOpcodes: a program that parses a big object in a
+// function and returns spends return_undef's cost freeing the object
+// (issue 39: "return_undef, 3 executions, 1.95M instructions"). On an
+// engine with a name section (the Javy 1.1.0 plugin) the report, its JSON
+// and the HTML's costliest opcode card say that most of it is the engine
+// freeing; on a stripped engine (1.7.0) nothing is told, nor guessed.
+func TestEngineWorkInsideOpcodes(t *testing.T) {
+	t.Parallel()
+	const src = `const text = "[" + new Array(5000).fill('{"a":1,"b":[1,2,3],"c":{"d":"x"}}').join(",") + "]";
+function run() { const orders = JSON.parse(text); }
+run();
+`
+	for _, tt := range []struct {
+		plugin string
+		named  bool
+	}{{"javy-plugin-1.1.0", true}, {"javy-plugin-1.7.0", false}} {
+		t.Run(tt.plugin, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			module, prof, page := filepath.Join(dir, "index.wasm"), filepath.Join(dir, "p.pb.gz"), filepath.Join(dir, "p.html")
+			require.NoError(t, os.WriteFile(module, buildSource(t, tt.plugin, src), 0o644))
+			got := jsprof(t, "", "run", "-q", "-o", prof, module)
+			require.Equal(t, 0, got.code, got.stderr)
+
+			got = jsprof(t, "", "report", "--json", prof)
+			require.Equal(t, 0, got.code, got.stderr)
+			var doc struct {
+				Opcodes []struct {
+					Name             string            `json:"name"`
+					WasmInstructions uint64            `json:"wasm_instructions"`
+					EngineWork       map[string]uint64 `json:"engine_work"`
+				} `json:"opcodes"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(got.stdout), &doc))
+			require.NotEmpty(t, doc.Opcodes)
+			top := doc.Opcodes[0]
+			require.Equal(t, "return_undef", top.Name, "the costliest opcode")
+			require.Greater(t, top.WasmInstructions, uint64(1_000_000))
+
+			text := jsprof(t, "", "report", prof)
+			require.Equal(t, 0, text.code, text.stderr)
+			html := jsprof(t, "", "report", "--html", page, prof)
+			require.Equal(t, 0, html.code, html.stderr)
+			b, err := os.ReadFile(page)
+			require.NoError(t, err)
+			if !tt.named {
+				assert.Empty(t, top.EngineWork, "a stripped engine's work is not guessed")
+				assert.NotContains(t, text.stdout, "of which")
+				assert.NotContains(t, string(b), "engine-work\"")
+				return
+			}
+			freeing := top.EngineWork[jsprofile.EngineFreeing]
+			assert.Greater(t, freeing, top.WasmInstructions*9/10, "return_undef's cost is freeing the parsed object")
+			assert.LessOrEqual(t, freeing, top.WasmInstructions)
+			assert.Regexp(t, `(?m)^engine work inside opcodes .*\n\s+return_undef\s+[0-9.]+M,\s+of which [0-9.]+M freeing \(engine\)$`, text.stdout)
+			assert.Regexp(t, `costliest opcode</span><b>return_undef</b>[^<]*<span class="sub">[^<]*<span class="engine-work"[^>]*>[0-9.]+M in all, of which [0-9.]+M freeing \(engine\)</span>`, string(b))
+		})
+	}
+}

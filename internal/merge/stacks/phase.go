@@ -7,10 +7,6 @@ import (
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
 
-// gcFunction is QuickJS's cycle collector, in both families: a stack it is
-// on is garbage collection, whatever triggered it.
-const gcFunction = "JS_RunGC"
-
 // ioRole is what a native does with the function's input or output, by
 // its name: reads or writes them (the natives through which a Javy
 // program or a Shopify Function reads its input and writes its output),

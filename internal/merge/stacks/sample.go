@@ -78,6 +78,8 @@ type Sampler struct {
 type rawFrame struct {
 	kind     rawKind
 	entering bool                // JS: call setup of an activation not yet identified
+	direct   bool                // maybe-native: fn is the JS caller the native's call site is in (jsCaller)
+	class    uint16              // maybe-native: its function object's class id
 	index    uint32              // Wasm: function index; native: table index
 	pc       uint32              // JS: pc in the function's bytecode; native: its magic
 	callerPC uint32              // native: the pc of its JS caller's call (fn is the caller's), which names an undeclared one
@@ -98,6 +100,13 @@ const (
 	// call site called (fn and pc are the caller's), else the native
 	// bucket.
 	rawCalled
+	// rawMaybeNative: an activation that may be a C function's, sampled
+	// before js_call_c_function confirmed the class of C function objects
+	// (Sampler.isNative): a native's frame at build time if its class
+	// (class) is the one confirmed by then, as exact mode names it, else
+	// a rawCalled frame (fn and callerPC are the caller's, as jsRaw finds
+	// it; index and pc the native's table index and magic).
+	rawMaybeNative
 	// rawOutside: the root marker of a sample with no interpreter
 	// activation, pc 0 before the window's first activation (engine
 	// start-up), 1 after it; it becomes the phase frame.
@@ -400,6 +409,12 @@ func (s *Sampler) Add(weight uint64, wasm []costs.WasmFrame, js []costs.Activati
 			if a := js[next]; a.Native && s.isNative(a, wasm[i+1:]) {
 				fn, pc := jsCaller(st)
 				st = append(st, rawFrame{kind: rawNative, index: a.TableIndex, pc: uint32(uint16(a.Magic)), fn: fn, callerPC: pc})
+			} else if a.Native && s.hasCFunc && !s.cClassSeen && a.Function == nil && !a.Entering {
+				// too early to tell by class: build tells
+				called := jsRaw(a, st)
+				fn, _ := jsCaller(st)
+				st = append(st, rawFrame{kind: rawMaybeNative, index: a.TableIndex, pc: uint32(uint16(a.Magic)), class: a.Class,
+					fn: called.fn, callerPC: called.pc, direct: fn != nil && fn == called.fn})
 			} else {
 				st = append(st, jsRaw(a, st))
 			}
@@ -496,7 +511,7 @@ func jsCaller(st []rawFrame) (*costs.FunctionCost, uint32) {
 				return nil, 0
 			}
 			return f.fn, f.pc
-		case rawNative, rawCalled, rawBucket:
+		case rawNative, rawMaybeNative, rawCalled, rawBucket:
 			return nil, 0
 		}
 	}
@@ -600,7 +615,7 @@ func framePhase(f rawFrame, frames []jsprofile.Frame) string {
 	}
 	for _, fr := range frames {
 		switch {
-		case fr.Kind == jsprofile.KindWasm && fr.Name == gcFunction:
+		case fr.Kind == jsprofile.KindWasm && fr.Name == jsprofile.GCFunction:
 			return jsprofile.PhaseGC
 		case fr.Kind == jsprofile.KindNative:
 			return nativePhase(fr.Name)
@@ -616,6 +631,18 @@ func (s *Sampler) frames(f rawFrame, id Identity) []jsprofile.Frame {
 			return []jsprofile.Frame{jsprofile.ForeignWasmFrame(s.names[f.name])}
 		}
 		return []jsprofile.Frame{jsprofile.WasmFrame(f.index, s.wasmName(f.index), "", 0, f.offset)}
+	case rawMaybeNative:
+		if !s.cClassSeen || s.cClassMixed || f.class != s.cClass {
+			if f.fn == nil {
+				return []jsprofile.Frame{jsprofile.BucketFrame(jsprofile.BucketNative)}
+			}
+			return s.frames(rawFrame{kind: rawCalled, fn: f.fn, pc: f.callerPC}, id)
+		}
+		if !f.direct {
+			f.fn = nil
+		}
+		f.kind = rawNative
+		return s.frames(f, id)
 	case rawNative:
 		magic := int16(uint16(f.pc))
 		// One no function list declares is named by its call site, as

@@ -183,7 +183,7 @@ func (s *splitter) appendWasm(out []jsprofile.Frame, ws []costs.WasmFrame) []jsp
 			}
 			s.frames[w] = fr
 		}
-		if w.Foreign == "" && fr.Name == gcFunction {
+		if w.Foreign == "" && fr.Name == jsprofile.GCFunction {
 			s.gc = true
 		}
 		out = append(out, fr)

@@ -158,7 +158,7 @@ func TestExactProfilePhases(t *testing.T) {
 		WasmStackSamples: 5,
 	}
 	res.TotalInstructions = 90 + 30 + 12 + 6
-	names := WasmNames{Extra: map[uint32]string{0: "main", 2: "JS_ReadObject", 3: "js_std_loop", 4: gcFunction}}
+	names := WasmNames{Extra: map[uint32]string{0: "main", 2: "JS_ReadObject", 3: "js_std_loop", 4: jsprofile.GCFunction}}
 	p, err := ExactProfile(res, jsprofile.Meta{}, OpcodeNamer{"", "one", "two", "call"}, natives{7: "Javy.JSON.fromStdin"}, names)
 	require.NoError(t, err)
 	phases := map[string]int64{}

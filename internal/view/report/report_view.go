@@ -169,13 +169,16 @@ func (d *Tables) onlyFunction(name string) (*Tables, int) {
 			s := ops[o.Name]
 			if s == nil {
 				c := o
-				c.Executions, c.WasmInstructions = 0, 0
+				c.Executions, c.WasmInstructions, c.EngineWork = 0, 0, nil
 				s = &c
 				ops[o.Name] = s
 				order = append(order, o.Name)
 			}
 			s.Executions += o.Executions
 			s.WasmInstructions += o.WasmInstructions
+			for kind, n := range o.EngineWork {
+				s.addEngineWork(kind, n)
+			}
 		}
 	}
 	total := float64(d.TotalWasmInstructions)

@@ -38,6 +38,20 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		return rows
 	}
+	// Under the opcode table: the engine work in the opcodes shown.
+	engineNotes := func() {
+		shown, _ := costfmt.FirstN(d.Opcodes, r.opts.Top)
+		var rows [][]string
+		for i := range shown {
+			if note := shown[i].EngineWorkNote(); note != "" && shown[i].WasmInstructions*100 >= d.TotalWasmInstructions {
+				rows = append(rows, []string{"  " + opName(shown[i]), costfmt.Human(shown[i].WasmInstructions) + ",", note})
+			}
+		}
+		if len(rows) > 0 {
+			b.WriteString("\nengine work inside opcodes (told by the engine's Wasm function names, in the sampled Wasm stacks):\n")
+			costfmt.WriteAligned(&b, rows, func(col int) bool { return col != 1 }, true)
+		}
+	}
 	// The native functions' own instructions, between the opcodes and the
 	// buckets: with them the rows add up to the total.
 	nativeRow := func() []string {
@@ -53,6 +67,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			rows = append(rows, []string{bk.Name, "", costfmt.Human(bk.WasmInstructions), "", costfmt.Percent(float64(bk.WasmInstructions), total)})
 		}
 		costfmt.WriteTable(&b, rows)
+		engineNotes()
 	case BySummary:
 		if len(d.Phases) > 0 {
 			rows := [][]string{{"phase", "wasm instr", "share"}}
@@ -67,6 +82,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			ops = append(ops, nativeRow())
 		}
 		costfmt.WriteTable(&b, ops)
+		engineNotes()
 		b.WriteString("\n")
 		rows := [][]string{{"function", "calls", "self instr", "total instr", "self share"}}
 		shown, cut := costfmt.FirstN(d.Functions, r.opts.Top)
