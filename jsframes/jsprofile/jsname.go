@@ -77,6 +77,14 @@ func ParseJSName(systemName string) (JSName, bool) {
 	return n, true
 }
 
+// Whole is the system_name of the JS function a part belongs to: the
+// name without the fields a source map split it by (lines, part), the
+// same for every part of one JS function.
+func (n JSName) Whole() string {
+	n.Lines, n.Part = nil, 0
+	return n.String()
+}
+
 // String is the system_name.
 func (n JSName) String() string {
 	b := make([]byte, 0, len(n.Name)+24)

@@ -309,11 +309,24 @@ func New(p *jsprofile.Profile) *Tables {
 		opcodes map[int32]*OpcodeStats
 		stamp   int // the last sample that counted its total
 		key     int // its Key's index in keyStamp and keyTotal
-		// generated maps a source-mapped function's lines to the
-		// bundle's (jsprofile.JSName.Lines)
-		generated map[int64]int64
 	}
-	functions := map[string]*fnAcc{} // by system_name
+	// A JS function a source map split by original file (a bundle's
+	// module code) is one function here, as it is one for the engine:
+	// its parts share an accumulator (by jsprofile.JSName.Whole), named
+	// by its first part; its lines keep their parts' files.
+	functions := map[string]*fnAcc{} // by system_name, JS ones Whole
+	whole := make([]string, len(r.Funcs))
+	home := map[string]*profile.Function{}
+	generated := make([]map[int64]int64, len(r.Funcs)) // a part's original line → bundle line
+	for i, f := range r.Funcs {
+		whole[i] = f.Function.SystemName
+		if jn, ok := jsprofile.ParseJSName(f.Function.SystemName); ok && f.Kind == jsprofile.KindJS {
+			whole[i], generated[i] = jn.Whole(), jn.Lines
+			if jn.Part == 0 {
+				home[whole[i]] = f.Function
+			}
+		}
+	}
 	// Functions sharing a Key: the last sample (+1) that counted a key's
 	// total, and the total.
 	keys := map[string]int{}
@@ -325,11 +338,15 @@ func New(p *jsprofile.Profile) *Tables {
 			return a
 		}
 		f := r.Funcs[i]
-		a := functions[f.Function.SystemName]
+		a := functions[whole[i]]
 		if a == nil {
 			jn, _ := jsprofile.ParseJSName(f.Function.SystemName)
-			a = &fnAcc{stats: FunctionStats{Name: f.Function.Name, Kind: FunctionJS, File: f.Function.Filename, Line: int(f.Function.StartLine),
-				Address: jn.Address}, stamp: -1, generated: jn.Lines}
+			fn := f.Function
+			if h := home[whole[i]]; h != nil {
+				fn = h
+			}
+			a = &fnAcc{stats: FunctionStats{Name: fn.Name, Kind: FunctionJS, File: fn.Filename, Line: int(fn.StartLine),
+				Address: jn.Address}, stamp: -1}
 			if jn.Generated != nil {
 				a.stats.GeneratedFile, a.stats.GeneratedLine = m.GeneratedFile, jn.Generated.Line
 			}
@@ -343,7 +360,7 @@ func New(p *jsprofile.Profile) *Tables {
 				keyStamp, keyTotal = append(keyStamp, 0), append(keyTotal, 0)
 			}
 			a.key = k
-			functions[f.Function.SystemName] = a
+			functions[whole[i]] = a
 		}
 		accOf[i] = a
 		return a
@@ -379,6 +396,7 @@ func New(p *jsprofile.Profile) *Tables {
 	}
 	type lineKey struct {
 		function *fnAcc
+		file     string // a split function's lines are in several files
 		line     int64
 	}
 	var opcodes []*OpcodeStats
@@ -407,12 +425,12 @@ func New(p *jsprofile.Profile) *Tables {
 	d.SourceLineTotals = map[SourceLine]uint64{}
 	lineOf := func(f Frame) *LineStats {
 		acc := function(f.Func)
-		lk := lineKey{acc, f.Line}
+		fn := r.Funcs[f.Func].Function
+		lk := lineKey{acc, fn.Filename, f.Line}
 		l := lines[lk]
 		if l == nil {
-			fn := r.Funcs[f.Func].Function
 			l = &LineStats{Function: fn.Name, FunctionLine: int(fn.StartLine), File: fn.Filename, Line: int(f.Line)}
-			if g, ok := acc.generated[f.Line]; ok {
+			if g, ok := generated[f.Func][f.Line]; ok {
 				l.GeneratedFile, l.GeneratedLine = m.GeneratedFile, int(g)
 			}
 			lines[lk] = l
