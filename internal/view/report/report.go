@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/internal/view/costfmt"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
@@ -233,6 +234,21 @@ type LineStats struct {
 	TotalWasmInstructions uint64  `json:"total_wasm_instructions"`
 	Share                 float64 `json:"share"`       // self, of the profile's total
 	TotalShare            float64 `json:"total_share"` // total, of the profile's total
+}
+
+// LineNote is what a reader of the line views must know of the engine's
+// lines, "" when nothing. QuickJS-NG's parser records a source position
+// only at some expressions (a call's callee, new, an operator's right
+// operand, throw), never at a statement's start, and its bytecode keeps
+// nothing finer (the positions are dropped into the pc → line table when
+// the function is finished): a statement's first opcodes count on the
+// line of the position before them. jsprof looks a pc up as the engine
+// does (its stack traces show the same lines).
+func (d *Tables) LineNote() string {
+	if d.Engine.Family != dispatch.FamilyQuickJSNG {
+		return ""
+	}
+	return "QuickJS-NG marks lines at calls and operators, not at statements: a statement's first opcodes (a loop's test, its i++) count on the line before them in the bytecode"
 }
 
 // SourceLine is a line of a JS file, whatever the functions on it.
