@@ -274,6 +274,10 @@ func TestSourceMapEvalOneFunction(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(string(page), `<tr class="function" data-name="`+htmlEscape("<eval>")+`">`), "one <eval> row in the HTML")
 	assert.Contains(t, string(page), htmlEscape("<eval> (src/run.ts:1)")+"</span>: ")
 	assert.NotContains(t, string(page), htmlEscape("<eval> (function.js:1)"))
+	flame := func(where string) string { return `["j","\u003ceval\u003e","` + where + `"]` }
+	assert.Equal(t, 1, strings.Count(string(page), flame("src/run.ts:1")), "one <eval> frame in the flame graph")
+	assert.NotContains(t, string(page), flame("function.js:1"))
+	assert.NotContains(t, string(page), flame(filepath.Join("node_modules", "@shopify", "shopify_function", "index.ts")+":5"))
 
 	top, err := exec.Command("go", "tool", "pprof", "-top", "-nodefraction=0", "-sample_index=calls", "mapped.pb.gz").CombinedOutput()
 	require.NoError(t, err, string(top))

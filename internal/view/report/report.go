@@ -328,21 +328,9 @@ func New(p *jsprofile.Profile) *Tables {
 	}
 	// A JS function a source map split by original file (a bundle's
 	// module code) is one function here, as it is one for the engine:
-	// its parts share an accumulator (by jsprofile.JSName.Whole), named
-	// by its first part; its lines keep their parts' files.
-	functions := map[string]*fnAcc{} // by system_name, JS ones Whole
-	whole := make([]string, len(r.Funcs))
-	home := map[string]*profile.Function{}
-	generated := make([]map[int64]int64, len(r.Funcs)) // a part's original line → bundle line
-	for i, f := range r.Funcs {
-		whole[i] = f.Function.SystemName
-		if jn, ok := jsprofile.ParseJSName(f.Function.SystemName); ok && f.Kind == jsprofile.KindJS {
-			whole[i], generated[i] = jn.Whole(), jn.Lines
-			if jn.Part == 0 {
-				home[whole[i]] = f.Function
-			}
-		}
-	}
+	// its parts share its first part's accumulator (StackReader.Whole);
+	// its lines keep their parts' files.
+	functions := map[string]*fnAcc{} // by system_name
 	// Functions sharing a Key: the last sample (+1) that counted a key's
 	// total, and the total.
 	keys := map[string]int{}
@@ -353,15 +341,11 @@ func New(p *jsprofile.Profile) *Tables {
 		if a := accOf[i]; a != nil {
 			return a
 		}
-		f := r.Funcs[i]
-		a := functions[whole[i]]
+		f := r.Funcs[r.Whole(i)]
+		a := functions[f.Function.SystemName]
 		if a == nil {
 			jn, _ := jsprofile.ParseJSName(f.Function.SystemName)
-			fn := f.Function
-			if h := home[whole[i]]; h != nil {
-				fn = h
-			}
-			a = &fnAcc{stats: FunctionStats{Name: fn.Name, Kind: FunctionJS, File: fn.Filename, Line: int(fn.StartLine),
+			a = &fnAcc{stats: FunctionStats{Name: f.Function.Name, Kind: FunctionJS, File: f.Function.Filename, Line: int(f.Function.StartLine),
 				Address: jn.Address}, stamp: -1}
 			if jn.Generated != nil {
 				a.stats.GeneratedFile, a.stats.GeneratedLine = m.GeneratedFile, jn.Generated.Line
@@ -376,7 +360,7 @@ func New(p *jsprofile.Profile) *Tables {
 				keyStamp, keyTotal = append(keyStamp, 0), append(keyTotal, 0)
 			}
 			a.key = k
-			functions[whole[i]] = a
+			functions[f.Function.SystemName] = a
 		}
 		accOf[i] = a
 		return a
@@ -446,8 +430,11 @@ func New(p *jsprofile.Profile) *Tables {
 		l := lines[lk]
 		if l == nil {
 			l = &LineStats{Function: fn.Name, FunctionLine: int(fn.StartLine), File: fn.Filename, Line: int(f.Line)}
-			if g, ok := generated[f.Func][f.Line]; ok {
-				l.GeneratedFile, l.GeneratedLine = m.GeneratedFile, int(g)
+			if m.GeneratedFile != "" { // a source map's: a part's own lines
+				jn, _ := jsprofile.ParseJSName(fn.SystemName)
+				if g, ok := jn.Lines[f.Line]; ok {
+					l.GeneratedFile, l.GeneratedLine = m.GeneratedFile, int(g)
+				}
 			}
 			lines[lk] = l
 		}
