@@ -192,3 +192,63 @@ func TestReportCommandErrors(t *testing.T) {
 		})
 	}
 }
+
+// lineNoteProgram: const groups = new Map() runs once, on line 3; the
+// next loop's test (j < 1000) starts with an opcode (get_loc j) before
+// QuickJS-NG's first position of the loop (the right operand, 1000).
+const lineNoteProgram = `const items = [];
+for (let i = 0; i < 200; i++) items.push(i);
+const groups = new Map();
+let sum = 0;
+for (let j = 0; j < 1000; j++) {
+  sum += j * 2;
+}
+console.log(sum, groups.size);
+`
+
+// TestLineNoteQuickJSNG: on QuickJS-NG (the v4 provider) the engine's
+// line table puts the loop test's first opcode on the line before it
+// (line 3, run once, shows the 1,001 executions of get_loc j), and
+// report --by line and the HTML report say so, once; on Bellard's QuickJS
+// (the v3 provider: the negative control) line 3 runs its own few
+// opcodes and nothing is said.
+func TestLineNoteQuickJSNG(t *testing.T) {
+	providers := fixtures.ProvidersDir(t)
+	t.Chdir(t.TempDir())
+	require.NoError(t, os.WriteFile("prog.js", []byte(lineNoteProgram), 0o644))
+	require.NoError(t, os.WriteFile("in.json", []byte("{}"), 0o644))
+	const note = "QuickJS-NG marks lines at calls and operators, not at statements"
+	for _, c := range []struct {
+		provider string
+		ng       bool
+	}{{"shopify_functions_javy_v4", true}, {"shopify_functions_javy_v3", false}} {
+		got := jsprof(t, "", "build", "--dynamic", "--plugin", filepath.Join(providers, c.provider+".wasm"), "prog.js", "-o", c.provider+".wasm")
+		require.Equal(t, 0, got.code, got.stderr)
+		out := c.provider + ".pb.gz"
+		got = jsprof(t, "", "run", "-q", "--plugin", providers, "--input", "in.json", "-o", out, c.provider+".wasm")
+		require.Equal(t, 0, got.code, got.stderr)
+
+		var line3 uint64
+		for _, l := range mappedReport(t, "--by", "line", out).Lines {
+			if l.File == "prog.js" && l.Line == 3 {
+				line3 += l.Executions
+			}
+		}
+		text := jsprof(t, "", "report", "--by", "line", out)
+		require.Equal(t, 0, text.code, text.stderr)
+		got = jsprof(t, "", "report", "--html", c.provider+".html", out)
+		require.Equal(t, 0, got.code, got.stderr)
+		page, err := os.ReadFile(c.provider + ".html")
+		require.NoError(t, err)
+		if c.ng {
+			assert.Greater(t, line3, uint64(1000), "the loop's test counts on line 3")
+			assert.Equal(t, 1, strings.Count(text.stdout, note), text.stdout)
+			assert.Contains(t, text.stdout, "\nnote: "+note)
+			assert.Equal(t, 1, strings.Count(string(page), note))
+		} else {
+			assert.Less(t, line3, uint64(10), "line 3 runs once on Bellard's QuickJS")
+			assert.NotContains(t, text.stdout, note)
+			assert.NotContains(t, string(page), note)
+		}
+	}
+}

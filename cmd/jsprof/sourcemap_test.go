@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -111,7 +112,9 @@ func functionNamed(t *testing.T, doc reportDoc, name string) report.FunctionStat
 // src/run.ts, the Shopify runtime's at its files in node_modules, in the
 // JSON report (the bundle's positions beside them), the line view, go
 // tool pprof -list, the collapsed stacks and the HTML source view; a
-// stale map is refused in one line and the bundle's positions kept.
+// stale map is refused in one line and the bundle's positions kept. The
+// bundle's module code, in three files, is one <eval> row
+// (TestSourceMapEvalOneFunction counts it).
 func TestSourceMapShopifyTypeScript(t *testing.T) {
 	providers := fixtures.ProvidersDir(t)
 	dir := shopifyProject(t, "linked")
@@ -141,18 +144,28 @@ func TestSourceMapShopifyTypeScript(t *testing.T) {
 	}
 	runtime := functionNamed(t, doc, "run_default")
 	assert.Equal(t, filepath.Join("node_modules", "@shopify", "shopify_function", "run.ts"), runtime.File, "the Shopify runtime stays its own")
-	// The bundle's module code runs every module's top level: one
-	// function per file it came from, esbuild's own helpers in the bundle.
-	evalFiles := map[string]bool{}
+	// The bundle's module code runs every module's top level: one JS
+	// function, one row, named by its first mapped position (esbuild's
+	// own helpers before it map to nothing)...
+	var evals []report.FunctionStats
 	for _, f := range doc.Functions {
 		if f.Name == "<eval>" {
-			evalFiles[f.File] = true
+			evals = append(evals, f)
+		}
+	}
+	require.Len(t, evals, 1, "one <eval> row: %+v", evals)
+	assert.Equal(t, filepath.Join("src", "run.ts"), evals[0].File)
+	assert.Equal(t, 1, evals[0].Line)
+	// ...whose lines keep the files they came from.
+	lines := mappedReport(t, "--by", "line", "p.pb.gz")
+	evalFiles := map[string]bool{}
+	for _, l := range lines.Lines {
+		if l.Function == "<eval>" {
+			evalFiles[l.File] = true
 		}
 	}
 	assert.Equal(t, map[string]bool{filepath.Join("src", "run.ts"): true, "function.js": true,
 		filepath.Join("node_modules", "@shopify", "shopify_function", "index.ts"): true}, evalFiles)
-
-	lines := mappedReport(t, "--by", "line", "p.pb.gz")
 	// Each line of the user's functions is a line of run.ts, and reads as
 	// the bundle's line it came from (esbuild keeps the statements;
 	// TypeScript's types and the bundle's exports go: the lines are
@@ -211,6 +224,71 @@ func TestSourceMapShopifyTypeScript(t *testing.T) {
 	assert.Equal(t, "function.js", f.File, "bundle positions, never wrong original ones")
 	assert.Equal(t, lineOf(t, "var built = Date.now();\n"+string(bundle), "function lineTotal("), f.Line)
 	assert.Empty(t, f.GeneratedFile)
+}
+
+// TestSourceMapEvalOneFunction: the bundle's module code is one JS
+// function whose lines a map puts in three files; the function view shows
+// it once, with the calls and executions it has without the map (the
+// negative control: the map moves positions, never counts), and report
+// --by function, the HTML report and go tool pprof -top agree.
+func TestSourceMapEvalOneFunction(t *testing.T) {
+	providers := fixtures.ProvidersDir(t)
+	t.Chdir(shopifyProject(t, "linked"))
+	bundle, err := os.ReadFile("dist/function.js")
+	require.NoError(t, err)
+	at := bytes.Index(bundle, []byte("//# sourceMappingURL="))
+	require.Positive(t, at)
+	require.NoError(t, os.MkdirAll("plain", 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join("plain", "function.js"), bundle[:at], 0o644))
+	profiles := map[string]string{"dist/function.js": "mapped.pb.gz", "plain/function.js": "plain.pb.gz"}
+	for js, out := range profiles {
+		wasm := strings.TrimSuffix(js, ".js") + ".wasm"
+		got := jsprof(t, "", "build", "--dynamic", "--plugin", filepath.Join(providers, "shopify_functions_javy_v4.wasm"), js, "-o", wasm)
+		require.Equal(t, 0, got.code, got.stderr)
+		got = jsprof(t, "", "run", "-q", "--plugin", providers, "--input", "input.json", "-o", out, wasm)
+		require.Equal(t, 0, got.code, got.stderr)
+	}
+	evals := map[string][]report.FunctionStats{}
+	calls := map[string]uint64{}
+	for _, out := range profiles {
+		for _, f := range mappedReport(t, "--by", "function", out).Functions {
+			if f.Name == "<eval>" {
+				evals[out] = append(evals[out], f)
+			}
+			calls[out] += f.Calls
+		}
+		require.Len(t, evals[out], 1, "%s: %+v", out, evals[out])
+	}
+	mapped, plain := evals["mapped.pb.gz"][0], evals["plain.pb.gz"][0]
+	assert.Equal(t, "function.js", plain.File)
+	assert.Equal(t, filepath.Join("src", "run.ts"), mapped.File)
+	assert.Positive(t, plain.Calls)
+	assert.Equal(t, plain.Calls, mapped.Calls, "the calls of <eval> with and without the map")
+	assert.Equal(t, plain.Executions, mapped.Executions)
+	assert.Equal(t, calls["plain.pb.gz"], calls["mapped.pb.gz"], "every function's calls")
+
+	got := jsprof(t, "", "report", "--html", "p.html", "mapped.pb.gz")
+	require.Equal(t, 0, got.code, got.stderr)
+	page, err := os.ReadFile("p.html")
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(page), `<tr class="function" data-name="`+htmlEscape("<eval>")+`">`), "one <eval> row in the HTML")
+	assert.Contains(t, string(page), htmlEscape("<eval> (src/run.ts:1)")+"</span>: ")
+	assert.NotContains(t, string(page), htmlEscape("<eval> (function.js:1)"))
+	flame := func(where string) string { return `["j","\u003ceval\u003e","` + where + `"]` }
+	assert.Equal(t, 1, strings.Count(string(page), flame("src/run.ts:1")), "one <eval> frame in the flame graph")
+	assert.NotContains(t, string(page), flame("function.js:1"))
+	assert.NotContains(t, string(page), flame(filepath.Join("node_modules", "@shopify", "shopify_function", "index.ts")+":5"))
+
+	top, err := exec.Command("go", "tool", "pprof", "-top", "-nodefraction=0", "-sample_index=calls", "mapped.pb.gz").CombinedOutput()
+	require.NoError(t, err, string(top))
+	var rows []string
+	for _, l := range strings.Split(string(top), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[len(f)-1] == "<eval>" {
+			rows = append(rows, l)
+		}
+	}
+	require.Len(t, rows, 1, string(top))
+	assert.Equal(t, strconv.FormatUint(plain.Calls, 10), strings.Fields(rows[0])[0], "pprof's flat calls of <eval>")
 }
 
 // TestSourceMapMinified: a plain Javy program minified by esbuild (its

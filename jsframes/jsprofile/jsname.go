@@ -77,6 +77,18 @@ func ParseJSName(systemName string) (JSName, bool) {
 	return n, true
 }
 
+// MapNamed says, without parsing it, whether a JS system_name is a
+// source-mapped function's (it has /gen=).
+func MapNamed(systemName string) bool { return strings.Contains(systemName, "/gen=") }
+
+// Whole is the system_name of the JS function a part belongs to: the
+// name without the fields a source map split it by (lines, part), the
+// same for every part of one JS function.
+func (n JSName) Whole() string {
+	n.Lines, n.Part = nil, 0
+	return n.String()
+}
+
 // String is the system_name.
 func (n JSName) String() string {
 	b := make([]byte, 0, len(n.Name)+24)

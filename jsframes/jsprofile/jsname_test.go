@@ -29,3 +29,17 @@ func TestJSName(t *testing.T) {
 		assert.False(t, ok, s)
 	}
 }
+
+// TestJSNameWhole: the parts of one source-mapped function share Whole,
+// MapNamed tells them from a bundle's name; another function's differs.
+func TestJSNameWhole(t *testing.T) {
+	t.Parallel()
+	gen := &GeneratedPos{Line: 1, Column: 1}
+	first := JSName{Name: "<eval>", Address: 0x10, Column: 1, Generated: gen, Lines: map[int64]int64{1: 9}}
+	part := JSName{Name: "<eval>", Address: 0x10, Column: 1, Generated: gen, Lines: map[int64]int64{5: 64}, Part: 2}
+	other := JSName{Name: "<eval>", Address: 0x20, Column: 1, Generated: gen}
+	assert.Equal(t, first.Whole(), part.Whole())
+	assert.NotEqual(t, first.Whole(), other.Whole())
+	assert.True(t, MapNamed(part.String()))
+	assert.False(t, MapNamed(JSName{Name: "<eval>", Address: 0x10, Column: 1}.String()))
+}

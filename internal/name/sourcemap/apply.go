@@ -33,7 +33,8 @@ var ErrMapped = errors.New("the profile's JS positions are named after a source 
 // and each original line's first generated line), and the profile's
 // comments say which map named them (jsprofile.MarkSourceMapped). A
 // function whose lines are in several original files (a bundle's module
-// code) becomes one pprof function per file; locations the map has no
+// code) becomes one pprof function per file, parts of one JS function
+// (jsprofile.JSName.Part, Whole), its own file's first; locations the map has no
 // position for keep the bundle's, in a function of the generated file.
 // The map should have passed Check against g: Apply trusts its positions.
 func Apply(p *profile.Profile, l Loaded, g *Generated) (Applied, error) {
@@ -79,6 +80,7 @@ func Apply(p *profile.Profile, l Loaded, g *Generated) (Applied, error) {
 			fn    *profile.Function
 			lines map[int64]int64 // original line → first generated line
 			start int64           // the first original line
+			first [2]int64        // its first generated line and column
 		}
 		groups := map[int]*group{}
 		var groupOrder []int
@@ -104,6 +106,9 @@ func Apply(p *profile.Profile, l Loaded, g *Generated) (Applied, error) {
 			if !ok {
 				continue // keeps the bundle's position
 			}
+			if g := [2]int64{genLine, at.line.Column}; gr.first == [2]int64{} || g[0] < gr.first[0] || g[0] == gr.first[0] && g[1] < gr.first[1] {
+				gr.first = g
+			}
 			at.line.Line, at.line.Column = int64(pos.Line), int64(pos.Column)
 			if g0, seen := gr.lines[int64(pos.Line)]; !seen || genLine < g0 {
 				gr.lines[int64(pos.Line)] = genLine
@@ -113,8 +118,15 @@ func Apply(p *profile.Profile, l Loaded, g *Generated) (Applied, error) {
 			}
 		}
 		// The function's own file first: where the map puts its
-		// definition, else where its first location is.
+		// definition, else that of its first mapped position (a bundle's
+		// module code starts with the bundler's unmapped helpers), else
+		// the bundle's.
 		home := groupOrder[0]
+		for _, src := range groupOrder {
+			if f, h := groups[src].first, groups[home].first; src >= 0 && (home < 0 || f[0] < h[0] || f[0] == h[0] && f[1] < h[1]) {
+				home = src
+			}
+		}
 		if _, ok := groups[def.Source]; defOK && ok {
 			home = def.Source
 		}

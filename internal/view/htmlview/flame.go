@@ -243,7 +243,8 @@ func (b *flameBuilder) stacks(p *jsprofile.Profile, r *report.StackReader, only 
 	s := &stackSet{frames: make([]int32, 0, n), off: make([]int, 1, len(p.Sample)+1), val: make([][jsprofile.NumValues]uint64, 0, len(p.Sample))}
 	funcs := make([]funcFrame, len(r.Funcs))
 	for i, sf := range r.Funcs {
-		ff := funcFrame{frame: b.frame(sf), wasm: sf.Kind == jsprofile.KindWasm,
+		// a source map's parts of one JS function are one frame
+		ff := funcFrame{frame: b.frame(r.Funcs[r.Whole(int32(i))]), wasm: sf.Kind == jsprofile.KindWasm,
 			only: only != "" && sf.Kind == jsprofile.KindJS && sf.Function.Name == only}
 		ff.foldable = ff.wasm && b.matched != nil && !b.matched[sf.Function.Name]
 		funcs[i] = ff

@@ -157,7 +157,8 @@ const reportPage = `{{define "report"}}{{template "head" .}}{{with .Data}}<p cla
 {{end}}
 
 <h2 id="lines">Source lines</h2>
-<table class="lines">
+{{with .Data.LineNote}}<p class="note" id="line-note">{{.}}.</p>
+{{end}}<table class="lines">
 <thead><tr><th>line</th><th>function</th>{{if .Data.Counted}}<th>executions</th>{{end}}<th>self Wasm instructions</th><th>self share</th><th>total</th><th>total share</th><th>total Wasm instructions</th></tr></thead>
 <tbody>
 {{range .Lines}}<tr class="line" data-line="{{lineLabel .}}"><td class="name">{{lineLabel .}}</td><td class="name">{{.Function}}</td>{{if $.Data.Counted}}<td title="{{exact .Executions}}">{{human .Executions}}</td>{{end}}<td title="{{exact .SelfWasmInstructions}}">{{human .SelfWasmInstructions}}</td><td>{{pct .Share}}</td><td title="{{exact .TotalWasmInstructions}}">{{human .TotalWasmInstructions}}</td><td>{{pct .TotalShare}}</td><td class="bars"><div class="bar" style="{{barWidth .TotalWasmInstructions $.MaxLine}}"></div></td></tr>

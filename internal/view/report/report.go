@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+	"github.com/jsprof/jsprof/dispatch"
 	"github.com/jsprof/jsprof/internal/view/costfmt"
 	"github.com/jsprof/jsprof/jsframes/jsprofile"
 )
@@ -261,6 +262,21 @@ type LineStats struct {
 	TotalShare            float64 `json:"total_share"` // total, of the profile's total
 }
 
+// LineNote is what a reader of the line views must know of the engine's
+// lines, "" when nothing. QuickJS-NG's parser records a source position
+// only at some expressions (a call's callee, new, an operator's right
+// operand, throw), never at a statement's start, and its bytecode keeps
+// nothing finer (the positions are dropped into the pc → line table when
+// the function is finished): a statement's first opcodes count on the
+// line of the position before them. jsprof looks a pc up as the engine
+// does (its stack traces show the same lines).
+func (d *Tables) LineNote() string {
+	if d.Engine.Family != dispatch.FamilyQuickJSNG {
+		return ""
+	}
+	return "QuickJS-NG marks lines at calls and operators, not at statements: a statement's first opcodes (a loop's test, its i++) count on the line before them in the bytecode"
+}
+
 // SourceLine is a line of a JS file, whatever the functions on it.
 type SourceLine struct {
 	File string
@@ -335,10 +351,11 @@ func New(p *jsprofile.Profile) *Tables {
 		opcodes map[int32]*OpcodeStats
 		stamp   int // the last sample that counted its total
 		key     int // its Key's index in keyStamp and keyTotal
-		// generated maps a source-mapped function's lines to the
-		// bundle's (jsprofile.JSName.Lines)
-		generated map[int64]int64
 	}
+	// A JS function a source map split by original file (a bundle's
+	// module code) is one function here, as it is one for the engine:
+	// its parts share its first part's accumulator (StackReader.Whole);
+	// its lines keep their parts' files.
 	functions := map[string]*fnAcc{} // by system_name
 	// Functions sharing a Key: the last sample (+1) that counted a key's
 	// total, and the total.
@@ -350,12 +367,12 @@ func New(p *jsprofile.Profile) *Tables {
 		if a := accOf[i]; a != nil {
 			return a
 		}
-		f := r.Funcs[i]
+		f := r.Funcs[r.Whole(i)]
 		a := functions[f.Function.SystemName]
 		if a == nil {
 			jn, _ := jsprofile.ParseJSName(f.Function.SystemName)
 			a = &fnAcc{stats: FunctionStats{Name: f.Function.Name, Kind: FunctionJS, File: f.Function.Filename, Line: int(f.Function.StartLine),
-				Address: jn.Address}, stamp: -1, generated: jn.Lines}
+				Address: jn.Address}, stamp: -1}
 			if jn.Generated != nil {
 				a.stats.GeneratedFile, a.stats.GeneratedLine = m.GeneratedFile, jn.Generated.Line
 			}
@@ -407,6 +424,7 @@ func New(p *jsprofile.Profile) *Tables {
 	}
 	type lineKey struct {
 		function *fnAcc
+		file     string // a split function's lines are in several files
 		line     int64
 	}
 	var opcodes []*OpcodeStats
@@ -435,13 +453,16 @@ func New(p *jsprofile.Profile) *Tables {
 	d.SourceLineTotals = map[SourceLine]uint64{}
 	lineOf := func(f Frame) *LineStats {
 		acc := function(f.Func)
-		lk := lineKey{acc, f.Line}
+		fn := r.Funcs[f.Func].Function
+		lk := lineKey{acc, fn.Filename, f.Line}
 		l := lines[lk]
 		if l == nil {
-			fn := r.Funcs[f.Func].Function
 			l = &LineStats{Function: fn.Name, FunctionLine: int(fn.StartLine), File: fn.Filename, Line: int(f.Line)}
-			if g, ok := acc.generated[f.Line]; ok {
-				l.GeneratedFile, l.GeneratedLine = m.GeneratedFile, int(g)
+			if m.GeneratedFile != "" { // a source map's: a part's own lines
+				jn, _ := jsprofile.ParseJSName(fn.SystemName)
+				if g, ok := jn.Lines[f.Line]; ok {
+					l.GeneratedFile, l.GeneratedLine = m.GeneratedFile, int(g)
+				}
 			}
 			lines[lk] = l
 		}

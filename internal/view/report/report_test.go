@@ -423,3 +423,16 @@ func TestDiffFunctionKey(t *testing.T) {
 		})
 	}
 }
+
+// TestLineNote: the line views warn of QuickJS-NG's coarse line table,
+// and only of that engine's.
+func TestLineNote(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		family string
+		want   bool
+	}{{"quickjs-ng", true}, {"quickjs", false}, {"", false}} {
+		d := &Tables{Engine: jsprofile.EngineInfo{Family: c.family}}
+		assert.Equal(t, c.want, d.LineNote() != "", c.family)
+	}
+}

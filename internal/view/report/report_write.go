@@ -173,6 +173,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			rows = append(rows, []string{bk.Name, "", "", costfmt.Human(bk.WasmInstructions), "", costfmt.Percent(float64(bk.WasmInstructions), total), ""})
 		}
 		costfmt.WriteAligned(&b, rows, func(col int) bool { return col < 2 }, true)
+		if n := d.LineNote(); n != "" {
+			fmt.Fprintf(&b, "note: %s\n", n)
+		}
 	case ByWasm:
 		if len(d.WasmFunctions) == 0 {
 			break

@@ -20,6 +20,51 @@ type StackReader struct {
 	Funcs []jsprofile.StackFrame
 	byID  []int32 // function ID → index in Funcs, -1: none (nil: byFn)
 	byFn  map[uint64]int32
+	// whole is the index of the first part of each function a source
+	// map split by original file (jsprofile.JSName.Part); nil: none is.
+	whole []int32
+}
+
+// Whole is the index in Funcs of the JS function that function i is a
+// part of: the first of the pprof functions a source map made of one JS
+// function whose lines are in several files (a bundle's module code,
+// named after its first mapped position); i itself for any other.
+func (r *StackReader) Whole(i int32) int32 {
+	if r.whole == nil {
+		return i
+	}
+	return r.whole[i]
+}
+
+// findParts fills whole when the profile has split functions.
+func (r *StackReader) findParts() {
+	first := map[string]int32{}
+	var parts []int32
+	for i, f := range r.Funcs {
+		if f.Kind != jsprofile.KindJS || !jsprofile.MapNamed(f.Function.SystemName) {
+			continue // not named after a source map
+		}
+		if jn, ok := jsprofile.ParseJSName(f.Function.SystemName); ok && jn.Generated != nil {
+			if jn.Part > 0 {
+				parts = append(parts, int32(i))
+			} else {
+				first[jn.Whole()] = int32(i)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return
+	}
+	r.whole = make([]int32, len(r.Funcs))
+	for i := range r.whole {
+		r.whole[i] = int32(i)
+	}
+	for _, i := range parts {
+		jn, _ := jsprofile.ParseJSName(r.Funcs[i].Function.SystemName)
+		if f, ok := first[jn.Whole()]; ok {
+			r.whole[i] = f
+		}
+	}
 }
 
 // Frame is a frame of a sample: its function's index in
@@ -55,6 +100,7 @@ func NewStackReader(p *jsprofile.Profile) *StackReader {
 			r.byFn[fn.ID] = i
 		}
 	}
+	r.findParts()
 	return r
 }
 
