@@ -94,12 +94,12 @@ func TestAppFolderErrors(t *testing.T) {
 	t.Parallel()
 	two := t.TempDir()
 	for _, h := range []string{"a", "b"} {
-		copyText(t, filepath.Join(two, "extensions", h, "shopify.extension.toml"), "[[extensions]]\nhandle = \""+h+"\"\ntype = \"function\"\n")
+		writeText(t, filepath.Join(two, "extensions", h, "shopify.extension.toml"), "[[extensions]]\nhandle = \""+h+"\"\ntype = \"function\"\n")
 	}
 	targets := t.TempDir()
-	copyText(t, filepath.Join(targets, "shopify.extension.toml"), "[[extensions]]\nhandle = \"t\"\ntype = \"function\"\n[[extensions.targeting]]\ntarget = \"a\"\nexport = \"a\"\n[[extensions.targeting]]\ntarget = \"b\"\nexport = \"b\"\n")
+	writeText(t, filepath.Join(targets, "shopify.extension.toml"), "[[extensions]]\nhandle = \"t\"\ntype = \"function\"\n[[extensions.targeting]]\ntarget = \"a\"\nexport = \"a\"\n[[extensions.targeting]]\ntarget = \"b\"\nexport = \"b\"\n")
 	escape := t.TempDir()
-	copyText(t, filepath.Join(escape, "shopify.extension.toml"), "type = \"function\"\n[build]\npath = \"../../x.wasm\"\n")
+	writeText(t, filepath.Join(escape, "shopify.extension.toml"), "type = \"function\"\n[build]\npath = \"../../x.wasm\"\n")
 	tests := []struct {
 		args []string
 		code int
@@ -117,8 +117,8 @@ func TestAppFolderErrors(t *testing.T) {
 	}
 }
 
-// copyText writes text to path, making its directory.
-func copyText(t *testing.T, path, text string) {
+// writeText writes text to path, making its directory.
+func writeText(t *testing.T, path, text string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))

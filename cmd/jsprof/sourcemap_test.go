@@ -32,8 +32,7 @@ func copyFile(t *testing.T, src, dst string) {
 	t.Helper()
 	b, err := os.ReadFile(src)
 	require.NoError(t, err)
-	require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
-	require.NoError(t, os.WriteFile(dst, b, 0o644))
+	writeText(t, dst, string(b))
 }
 
 // shopifyProject lays out a Shopify app's JS function in a new directory —
