@@ -82,7 +82,7 @@ func TestConcurrentProcessesShareTheCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs rounds of four jsprof processes")
 	}
-	bin := jsprofBinary(t)
+	bin := jsprofProcess(t)
 	type program struct{ module, want string }
 	var programs []program
 	for _, plugin := range []string{"javy-plugin-1.1.0", "javy-plugin-1.7.0"} {

@@ -13,17 +13,6 @@ import (
 	"github.com/jsprof/jsprof/internal/cli"
 )
 
-// selfAsJsprof is an executable that runs this test binary as jsprof
-// (TestMain's asProcessEnv), for scripts that call jsprof.
-func selfAsJsprof(t *testing.T) string {
-	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	script := filepath.Join(t.TempDir(), "jsprof")
-	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\n"+asProcessEnv+"=jsprof exec '"+exe+"' \"$@\"\n"), 0o755))
-	return script
-}
-
 // TestRunShopifyExports: the discount function of fixtures/shopify/app,
 // laid out, bundled and built as Shopify CLI 4.8 builds a TypeScript
 // function with two targets (jsprof build --export, once per target), runs
@@ -34,7 +23,7 @@ func selfAsJsprof(t *testing.T) string {
 // both counts equal to wasmtime's.)
 func TestRunShopifyExports(t *testing.T) {
 	t.Parallel()
-	ext := fixtures.DiscountFunction(t, selfAsJsprof(t))
+	ext := fixtures.DiscountFunction(t, jsprofProcess(t))
 	require.Len(t, ext.Targets, 2)
 	functions := map[string]string{
 		"cart-lines-discounts-generate-run":            "cartLinesDiscountsGenerateRun (" + filepath.Join(ext.Dir, "src", "cart_lines_discounts_generate_run.ts") + ":9)",

@@ -77,18 +77,32 @@ func TestGuestFaultsStillWriteTheProfile(t *testing.T) {
 	}
 }
 
-// jsprofBinary builds the jsprof binary into the test's directory
-// (skipped with -short) and returns its path, for tests that need a
-// process of its own: signals, a broken pipe.
-func jsprofBinary(t testing.TB) string {
-	t.Helper()
+// jsprofBinary builds the jsprof binary into the benchmark's directory
+// (skipped with -short) and returns its path: a benchmark that measures
+// the process users run measures that binary, not this test's.
+func jsprofBinary(b *testing.B) string {
+	b.Helper()
 	if testing.Short() {
-		t.Skip("builds the jsprof binary")
+		b.Skip("builds the jsprof binary")
 	}
-	bin := filepath.Join(t.TempDir(), "jsprof")
+	bin := filepath.Join(b.TempDir(), "jsprof")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, string(out))
+	require.NoError(b, err, string(out))
 	return bin
+}
+
+// jsprofProcess returns an executable that runs this test binary as
+// jsprof (TestMain's asProcessEnv), for tests that need a process of its
+// own (signals, a broken pipe, processes sharing a cache) and for scripts
+// that call jsprof. It is jsprof's main, with nothing built: building the
+// binary again cost every such test a link of its own.
+func jsprofProcess(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	script := filepath.Join(t.TempDir(), "jsprof")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\n"+asProcessEnv+"=jsprof exec '"+exe+"' \"$@\"\n"), 0o755))
+	return script
 }
 
 // TestInterruptWritesTheProfile sends SIGINT, SIGTERM, SIGHUP (a closed
@@ -96,7 +110,7 @@ func jsprofBinary(t testing.TB) string {
 // ends. (SIGHUP and SIGQUIT killed it with no profile and its temporary
 // files left.)
 func TestInterruptWritesTheProfile(t *testing.T) {
-	bin := jsprofBinary(t)
+	bin := jsprofProcess(t)
 	module := buildJS(t, "testdata/forever.js")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -225,7 +239,7 @@ func TestFinishInterrupted(t *testing.T) {
 // loaded machine hands it over. (With a program of one function, the
 // profile was once written first.)
 func TestSecondSignalExitsAtOnce(t *testing.T) {
-	bin := jsprofBinary(t)
+	bin := jsprofProcess(t)
 	src := manyFunctions(20_000) + "for (;;) {\n  s = (s + 1) % 1000003;\n}\n"
 	js := filepath.Join(t.TempDir(), "many-forever.js")
 	require.NoError(t, os.WriteFile(js, []byte(src), 0o644))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"fmt"
@@ -250,7 +251,7 @@ func TestStopsBeforeTheExportCall(t *testing.T) {
 // jsprof, so that a failure does not hang the suite.
 func TestLimitsHoldFromTheFirstStartFunction(t *testing.T) {
 	t.Parallel()
-	bin := jsprofBinary(t)
+	bin := jsprofProcess(t)
 	plugin := fixtures.EnginePath(t, "javy-plugin-1.7.0")
 	fib := buildJS(t, fixtures.Path("js", "fib.js"))
 	const limited = "jsprof: stopped: the guest reached the instruction limit (1000 Wasm instructions)"
@@ -378,7 +379,7 @@ func finish(t *testing.T, cmd *exec.Cmd, lines *bufio.Scanner) (int, []string) {
 // TestSecondSignalExitsAtOnce.) A start function that loops is stopped
 // by the first signal as well.
 func TestRepeatedSignalIsOneSignal(t *testing.T) {
-	bin := jsprofBinary(t)
+	bin := jsprofProcess(t)
 	module := buildJS(t, "testdata/forever.js")
 	for i := range 3 {
 		t.Run(fmt.Sprintf("SIGTERM twice, run %d", i), func(t *testing.T) {
@@ -650,8 +651,13 @@ func commandWith(t *testing.T, body []byte) string {
 // tens of seconds and gigabytes over — one br_table of 10^6 entries (1 MB:
 // 22 s, 2.4 GB), 100,000 nested blocks (300 KB: 40-46 s) — are refused
 // with one line naming the function and offset (wasmcore.CheckBounds),
-// profiled or not.
+// profiled or not. Each runs in a jsprof process of its own, as users run
+// it: the refused compilation is abandoned to the process's exit, and in
+// this test's process it went on for minutes of CPU beside the other
+// tests.
 func TestHostileCompilationIsBounded(t *testing.T) {
+	t.Parallel()
+	bin := jsprofProcess(t)
 	nested := func(n int) []byte {
 		var body []byte
 		for range n {
@@ -681,9 +687,14 @@ func TestHostileCompilationIsBounded(t *testing.T) {
 		module := commandWith(t, tt.body)
 		for _, mode := range []string{"exact", "off"} {
 			t.Run(tt.name+", --mode "+mode, func(t *testing.T) {
-				got := jsprof(t, "", "run", "--mode", mode, "--cache-dir", t.TempDir(), module)
-				assert.Equal(t, cli.ExitFailure, got.code)
-				lines := strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n")
+				cmd := exec.Command(bin, "run", "--mode", mode, "--cache-dir", t.TempDir(), module)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				err := cmd.Run()
+				var exit *exec.ExitError
+				require.ErrorAs(t, err, &exit)
+				assert.Equal(t, cli.ExitFailure, exit.ExitCode())
+				lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
 				last := lines[len(lines)-1]
 				assert.True(t, strings.HasPrefix(last, "jsprof: hostile.wasm: function 0 (offset 0x"), last)
 				assert.True(t, strings.HasSuffix(last, tt.want), last)

@@ -113,7 +113,7 @@ func runFib(t *testing.T, bin, module, cache string) (stdout, stderr string) {
 // uncached, with one warning, and leaves the cache as it is.
 func TestCacheOfAnotherUser(t *testing.T) {
 	t.Parallel()
-	bin := jsprofBinary(t)
+	bin := jsprofProcess(t)
 	module := buildJS(t, fixtures.Path("js", "fib.js"))
 	tests := []struct {
 		name     string
@@ -174,7 +174,7 @@ func TestCacheOfAnotherUser(t *testing.T) {
 // dropped and compiled again, and sealed then.
 func TestUnsealedEntryIsCompiledAgain(t *testing.T) {
 	t.Parallel()
-	bin := jsprofBinary(t)
+	bin := jsprofProcess(t)
 	module := buildJS(t, fixtures.Path("js", "fib.js"))
 	cache := unsealedDamagedCache(t, bin, module)
 	for _, run := range []string{"after the killed run", "again"} {

@@ -268,7 +268,7 @@ func TestSourceMapBounded(t *testing.T) {
 // of hundreds of MB).
 func TestSignalAbandonsTheSourceMap(t *testing.T) {
 	t.Parallel()
-	bin := jsprofBinary(t)
+	bin := jsprofProcess(t)
 	dir := t.TempDir()
 	js := filepath.Join(dir, "app.js")
 	require.NoError(t, os.WriteFile(js, []byte("console.log(1);\n//# sourceMappingURL=app.js.map\n"), 0o644))

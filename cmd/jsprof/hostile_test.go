@@ -236,7 +236,7 @@ func TestReportRefusesOverflowingSums(t *testing.T) {
 // writes fail, and jsprof still writes the profile instead of dying of
 // SIGPIPE.
 func TestBrokenPipe(t *testing.T) {
-	bin := jsprofBinary(t)
+	bin := jsprofProcess(t)
 	module := buildJS(t, "testdata/chatty.js")
 	prof := filepath.Join(t.TempDir(), "p.pb.gz")
 	cmd := exec.Command(bin, "run", "-q", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, module)

@@ -152,7 +152,7 @@ func TestSeveralInputsErrors(t *testing.T) {
 // rows of the inputs the signal kept from starting, and a first input
 // that failed on its own, came before the interrupted ones.)
 func TestSeveralInputsInterrupted(t *testing.T) {
-	bin := jsprofBinary(t)
+	bin := jsprofProcess(t)
 	dir := fixtures.ProvidersDir(t)
 	module := buildFunction(t, "shopify_functions_javy_v4", filepath.Join("testdata", "shopify", "spin.js"))
 	inputs := t.TempDir()
