@@ -30,6 +30,12 @@ type wasmInput struct {
 
 // allInputs returns every real engine, every .wasm under fixtures (found at
 // test time, so files added later are covered) and every .wasm in testdata.
+// The fetch and compilation caches under fixtures (folders named .cache)
+// are left out: the engines they hold are the pinned ones above, and the
+// rest is what other tests' jsprof runs left there, a set that grew with
+// every run of the suite (hundreds of instrumented engines in a long-used
+// checkout, 5 minutes of this package's tests) and depended on which
+// package's tests ran first.
 func allInputs(t *testing.T) []wasmInput {
 	t.Helper()
 	var out []wasmInput
@@ -43,6 +49,9 @@ func allInputs(t *testing.T) []wasmInput {
 	}
 	walk := func(root, prefix string) {
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() == ".cache" {
+				return filepath.SkipDir
+			}
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".wasm") || seen[p] {
 				return nil
 			}
