@@ -23,6 +23,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/jsprof/jsprof/fixtures"
+	"github.com/jsprof/jsprof/fixtures/js"
 	"github.com/jsprof/jsprof/wasmcore"
 )
 
@@ -145,8 +146,9 @@ console.log("fib(30) = " + fib(30));
 
 // BenchmarkStartup measures jsprof as users run it: whole processes (the
 // test binary as jsprof, and as a plain wazero embedding), warm caches
-// (the engine compiled and prepared once before), on an empty program and
-// on fib(30), each mode against plain wazero; and a program never seen
+// (the engine compiled and prepared once before), on an empty program,
+// on fib(30) (call-heavy) and on fixtures/js/cart.js (JSON and natives),
+// each mode against plain wazero (issue 40's table); and a program never seen
 // before, built with the plugin seen already, profiled for the first time
 // against a warm plain run of it. Each ratio is the median, over the
 // iterations, of one iteration's profiled run over its plain run: the two
@@ -190,9 +192,12 @@ func BenchmarkStartup(b *testing.B) {
 		require.NoError(b, os.WriteFile(p, buildSource(b, "javy-plugin-1.7.0", src), 0o644))
 		return p
 	}
+	cart, err := os.ReadFile(filepath.Join(js.Dir(), "cart.js"))
+	require.NoError(b, err)
 	programs := []struct{ name, module string }{
 		{"empty", write("empty", "")},
 		{"fib30", write("fib30", fib30)},
+		{"cart", write("cart", string(cart))},
 	}
 	for _, p := range programs { // warm the caches
 		plain(p.module)

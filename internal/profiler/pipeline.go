@@ -490,7 +490,7 @@ func (j *Job) ReadProgram(ctx context.Context, sourceMap string) error {
 		var r read
 		var err error
 		if r.wasm, r.decoded, err = link.ReadModule(j.ModulePath); err == nil {
-			r.prog = javy.ModuleProgram(r.wasm, j.ModulePath, j.Profile.Source)
+			r.prog = javy.ModuleProgram(r.decoded, j.ModulePath, j.Profile.Source)
 			r.smap, r.err = sourcemap.FindMap(ctx, sourceMap, r.prog)
 		}
 		done <- r
