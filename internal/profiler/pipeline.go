@@ -278,8 +278,8 @@ func PrepareJob(ctx context.Context, job Job) (p *Prepared, err error) {
 		}
 	}
 	// What the run compiles is sealed as soon as it is compiled, for
-	// the next runs (cachedir.Cache.Seal).
-	opts.Compiled = job.Cache.Seal
+	// the next runs (cachedir.Cache.Seal), and compiled by one run at once.
+	opts.Compiled, opts.CompileLock = job.Cache.Seal, job.Cache.LockCompile
 	if job.Hooks.Ready != nil {
 		if err := job.Hooks.Ready(linked); err != nil {
 			return nil, err

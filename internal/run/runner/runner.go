@@ -92,6 +92,10 @@ type Options struct {
 
 	// Cache, when set, keeps compiled modules across runs.
 	Cache wazero.CompilationCache
+	// CompileLock, when set with Cache, is held while a module is
+	// compiled (cachedir.Cache.LockCompile): runs compiling the same
+	// module into one cache at once wait for the first, then load it.
+	CompileLock func(ctx context.Context, wasm []byte) (unlock func())
 	// Compiled, when set, is called once the modules are compiled (and
 	// stored in Cache), before anything of them runs: where the cache's
 	// new entries are sealed (CacheDir.Seal).
@@ -192,8 +196,11 @@ var entryPoints = [...]string{"_start", "shopify_main"}
 // Session is one wazero runtime with WASI instantiated, into which modules
 // are linked with stubs for whatever they import that nothing provides.
 type Session struct {
-	rt       wazero.Runtime
-	cached   bool // the runtime has a compilation cache
+	rt     wazero.Runtime
+	cached bool // the runtime has a compilation cache
+	// lock, when set on a cached session, is held while Compile compiles
+	// (Options.CompileLock).
+	lock     func(ctx context.Context, wasm []byte) (unlock func())
 	provided map[string]bool
 	// deterministic: host functions that would read the host's randomness
 	// return fixed values (Options.Deterministic).
@@ -246,6 +253,9 @@ func (s *Session) Compile(ctx context.Context, name string, wasm []byte) (wazero
 	type result struct {
 		compiled wazero.CompiledModule
 		err      error
+	}
+	if s.cached && s.lock != nil {
+		defer s.lock(ctx, wasm)()
 	}
 	done := make(chan result, 1)
 	go func() {
@@ -477,7 +487,7 @@ func run(ctx context.Context, wasm []byte, opts Options) (Result, error) {
 	}
 	s, err := NewSession(ctx, cfg, opts.Cache)
 	if s != nil {
-		s.deterministic = opts.Deterministic
+		s.deterministic, s.lock = opts.Deterministic, opts.CompileLock
 	}
 	if err != nil {
 		return Result{}, err
