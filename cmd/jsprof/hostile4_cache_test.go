@@ -65,8 +65,6 @@ func unsealedDamagedCache(t *testing.T, bin, module string) string {
 	return cache
 }
 
-// runFib runs fib.js's module with the cache and returns its stdout and
-// stderr, failing the test when jsprof does not exit 0 (a SIGSEGV).
 // copyTree copies the folder dir, files and folders with their modes,
 // into a new folder of the test's, and returns it.
 func copyTree(t *testing.T, dir string) string {
@@ -96,6 +94,8 @@ func copyTree(t *testing.T, dir string) string {
 	return to
 }
 
+// runFib runs fib.js's module with the cache and returns its stdout and
+// stderr, failing the test when jsprof does not exit 0 (a SIGSEGV).
 func runFib(t *testing.T, bin, module, cache string) (stdout, stderr string) {
 	t.Helper()
 	cmd := exec.Command(bin, "run", "-q", "--cache-dir", cache, "-o", filepath.Join(t.TempDir(), "p.pb.gz"), module)
