@@ -2,6 +2,8 @@ package enginecache
 
 import (
 	"crypto/sha256"
+	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -121,19 +123,50 @@ func Key(engine []byte, detached *wasmcore.Module, opts meter.Options) (string, 
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// executableIdentity names the running jsprof: its path, size and
-// modification time. A rebuilt jsprof (another instrumentation, perhaps)
-// never reads the entries of the previous one.
+// executableIdentity names the running jsprof: the Go build ID its
+// linker wrote in an ELF note, a digest of what it was built from, so
+// that a copy of the same build (go test's binary, linked into a new
+// folder on every run; a binary installed again) finds the entries of
+// the last; or, without one, its path, size and modification time. A
+// rebuilt jsprof (another instrumentation, perhaps) never reads the
+// entries of the previous one.
 func executableIdentity() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", err
+	}
+	if id := goBuildID(exe); id != "" {
+		return "go-build-id|" + id, nil
 	}
 	info, err := os.Stat(exe)
 	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%s|%d|%d", exe, info.Size(), info.ModTime().UnixNano()), nil
+}
+
+// goBuildID reads the Go build ID note of an ELF executable; "" when it
+// has none (another format, a stripped note).
+func goBuildID(exe string) string {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sec := f.Section(".note.go.buildid")
+	if sec == nil || sec.Size > 1<<10 {
+		return ""
+	}
+	note, err := sec.Data()
+	// namesz, descsz and type (4 bytes each), the name "Go\x00\x00", the ID.
+	if err != nil || len(note) < 16 || string(note[12:16]) != "Go\x00\x00" {
+		return ""
+	}
+	n := binary.LittleEndian.Uint32(note[4:8])
+	if uint64(n) > uint64(len(note)-16) {
+		return ""
+	}
+	return string(note[16 : 16+n])
 }
 
 // Load reads the entry for key, or reports false: absent, or
