@@ -62,7 +62,7 @@ func TestCompareFixturePrograms(t *testing.T) {
 	for src, want := range jsPrograms(t) {
 		t.Run(filepath.Base(src), func(t *testing.T) {
 			dir := t.TempDir()
-			got := jsprof(t, "", "compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"),
+			got := jsprof(t, "", "compare", "--cache-dir", fixtures.CompileCacheDir(),
 				"--plugin", base, "--plugin", new, "--json", "--out-dir", dir, src)
 			require.Equal(t, 0, got.code, got.stderr)
 			assert.Equal(t, fmt.Sprintf("jsprof: compare: Wasm instructions counted as fuel (--cost fuel: wasmtime's fuel, as function-runner counts)\n"+
@@ -137,7 +137,7 @@ func TestCompareBehaviour(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut strings.Builder
-			args := append(append([]string{"--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--csv"}, plugins...), src, "--", "x", "--y")
+			args := append(append([]string{"--cache-dir", fixtures.CompileCacheDir(), "--csv"}, plugins...), src, "--", "x", "--y")
 			code := compareWith(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errOut}, fakeRunner(t, profiles, tt.stdout, tt.codes))
 			assert.Equal(t, tt.code, code)
 			assert.Equal(t, tt.stderr, errOut.String())

@@ -149,7 +149,7 @@ func buildSource(tb testing.TB, plugin, src string) []byte {
 	in, out := filepath.Join(dir, "index.js"), filepath.Join(dir, "index.wasm")
 	require.NoError(tb, os.WriteFile(in, []byte(src), 0o644))
 	var stderr strings.Builder
-	code := Main(context.Background(), []string{"build", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"),
+	code := Main(context.Background(), []string{"build", "--cache-dir", fixtures.CompileCacheDir(),
 		"--plugin", fixtures.EnginePath(tb, plugin), in, "-o", out}, stdio{in: strings.NewReader(""), out: &stderr, err: &stderr})
 	require.Equal(tb, 0, code, stderr.String())
 	b, err := os.ReadFile(out)

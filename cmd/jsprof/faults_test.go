@@ -115,7 +115,7 @@ func TestInterruptWritesTheProfile(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			prof := filepath.Join(t.TempDir(), "p.pb.gz")
-			cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, module)
+			cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", fixtures.CompileCacheDir(), "-o", prof, module)
 			stderr, err := cmd.StderrPipe()
 			require.NoError(t, err)
 			require.NoError(t, cmd.Start())
@@ -246,7 +246,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	module := buildJS(t, js)
 	dir := t.TempDir()
 	prof, stacks := filepath.Join(dir, "p.pb.gz"), filepath.Join(dir, "stacks.txt")
-	cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"),
+	cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", fixtures.CompileCacheDir(),
 		"-o", prof, "--collapsed", stacks, module)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)

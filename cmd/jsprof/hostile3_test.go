@@ -281,7 +281,7 @@ func TestLimitsHoldFromTheFirstStartFunction(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			prof := filepath.Join(t.TempDir(), "p.pb.gz")
-			args := append([]string{"run", "-q", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof}, tt.args...)
+			args := append([]string{"run", "-q", "--cache-dir", fixtures.CompileCacheDir(), "-o", prof}, tt.args...)
 			switch tt.looper {
 			case "static":
 				args = append(args, withStartLoop(t, fib, tt.how))
@@ -340,7 +340,7 @@ func guestRuns(line string) bool {
 // still to come.
 func startRunning(t *testing.T, bin string, args ...string) (*exec.Cmd, *bufio.Scanner) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero")}, args...)...)
+	cmd := exec.Command(bin, append([]string{"run", "--progress", "50ms", "--cache-dir", fixtures.CompileCacheDir()}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -401,7 +401,7 @@ func TestRepeatedSignalIsOneSignal(t *testing.T) {
 		prof := filepath.Join(t.TempDir(), "p.pb.gz")
 		// Its own process group, as a shell gives a command: timeout
 		// signals the group.
-		cmd := exec.Command(timeout, "2s", bin, "run", "-q", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, module)
+		cmd := exec.Command(timeout, "2s", bin, "run", "-q", "--cache-dir", fixtures.CompileCacheDir(), "-o", prof, module)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
@@ -414,7 +414,7 @@ func TestRepeatedSignalIsOneSignal(t *testing.T) {
 		// Signalled once the start function loops (it says so on stdout):
 		// an interrupt while compiling ends the run with no profile.
 		prof := filepath.Join(t.TempDir(), "p.pb.gz")
-		cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, withStartLoop(t, module, startLoop{announce: true}))
+		cmd := exec.Command(bin, "run", "--progress", "50ms", "--cache-dir", fixtures.CompileCacheDir(), "-o", prof, withStartLoop(t, module, startLoop{announce: true}))
 		stdout, err := cmd.StdoutPipe()
 		require.NoError(t, err)
 		stderr, err := cmd.StderrPipe()

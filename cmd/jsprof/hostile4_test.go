@@ -285,7 +285,7 @@ func TestSignalAbandonsTheSourceMap(t *testing.T) {
 	require.NoError(t, err)
 
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "run", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", filepath.Join(dir, "p.pb.gz"), "--source", js, module)
+	cmd := exec.Command(bin, "run", "--cache-dir", fixtures.CompileCacheDir(), "-o", filepath.Join(dir, "p.pb.gz"), "--source", js, module)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })

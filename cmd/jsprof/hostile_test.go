@@ -176,7 +176,7 @@ func TestInterruptBeforeTheGuest(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(interrupted{Sig: syscall.SIGINT})
 	var out, errOut strings.Builder
-	code := Main(ctx, []string{"run", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", filepath.Join(t.TempDir(), "p.pb.gz"), module},
+	code := Main(ctx, []string{"run", "--cache-dir", fixtures.CompileCacheDir(), "-o", filepath.Join(t.TempDir(), "p.pb.gz"), module},
 		stdio{in: strings.NewReader(""), out: &out, err: &errOut})
 	assert.Equal(t, 130, code)
 	assert.True(t, strings.HasPrefix(errOut.String(), "jsprof: interrupted by interrupt\n"), errOut.String())
@@ -239,7 +239,7 @@ func TestBrokenPipe(t *testing.T) {
 	bin := jsprofProcess(t)
 	module := buildJS(t, "testdata/chatty.js")
 	prof := filepath.Join(t.TempDir(), "p.pb.gz")
-	cmd := exec.Command(bin, "run", "-q", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "-o", prof, module)
+	cmd := exec.Command(bin, "run", "-q", "--cache-dir", fixtures.CompileCacheDir(), "-o", prof, module)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	var stderr strings.Builder
@@ -383,7 +383,7 @@ func TestBlockedGuestTimeout(t *testing.T) {
 			defer never.Close()
 			prof := filepath.Join(t.TempDir(), "p.pb.gz")
 			var out, errOut strings.Builder
-			code := Main(context.Background(), []string{"run", "-q", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"),
+			code := Main(context.Background(), []string{"run", "-q", "--cache-dir", fixtures.CompileCacheDir(),
 				"--plugin", plugin, "-e", export, "--timeout", "300ms", "-o", prof, "testdata/blocked.wasm"},
 				stdio{in: stdin, out: &out, err: &errOut})
 			assert.Equal(t, cli.ExitLimit, code, errOut.String())

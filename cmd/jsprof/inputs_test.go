@@ -164,7 +164,7 @@ func TestSeveralInputsInterrupted(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			prof := filepath.Join(t.TempDir(), "all.pb.gz")
-			cmd := exec.Command(bin, "run", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--plugin", dir, "--input", inputs, "-o", prof, module)
+			cmd := exec.Command(bin, "run", "--cache-dir", fixtures.CompileCacheDir(), "--plugin", dir, "--input", inputs, "-o", prof, module)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			require.NoError(t, cmd.Start())
@@ -206,7 +206,7 @@ func TestInputNotARegularFile(t *testing.T) {
 		{"a FIFO", []string{"run", "--plugin", dir, "--input", fifo, module}, "jsprof: --input " + fifo + ": not a regular file"},
 		{"a FIFO among inputs", []string{"run", "--plugin", dir, "--input", ok, "--input", fifo, module}, "jsprof: --input " + fifo + ": not a regular file"},
 		{"a device", []string{"run", "--plugin", dir, "--input", "/dev/zero", module}, "jsprof: --input /dev/zero: not a regular file"},
-		{"compare's --input", []string{"compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", fifo,
+		{"compare's --input", []string{"compare", "--cache-dir", fixtures.CompileCacheDir(), "--input", fifo,
 			"--plugin", fixtures.EnginePath(t, "javy-plugin-1.7.0"), "--plugin", fixtures.EnginePath(t, "javy-plugin-1.1.0"), fixtures.Path("js", "fib.js")}, "jsprof: --input " + fifo + ": not a regular file"},
 	}
 	for _, tt := range tests {
@@ -246,7 +246,7 @@ func BenchmarkSeveralInputsMemory(b *testing.B) {
 		require.NoError(b, os.WriteFile(filepath.Join(dir, fmt.Sprintf("in-%04d.json", i)), fmt.Appendf(nil, `{"n":%d}`, 3+i%8), 0o644))
 	}
 	peakMB := func(input string) float64 {
-		cmd := exec.Command(bin, "run", "-q", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--plugin", providers,
+		cmd := exec.Command(bin, "run", "-q", "--cache-dir", fixtures.CompileCacheDir(), "--plugin", providers,
 			"--input", input, "-o", filepath.Join(b.TempDir(), "p.pb.gz"), module)
 		out, err := cmd.CombinedOutput()
 		require.NoError(b, err, "%s", out)

@@ -36,7 +36,7 @@ func jsprof(t testing.TB, stdin string, args ...string) invocation {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	if len(args) > 0 && (args[0] == "build" || args[0] == "run") {
-		extra := []string{"--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero")}
+		extra := []string{"--cache-dir", fixtures.CompileCacheDir()}
 		if args[0] == "run" && !slices.Contains(args, "-o") && !unprofiled(args) {
 			extra = append(extra, "-o", filepath.Join(t.TempDir(), "jsprof.pb.gz"))
 		}

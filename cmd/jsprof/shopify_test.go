@@ -290,7 +290,7 @@ func TestCompareProviders(t *testing.T) {
 	t.Parallel()
 	dir := fixtures.ProvidersDir(t)
 	args := func(extra ...string) []string {
-		return append(append([]string{"compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", "testdata/shopify/input.json",
+		return append(append([]string{"compare", "--cache-dir", fixtures.CompileCacheDir(), "--input", "testdata/shopify/input.json",
 			"--plugin", filepath.Join(dir, "shopify_functions_javy_v3.wasm"), "--plugin", filepath.Join(dir, "shopify_functions_javy_v4.wasm")}, extra...),
 			"testdata/shopify/shopify_function.js")
 	}
@@ -500,7 +500,7 @@ func TestCompareProfilesCarryRunFacts(t *testing.T) {
 	dir := fixtures.ProvidersDir(t)
 	out := t.TempDir()
 	v3, v4 := filepath.Join(dir, "shopify_functions_javy_v3.wasm"), filepath.Join(dir, "shopify_functions_javy_v4.wasm")
-	got := jsprof(t, "", "compare", "--cache-dir", filepath.Join(fixtures.CacheDir(), "wazero"), "--input", "testdata/shopify/input.json",
+	got := jsprof(t, "", "compare", "--cache-dir", fixtures.CompileCacheDir(), "--input", "testdata/shopify/input.json",
 		"--plugin", v3, "--plugin", v4, "--out-dir", out, "testdata/shopify/shopify_function.js")
 	require.Equal(t, 0, got.code, got.stderr)
 

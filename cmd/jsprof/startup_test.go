@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 	// what the whole suite compiles (fixtures.CacheMB), so that no run
 	// evicts what a later test needs.
 	for _, env := range [][2]string{
-		{"JSPROF_CACHE_DIR", filepath.Join(fixtures.CacheDir(), "wazero")},
+		{"JSPROF_CACHE_DIR", fixtures.CompileCacheDir()},
 		{"JSPROF_CACHE_SIZE", strconv.Itoa(fixtures.CacheMB)},
 	} {
 		if os.Getenv(env[0]) != "" {
