@@ -20,3 +20,8 @@ fi
 
 go mod download
 fixtures/engines/fetch.sh
+
+# The tests' shared compilation cache was fixtures/engines/.cache/wazero*
+# until it moved out of the module (fixtures.CompileCacheDir): an older
+# checkout's copy, gigabytes of it, is never read again.
+rm -rf fixtures/engines/.cache/wazero fixtures/engines/.cache/wazero-unsealed
