@@ -30,12 +30,13 @@ type wasmInput struct {
 
 // allInputs returns every real engine, every .wasm under fixtures (found at
 // test time, so files added later are covered) and every .wasm in testdata.
-// The fetch and compilation caches under fixtures (folders named .cache)
-// are left out: the engines they hold are the pinned ones above, and the
-// rest is what other tests' jsprof runs left there, a set that grew with
-// every run of the suite (hundreds of instrumented engines in a long-used
-// checkout, 5 minutes of this package's tests) and depended on which
-// package's tests ran first.
+// The caches under fixtures (folders named .cache) are left out: the
+// engines fetched there are the pinned ones above, and the rest is what
+// tests and builds left there. The compilation cache, which held hundreds
+// of instrumented engines in a long-used checkout (5 minutes of this
+// package's tests), now lives outside the module
+// (fixtures.CompileCacheDir), and an older checkout's copy is removed by
+// scripts/setup.sh.
 func allInputs(t *testing.T) []wasmInput {
 	t.Helper()
 	var out []wasmInput
